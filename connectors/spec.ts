@@ -1,0 +1,43 @@
+/**
+ * What every connector publishes about itself. Validation (`syncline validate`), the editor schema
+ * and — in later layers — the OpenAPI description and the HTTP routes all read this one spec.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a connector can do; the HTTP layer answers 422 naming the capability it lacks. */
+export interface ConnectorCapabilities {
+  /** Filters are translated into the system's own query language instead of filtered in memory. */
+  filterPushDown: boolean;
+  limit: boolean;
+  skip: boolean;
+  order: boolean;
+  count: boolean;
+  /** Typed object groups (child records with a type, e.g. addresses of type main/invoice). */
+  typedGroups: boolean;
+  /** Writes of one record and its groups happen atomically. */
+  transactions: boolean;
+  /** Free queries can be run with the database itself refusing writes. */
+  readOnlyQuery: boolean;
+}
+
+export interface ConnectorSpec {
+  /** The `connector:` value of a System definition. */
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema (draft 2020-12) of the System's `connection` block. */
+  readonly connectionSchema: JsonSchema;
+  /** Connector-specific properties of each entry under a System's `objects`. */
+  readonly objectProperties: Readonly<Record<string, JsonSchema>>;
+  /** Which of `objectProperties` an object must set. */
+  readonly requiredObjectProperties: readonly string[];
+  /** Connector-specific properties of each typed object group. */
+  readonly groupProperties: Readonly<Record<string, JsonSchema>>;
+  /** Which of `groupProperties` a group must set. */
+  readonly requiredGroupProperties: readonly string[];
+  readonly capabilities: Readonly<ConnectorCapabilities>;
+}
+
+/** What a connector module exports. The runtime factory joins it when connections are built. */
+export interface ConnectorModule {
+  readonly spec: ConnectorSpec;
+}

@@ -1,0 +1,174 @@
+/**
+ * Shared machinery of the semantic checks: the definitions by kind, problem reporting at YAML
+ * positions, reference resolution with suggestions, and compiling expressions, orders and JSONata
+ * while reporting exactly where they break.
+ */
+import jsonata, { type Expression as Mapping } from 'jsonata';
+import { isScalar } from 'yaml';
+import { ExpressionSyntaxError, parseExpression, type Expression } from '../../runtime/expression/index.js';
+import { OrderSyntaxError, parseOrder, type OrderTerm } from '../../runtime/order/parse-order.js';
+import { problemAt, locate, type PathSegment, type SourceDocument } from '../load/source-document.js';
+import type { Problem } from '../problem.js';
+import { closest } from '../schema/did-you-mean.js';
+import { displayPath } from '../schema/schema-problems.js';
+import type {
+  ApiClientDefinition,
+  DefinitionKind,
+  FlowDefinition,
+  FieldDefinition,
+  ObjectDefinition,
+  SyncDefinition,
+  SystemDefinition,
+  WebhookDefinition,
+} from '../types.js';
+
+export interface Registered<T> {
+  readonly definition: T;
+  readonly source: SourceDocument;
+  /** False when the document failed its schema: it exists for references, but is not checked further. */
+  readonly valid: boolean;
+}
+
+interface ByKind {
+  System: SystemDefinition;
+  Sync: SyncDefinition;
+  Webhook: WebhookDefinition;
+  Flow: FlowDefinition;
+  ApiClient: ApiClientDefinition;
+}
+
+export class CheckContext {
+  readonly problems: Problem[] = [];
+  readonly registry: { [K in DefinitionKind]: Map<string, Registered<ByKind[K]>> } = {
+    System: new Map(),
+    Sync: new Map(),
+    Webhook: new Map(),
+    Flow: new Map(),
+    ApiClient: new Map(),
+  };
+
+  report(source: SourceDocument, path: readonly PathSegment[], code: string, message: string, options: { key?: boolean; offsetInValue?: number } = {}): void {
+    this.problems.push(problemAt(source, path, code, message, options));
+  }
+
+  /** Whether the user wrote `path` (as opposed to a default filled in by the schema). */
+  written(source: SourceDocument, path: readonly PathSegment[]): boolean {
+    return locate(source, path).complete;
+  }
+
+  /** The definition `id` of `kind`, or a problem at `path` naming the ones that exist. */
+  resolve<K extends DefinitionKind>(kind: K, id: string, source: SourceDocument, path: readonly PathSegment[]): Registered<ByKind[K]> | undefined {
+    const found = this.registry[kind].get(id);
+    if (found) return found;
+    const known = [...this.registry[kind].keys()].sort();
+    const guess = closest(id, known);
+    const hint = guess ? `; did you mean '${guess}'?` : known.length ? ` (defined: ${list(known)})` : ` (no ${kind} is defined)`;
+    this.report(source, path, 'unknown-reference', `${displayPath(path)}: unknown ${kind} '${id}'${hint}`);
+    return undefined;
+  }
+
+  /** The object `name` of a system, or a problem naming the system's objects. */
+  object(system: Registered<SystemDefinition>, name: string, source: SourceDocument, path: readonly PathSegment[]): ObjectDefinition | undefined {
+    const objects = system.definition.objects ?? {};
+    const found = Object.hasOwn(objects, name) ? objects[name] : undefined;
+    if (found) return found;
+    const known = Object.keys(objects);
+    const guess = closest(name, known);
+    const hint = guess ? `; did you mean '${guess}'?` : known.length ? ` (it has: ${list(known)})` : ' (it declares no objects)';
+    this.report(source, path, 'unknown-reference', `${displayPath(path)}: System '${system.definition.id}' has no object '${name}'${hint}`);
+    return undefined;
+  }
+
+  expression(source: SourceDocument, path: readonly PathSegment[], text: string): Expression | undefined {
+    try {
+      return parseExpression(text);
+    } catch (error) {
+      if (!(error instanceof ExpressionSyntaxError)) throw error;
+      this.report(source, path, 'expression-syntax', `${displayPath(path)}: ${error.message}${commentHint(source, path)}`, { offsetInValue: error.offset });
+      return undefined;
+    }
+  }
+
+  order(source: SourceDocument, path: readonly PathSegment[], text: string): OrderTerm[] | undefined {
+    try {
+      return parseOrder(text);
+    } catch (error) {
+      if (!(error instanceof OrderSyntaxError)) throw error;
+      this.report(source, path, 'order-syntax', `${displayPath(path)}: ${error.message}`, { offsetInValue: error.offset });
+      return undefined;
+    }
+  }
+
+  mapping(source: SourceDocument, path: readonly PathSegment[], text: string): Mapping | undefined {
+    try {
+      return jsonata(text);
+    } catch (error) {
+      const e = error as { message?: string; position?: number; token?: string };
+      // JSONata reports the position just after the offending token.
+      const offset = typeof e.position === 'number' ? Math.max(0, e.position - (e.token?.length ?? 1)) : 0;
+      this.report(source, path, 'jsonata-syntax', `${displayPath(path)}: JSONata: ${e.message ?? String(error)}`, { offsetInValue: offset });
+      return undefined;
+    }
+  }
+
+  /**
+   * Reports field paths of an expression or order that the object does not declare. A path is
+   * `field`, or `group.field` for a typed object group.
+   */
+  fields(
+    source: SourceDocument,
+    path: readonly PathSegment[],
+    fields: ReadonlyArray<{ path: readonly string[]; start: number }>,
+    owner: string,
+    shape: FieldShape,
+  ): void {
+    for (const field of fields) {
+      const problem = unknownField(field.path, shape);
+      if (problem) this.report(source, path, 'unknown-field', `${displayPath(path)}: ${owner} ${problem}`, { offsetInValue: field.start });
+    }
+  }
+}
+
+/**
+ * In YAML, ' #' starts a comment, so an unquoted `Email = #Email#` arrives as `Email =`. When a
+ * broken expression is a plain scalar followed by a comment, say so.
+ */
+function commentHint(source: SourceDocument, path: readonly PathSegment[]): string {
+  const node = locate(source, path).node;
+  return isScalar(node) && node.type === 'PLAIN' && node.comment !== undefined
+    ? " (in YAML ' #' starts a comment, which cut the expression short: put it in quotes)"
+    : '';
+}
+
+/** The names an expression may refer to: fields, and fields of typed groups. */
+export interface FieldShape {
+  fields: Readonly<Record<string, FieldDefinition | { type: string }>>;
+  groups?: Readonly<Record<string, { fields: Readonly<Record<string, unknown>> }>>;
+}
+
+export function objectShape(object: ObjectDefinition): FieldShape {
+  return { fields: object.fields, groups: object.groups };
+}
+
+function unknownField(path: readonly string[], shape: FieldShape): string | undefined {
+  const [first, second] = path;
+  if (first === undefined) return undefined;
+  if (Object.hasOwn(shape.fields, first)) {
+    // Json fields may be searched by nested path; other types have no members.
+    const type = (shape.fields[first] as { type: string }).type;
+    return path.length > 1 && type !== 'Json' ? `field '${first}' is ${type} and has no member '${second}'` : undefined;
+  }
+  const group = shape.groups && Object.hasOwn(shape.groups, first) ? shape.groups[first] : undefined;
+  if (group) {
+    if (second === undefined) return `'${first}' is a group; name one of its fields, e.g. ${first}.${Object.keys(group.fields)[0]}`;
+    if (Object.hasOwn(group.fields, second)) return undefined;
+    return `group '${first}' has no field '${second}' (it has: ${list(Object.keys(group.fields))})`;
+  }
+  const known = [...Object.keys(shape.fields), ...Object.keys(shape.groups ?? {})];
+  const guess = closest(first, known);
+  return `has no field '${first}'${guess ? `; did you mean '${guess}'?` : ` (it has: ${list(known)})`}`;
+}
+
+export function list(names: readonly string[], max = 12): string {
+  return names.length > max ? `${names.slice(0, max).join(', ')}, … (${names.length} in all)` : names.join(', ');
+}

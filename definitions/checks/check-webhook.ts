@@ -1,0 +1,194 @@
+/**
+ * Semantic checks of a Webhook: an unguessable id, what its action needs (and nothing its action
+ * ignores), references, expressions whose placeholders the request schema declares, compilable
+ * schemas and mappings.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { collectFields, collectPlaceholders, type Expression } from '../../runtime/expression/index.js';
+import type { WebhookEntry } from '../snapshot.js';
+import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';
+import { objectShape, type CheckContext, type FieldShape, type Registered } from './check-context.js';
+import type { SourceDocument } from '../load/source-document.js';
+
+export type CompiledWebhook = Omit<WebhookEntry, 'definition' | 'origin'>;
+
+/** The webhook id is the URL's only secret when no secret is set: long and URL-safe. */
+export const minimumWebhookIdLength = 16;
+
+type Setting = keyof WebhookDefinition;
+
+/** Settings each action requires, and settings that only some actions use. */
+const requiredBy: Record<WebhookAction, Setting[]> = {
+  startSync: [],
+  readWithSync: ['sync'],
+  readQueryWithSync: ['sync'],
+  saveWithSync: ['sync'],
+  readWithSystem: ['system', 'object', 'responseSchema'],
+  readQueryWithSystem: ['system', 'query'],
+  saveWithSystem: ['system', 'object'],
+};
+const usedOnlyBy: Partial<Record<Setting, WebhookAction[]>> = {
+  sync: ['startSync', 'readWithSync', 'readQueryWithSync', 'saveWithSync'],
+  flow: ['startSync'],
+  recordStore: ['startSync'],
+  system: ['readWithSystem', 'readQueryWithSystem', 'saveWithSystem'],
+  object: ['readWithSystem', 'saveWithSystem'],
+  query: ['readQueryWithSystem'],
+  search: ['readWithSync', 'readWithSystem'],
+  order: ['readWithSync', 'readWithSystem', 'readQueryWithSync', 'readQueryWithSystem'],
+  firstOnly: ['readWithSync', 'readQueryWithSync', 'readWithSystem', 'readQueryWithSystem'],
+  queryFilter: ['readQueryWithSync', 'readQueryWithSystem'],
+  paging: ['readQueryWithSystem'],
+  targetSearch: ['saveWithSystem'],
+  onNoMatch: ['saveWithSystem'],
+  onMatch: ['saveWithSystem'],
+  readMapping: ['readWithSystem', 'readQueryWithSystem', 'saveWithSystem'],
+  writeMapping: ['saveWithSystem'],
+  resultMapping: ['saveWithSystem', 'saveWithSync'],
+};
+/** The sync's webhookTypes entry that each sync-based action needs. */
+const syncTypeFor: Partial<Record<WebhookAction, SyncDefinition['webhookTypes'][number]>> = {
+  readWithSync: 'read',
+  readQueryWithSync: 'readQuery',
+  saveWithSync: 'write',
+};
+
+export function checkWebhook(context: CheckContext, entry: Registered<WebhookDefinition>, ajv: Ajv2020): CompiledWebhook | undefined {
+  const { definition: hook, source } = entry;
+  const before = context.problems.length;
+  checkId(context, source, hook.id);
+  checkActionSettings(context, source, hook);
+  const { searchShape, targetShape } = checkReferences(context, source, hook);
+  checkSecurity(context, source, hook);
+
+  const validateRequest = hook.requestSchema && compileSchema(context, ajv, source, 'requestSchema', hook.requestSchema);
+  if (hook.responseSchema) compileSchema(context, ajv, source, 'responseSchema', hook.responseSchema);
+
+  const parse = (key: 'condition' | 'search' | 'targetSearch' | 'queryFilter', shape?: FieldShape, owner?: string) => {
+    const text = hook[key];
+    if (text === undefined) return undefined;
+    const ast = context.expression(source, [key], text);
+    if (!ast) return undefined;
+    checkPlaceholders(context, source, key, ast, hook.requestSchema);
+    if (shape && owner) context.fields(source, [key], collectFields(ast), owner, shape);
+    return ast;
+  };
+  const objectName = `${hook.system ?? hook.sync}/${hook.object ?? ''}`.replace(/\/$/, '');
+  const condition = parse('condition');
+  const search = parse('search', searchShape, objectName);
+  const targetSearch = parse('targetSearch', targetShape, objectName);
+  const queryFilter = parse('queryFilter');
+  const order = hook.order === undefined ? undefined : context.order(source, ['order'], hook.order);
+  if (order && searchShape) context.fields(source, ['order'], order.map((t) => ({ path: t.field, start: t.start })), objectName, searchShape);
+
+  const mapping = (key: 'readMapping' | 'writeMapping' | 'resultMapping') =>
+    hook[key] === undefined ? undefined : context.mapping(source, [key], hook[key]!);
+  const readMapping = mapping('readMapping');
+  const writeMapping = mapping('writeMapping');
+  const resultMapping = mapping('resultMapping');
+
+  if (context.problems.length > before) return undefined;
+  return { condition, search, order, targetSearch, queryFilter, readMapping, writeMapping, resultMapping, validateRequest };
+}
+
+function checkId(context: CheckContext, source: SourceDocument, id: string): void {
+  const bad = [...id].findIndex((c) => !/[A-Za-z0-9_-]/.test(c));
+  if (bad >= 0) {
+    context.report(source, ['id'], 'webhook-id', `id: character '${[...id][bad]}' is not allowed in a webhook id; use only A-Z a-z 0-9 _ - (\`syncline webhook new\` makes one)`, { offsetInValue: bad });
+  } else if (id.length < minimumWebhookIdLength) {
+    context.report(source, ['id'], 'webhook-id', `id: '${id}' has ${id.length} characters; a webhook id is part of its URL and needs at least ${minimumWebhookIdLength} unguessable ones (\`syncline webhook new\` makes one)`);
+  }
+}
+
+function checkActionSettings(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): void {
+  for (const setting of requiredBy[hook.action]) {
+    if (hook[setting] === undefined) context.report(source, ['action'], 'webhook-setting', `action ${hook.action} needs '${setting}'`);
+  }
+  if (hook.action === 'startSync' && (hook.sync === undefined) === (hook.flow === undefined)) {
+    context.report(source, ['action'], 'webhook-setting', 'action startSync needs exactly one of sync and flow');
+  }
+  for (const [setting, actions] of Object.entries(usedOnlyBy) as Array<[Setting, WebhookAction[]]>) {
+    if (!actions.includes(hook.action) && context.written(source, [setting])) {
+      context.report(source, [setting], 'webhook-setting', `${setting} has no effect with action ${hook.action}; it is used by ${actions.join(', ')}`, { key: true });
+    }
+  }
+}
+
+function checkReferences(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): { searchShape?: FieldShape; targetShape?: FieldShape } {
+  let object: ObjectDefinition | undefined;
+  if (hook.system !== undefined) {
+    const system = context.resolve('System', hook.system, source, ['system']);
+    if (system && hook.object !== undefined) object = context.object(system, hook.object, source, ['object']);
+    if (system && hook.query !== undefined && !Object.hasOwn(system.definition.queries, hook.query)) {
+      const known = Object.keys(system.definition.queries);
+      context.report(source, ['query'], 'unknown-reference', `query: System '${hook.system}' has no query '${hook.query}'${known.length ? ` (it has: ${known.join(', ')})` : ' (it declares no queries)'}`);
+    }
+    if (system && hook.action === 'saveWithSystem' && (system.definition.readOnly || object?.readOnly)) {
+      context.report(source, ['object'], 'read-only-target', `object: ${hook.system}/${hook.object} is read-only; saveWithSystem cannot write to it`);
+    }
+  }
+  if (hook.flow !== undefined) context.resolve('Flow', hook.flow, source, ['flow']);
+  let syncSourceShape: FieldShape | undefined;
+  if (hook.sync !== undefined) {
+    const sync = context.resolve('Sync', hook.sync, source, ['sync']);
+    const needed = syncTypeFor[hook.action];
+    if (sync && needed && !sync.definition.webhookTypes.includes(needed)) {
+      context.report(source, ['sync'], 'webhook-sync-type', `sync: action ${hook.action} needs a webhook sync for '${needed}'; add webhookTypes: [${needed}] to Sync '${hook.sync}'`);
+    }
+    if (sync && hook.recordStore && !sync.definition.source.recordStore) {
+      context.report(source, ['recordStore'], 'webhook-record-store', `recordStore: Sync '${hook.sync}' does not read the record store; set source.recordStore: true on it`);
+    }
+    const s = sync?.definition.source;
+    if (s?.system !== undefined && s.object !== undefined) {
+      const system = context.registry.System.get(s.system);
+      const syncObject = system?.definition.objects[s.object];
+      if (syncObject) syncSourceShape = objectShape(syncObject);
+    }
+  }
+  const shape = object && objectShape(object);
+  return { searchShape: shape ?? syncSourceShape, targetShape: shape };
+}
+
+function checkSecurity(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): void {
+  const challenge = hook.challenge;
+  if (challenge && (challenge.profile === 'x-crc' || challenge.profile === 'zoom') && challenge.secret === undefined) {
+    context.report(source, ['challenge'], 'webhook-challenge', `challenge: profile ${challenge.profile} signs the challenge with the network client secret; add challenge.secret`, { key: true });
+  }
+  if (challenge?.profile === 'meta' && challenge.verifyToken === undefined) {
+    context.report(source, ['challenge'], 'webhook-challenge', 'challenge: profile meta compares hub.verify_token; add challenge.verifyToken', { key: true });
+  }
+  if (hook.signature?.profile === 'hmac' && hook.signature.header === undefined) {
+    context.report(source, ['signature'], 'webhook-signature', 'signature: profile hmac needs header (the request header carrying the signature)', { key: true });
+  }
+  if (hook.idempotency?.bodyPath !== undefined && context.written(source, ['idempotency', 'header'])) {
+    context.report(source, ['idempotency'], 'webhook-idempotency', 'idempotency: give header or bodyPath, not both', { key: true });
+  }
+}
+
+function compileSchema(context: CheckContext, ajv: Ajv2020, source: SourceDocument, key: 'requestSchema' | 'responseSchema', schema: Record<string, unknown>): ValidateFunction | undefined {
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    context.report(source, [key], 'json-schema', `${key}: not a valid JSON Schema: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Placeholders must name a property the request schema declares, when the webhook has one. */
+function checkPlaceholders(context: CheckContext, source: SourceDocument, key: string, ast: Expression, requestSchema: Record<string, unknown> | undefined): void {
+  if (!requestSchema) return;
+  for (const placeholder of collectPlaceholders(ast)) {
+    let schema: Record<string, unknown> | undefined = requestSchema;
+    for (const [depth, segment] of placeholder.path.entries()) {
+      const properties = schema?.properties as Record<string, Record<string, unknown>> | undefined;
+      const next = properties && Object.hasOwn(properties, segment) ? properties[segment] : undefined;
+      if (!next) {
+        const known = Object.keys(properties ?? {});
+        const where = depth === 0 ? 'the request schema' : `request property '${placeholder.path.slice(0, depth).join('.')}'`;
+        context.report(source, [key], 'unknown-placeholder', `${key}: placeholder #${placeholder.path.join('.')}# names '${segment}', which ${where} does not declare${known.length ? ` (it declares: ${known.join(', ')})` : ''}`, { offsetInValue: placeholder.start });
+        break;
+      }
+      schema = next;
+    }
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Loading: find files → parse with positions → substitute ${env:..}/${file:..} → JSON Schema per
+ * kind (System per connector) → duplicate ids → semantic checks → one frozen, compiled snapshot.
+ * Problems never throw: they are collected and returned, each with file, line and column.
+ */
+import { createHash } from 'node:crypto';
+import { isMap, isScalar, type Node } from 'yaml';
+import { CheckContext, type Registered } from './checks/check-context.js';
+import { checkApiClient } from './checks/check-api-client.js';
+import { checkFlow, checkFlowGraph } from './checks/check-flow.js';
+import { checkSync } from './checks/check-sync.js';
+import { checkSystem } from './checks/check-system.js';
+import { checkWebhook } from './checks/check-webhook.js';
+import { findDefinitionFiles } from './load/find-files.js';
+import { documentValue, parseDefinitionFile } from './load/parse-documents.js';
+import { positionOf, problemAt, type SourceDocument } from './load/source-document.js';
+import { substituteDocument, type SubstitutionContext } from './load/substitute.js';
+import { sortProblems, type Problem } from './problem.js';
+import { closest } from './schema/did-you-mean.js';
+import { schemaProblems } from './schema/schema-problems.js';
+import { createAjv, definitionValidators } from './schema/validators.js';
+import { deepFreeze, frozenMap, type Origin, type Snapshot } from './snapshot.js';
+import { definitionKinds, type Definition, type DefinitionKind } from './types.js';
+
+export interface LoadOptions {
+  /** Environment for `${env:..}`; defaults to process.env. */
+  env?: SubstitutionContext['env'];
+}
+
+export type LoadResult = { ok: true; snapshot: Snapshot; problems: [] } | { ok: false; problems: Problem[] };
+
+export async function loadDefinitions(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const env = options.env ?? process.env;
+  const [validators, files] = await Promise.all([definitionValidators(), findDefinitionFiles(paths)]);
+  const parsed = await Promise.all(files.map((file) => parseDefinitionFile(file)));
+  const context = new CheckContext();
+  const digest = createHash('sha256');
+
+  parsed.forEach((file, index) => {
+    digest.update(files[index]!.absolutePath).update('\0').update(file.text).update('\0');
+    context.problems.push(...file.problems);
+    for (const source of file.documents) {
+      const value = readDocument(context, source, { env });
+      if (!value) continue;
+      const validate = validators.forDocument(source.kind as DefinitionKind, value);
+      const valid = validate(value);
+      if (!valid) context.problems.push(...schemaProblems(source, validate.errors ?? []));
+      register(context, source, value as unknown as Definition, valid);
+    }
+  });
+
+  const compiled = runChecks(context);
+  if (context.problems.length > 0) return { ok: false, problems: sortProblems(context.problems) };
+  return { ok: true, problems: [], snapshot: buildSnapshot(context, compiled, digest.digest('hex'), files.map((f) => f.displayPath)) };
+}
+
+/** Kind, id and substituted value of one document, or undefined when it cannot be a definition. */
+function readDocument(context: CheckContext, source: SourceDocument, substitution: SubstitutionContext): Record<string, unknown> | undefined {
+  const contents = source.document.contents as Node | null;
+  // An empty document (a comment-only file, a trailing ---) defines nothing.
+  if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
+  if (!isMap(contents)) {
+    context.problems.push(problemAt(source, [], 'not-a-definition', 'a definition is a mapping with kind and id, e.g. "kind: Sync" and "id: my-sync" on their own lines'));
+    return undefined;
+  }
+  const kind = scalarAt(contents, 'kind');
+  const id = scalarAt(contents, 'id');
+  if (typeof kind === 'string' && (definitionKinds as readonly string[]).includes(kind)) source.kind = kind;
+  if (typeof id === 'string' || typeof id === 'number') source.id = String(id);
+  if (kind === undefined) {
+    context.problems.push(problemAt(source, [], 'missing-kind', `missing 'kind'; add one of: ${definitionKinds.join(', ')}`));
+    return undefined;
+  }
+  if (!source.kind) {
+    const guess = typeof kind === 'string' ? closest(kind, definitionKinds) : undefined;
+    context.problems.push(problemAt(source, ['kind'], 'unknown-kind', `unknown kind '${String(kind)}'; use one of: ${definitionKinds.join(', ')}${guess ? ` — did you mean '${guess}'?` : ''}`));
+    return undefined;
+  }
+  if (id === undefined) {
+    context.problems.push(problemAt(source, ['kind'], 'missing-id', `${source.kind} has no 'id'; add an id, unique among ${source.kind} definitions`));
+    return undefined;
+  }
+  const substitutionProblems = substituteDocument(source, substitution);
+  context.problems.push(...substitutionProblems);
+  if (substitutionProblems.length > 0) return undefined;
+  const result = documentValue(source);
+  if ('problem' in result) {
+    context.problems.push(result.problem);
+    return undefined;
+  }
+  source.value = result.value;
+  return result.value as Record<string, unknown>;
+}
+
+function scalarAt(map: Node, key: string): unknown {
+  const node = isMap(map) ? map.get(key, true) : undefined;
+  return isScalar(node) ? node.value : node === undefined ? undefined : '[not a scalar]';
+}
+
+function register(context: CheckContext, source: SourceDocument, definition: Definition, valid: boolean): void {
+  const registry = context.registry[definition.kind] as Map<string, Registered<Definition>>;
+  const existing = registry.get(source.id!);
+  if (existing) {
+    const first = positionOf(existing.source, ['id']);
+    context.problems.push(problemAt(source, ['id'], 'duplicate-id', `${definition.kind} '${source.id}' is already defined at ${existing.source.file}:${first.line}:${first.column}; ids are unique per kind across all files`));
+    return;
+  }
+  registry.set(source.id!, { definition, source, valid });
+}
+
+interface Compiled {
+  syncs: Map<string, NonNullable<ReturnType<typeof checkSync>>>;
+  webhooks: Map<string, NonNullable<ReturnType<typeof checkWebhook>>>;
+  tokens: Map<string, Buffer>;
+}
+
+function runChecks(context: CheckContext): Compiled {
+  const compiled: Compiled = { syncs: new Map(), webhooks: new Map(), tokens: new Map() };
+  const requestAjv = createAjv();
+  const valid = <T>(map: Map<string, Registered<T>>) => [...map.values()].filter((entry) => entry.valid);
+  for (const entry of valid(context.registry.System)) checkSystem(context, entry);
+  for (const entry of valid(context.registry.Sync)) {
+    const result = checkSync(context, entry);
+    if (result) compiled.syncs.set(entry.definition.id, result);
+  }
+  for (const entry of valid(context.registry.Webhook)) {
+    const result = checkWebhook(context, entry, requestAjv);
+    if (result) compiled.webhooks.set(entry.definition.id, result);
+  }
+  for (const entry of valid(context.registry.Flow)) checkFlow(context, entry);
+  checkFlowGraph(context);
+  for (const entry of valid(context.registry.ApiClient)) {
+    const hash = checkApiClient(context, entry);
+    if (hash) compiled.tokens.set(entry.definition.id, hash);
+  }
+  return compiled;
+}
+
+function origin(source: SourceDocument): Origin {
+  const { line, column } = positionOf(source, []);
+  return { file: source.file, line, column };
+}
+
+function buildSnapshot(context: CheckContext, compiled: Compiled, digest: string, files: string[]): Snapshot {
+  const entries = <K extends DefinitionKind, E>(kind: K, make: (entry: Registered<any>) => E) =>
+    frozenMap([...context.registry[kind].values()].map((entry) => [entry.definition.id, Object.freeze(make(entry))] as const));
+  return Object.freeze({
+    digest,
+    loadedAt: new Date(),
+    files: Object.freeze(files),
+    systems: entries('System', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source) })),
+    syncs: entries('Sync', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), ...compiled.syncs.get(e.definition.id)! })),
+    webhooks: entries('Webhook', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), ...compiled.webhooks.get(e.definition.id)! })),
+    flows: entries('Flow', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source) })),
+    apiClients: entries('ApiClient', (e) => {
+      const { token: _plain, ...definition } = e.definition;
+      return { definition: deepFreeze(definition), origin: origin(e.source), tokenHash: compiled.tokens.get(e.definition.id)! };
+    }),
+  });
+}

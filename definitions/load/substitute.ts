@@ -1,0 +1,134 @@
+/**
+ * `${env:NAME}`, `${env:NAME:-default}` and `${file:path}` in scalar values, substituted on the
+ * YAML node tree so that every error still knows its line and column. `$${` writes a literal `${`.
+ * An unset variable without a default is an error naming the variable — never an empty string.
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import { isMap, isPair, isScalar, isSeq, type Node } from 'yaml';
+import type { Problem } from '../problem.js';
+import { positionAtOffset, type SourceDocument } from './source-document.js';
+
+export interface SubstitutionContext {
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Largest file `${file:..}` reads: it is meant for secrets and certificates, not data. */
+const maxSubstitutedFileBytes = 1024 * 1024;
+const variableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const usage = 'use ${env:NAME}, ${env:NAME:-default} or ${file:path}';
+
+interface SubstitutionError {
+  /** Offset inside the scalar's value. */
+  offset: number;
+  code: string;
+  message: string;
+}
+
+export function substituteDocument(source: SourceDocument, context: SubstitutionContext): Problem[] {
+  const problems: Problem[] = [];
+  const visit = (node: unknown): void => {
+    if (isMap(node)) for (const pair of node.items) visit(isPair(pair) ? pair.value : null);
+    else if (isSeq(node)) for (const item of node.items) visit(item);
+    else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
+      const original = node.value;
+      const { value, errors } = expand(original, source, context);
+      node.value = value;
+      source.substituted.add(node as Node);
+      for (const error of errors) problems.push(problemInScalar(source, node as Node, original, error));
+    }
+  };
+  visit(source.document.contents);
+  return problems;
+}
+
+function problemInScalar(source: SourceDocument, node: Node, original: string, error: SubstitutionError): Problem {
+  const range = node.range ?? [0, 0, 0];
+  const raw = source.text.slice(range[0], range[1]);
+  const at = raw.indexOf(original);
+  const offset = at >= 0 ? range[0] + at + error.offset : range[0];
+  const { line, column } = positionAtOffset(source, offset);
+  return { file: source.file, line, column, kind: source.kind, id: source.id, code: error.code, message: error.message };
+}
+
+/** Expands the substitutions of one string; the value with errors left in place as written. */
+export function expand(
+  text: string,
+  source: Pick<SourceDocument, 'absolutePath' | 'root'>,
+  context: SubstitutionContext,
+): { value: string; errors: SubstitutionError[] } {
+  const errors: SubstitutionError[] = [];
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (text.startsWith('$${', i)) {
+      out += '${';
+      i += 3;
+      continue;
+    }
+    if (!text.startsWith('${', i)) {
+      out += text[i++];
+      continue;
+    }
+    const end = text.indexOf('}', i + 2);
+    if (end < 0) {
+      errors.push({ offset: i, code: 'substitution', message: `unterminated '\${' — close it with '}' (${usage}; write $\${ for a literal \${)` });
+      out += text.slice(i);
+      break;
+    }
+    const body = text.slice(i + 2, end);
+    const result = resolveOne(body, source, context);
+    if ('error' in result) {
+      errors.push({ offset: i, code: result.code, message: result.error });
+      out += text.slice(i, end + 1);
+    } else {
+      out += result.value;
+    }
+    i = end + 1;
+  }
+  return { value: out, errors };
+}
+
+type Resolution = { value: string } | { error: string; code: string };
+
+function resolveOne(body: string, source: Pick<SourceDocument, 'absolutePath' | 'root'>, context: SubstitutionContext): Resolution {
+  if (body.startsWith('env:')) {
+    const spec = body.slice(4);
+    const split = spec.indexOf(':-');
+    const name = split >= 0 ? spec.slice(0, split) : spec;
+    if (!variableName.test(name)) {
+      return { code: 'substitution', error: `'\${${body}}' does not name an environment variable (letters, digits and '_'); ${usage}` };
+    }
+    const value = context.env[name];
+    // As in the shell, ':-' also applies when the variable is set but empty.
+    if (value !== undefined && (value !== '' || split < 0)) return { value };
+    if (split >= 0) return { value: spec.slice(split + 2) };
+    return { code: 'env-unset', error: `environment variable ${name} is not set; set it, or give a default with \${env:${name}:-value}` };
+  }
+  if (body.startsWith('file:')) return readSubstitutedFile(body.slice(5), source);
+  return { code: 'substitution', error: `unknown substitution '\${${body}}'; ${usage}` };
+}
+
+function readSubstitutedFile(path: string, source: Pick<SourceDocument, 'absolutePath' | 'root'>): Resolution {
+  if (!path) return { code: 'substitution', error: `'\${file:}' needs a path, relative to the definition file` };
+  const wanted = resolve(dirname(source.absolutePath), path);
+  let real: string;
+  let root: string;
+  try {
+    real = realpathSync(wanted);
+    root = realpathSync(source.root);
+  } catch {
+    return { code: 'file-missing', error: `file '${path}' (${wanted}) does not exist` };
+  }
+  // Checked on the real path so that neither '..' nor a symbolic link leaves the directory.
+  if (real !== root && !real.startsWith(root + sep)) {
+    return { code: 'file-outside', error: `file '${path}' is outside the definitions directory ${root}; keep substituted files inside it` };
+  }
+  const info = statSync(real);
+  if (!info.isFile()) return { code: 'file-missing', error: `'${path}' is not a file` };
+  if (info.size > maxSubstitutedFileBytes) {
+    return { code: 'file-too-large', error: `file '${path}' has ${info.size} bytes; \${file:..} reads at most ${maxSubstitutedFileBytes}` };
+  }
+  // One trailing newline is dropped: secret files written by editors and `echo` end with one.
+  return { value: readFileSync(real, 'utf8').replace(/\r?\n$/, '') };
+}

@@ -1,0 +1,128 @@
+/**
+ * Turns Ajv errors into problems a person can act on: the place (the YAML key or value the error is
+ * about, by line and column), what is wrong, and the fix ("did you mean onNoMatch?", the allowed
+ * values). Noise that Ajv reports alongside the real error (if/then wrappers, the branch errors of
+ * an anyOf) is folded into one line.
+ */
+import type { ErrorObject } from 'ajv';
+import type { Problem } from '../problem.js';
+import { problemAt, type PathSegment, type SourceDocument } from '../load/source-document.js';
+import { closest } from './did-you-mean.js';
+
+export function schemaProblems(source: SourceDocument, errors: readonly ErrorObject[]): Problem[] {
+  const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    // Errors inside an anyOf branch are summarised by the anyOf error itself.
+    if (anyOfPaths.some((p) => error.schemaPath !== p && error.schemaPath.startsWith(p + '/'))) continue;
+    const problem = toProblem(source, error);
+    const key = `${problem.line}:${problem.column}:${problem.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+export function instancePathSegments(pointer: string): PathSegment[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** `source.system`, `steps[0].sync`, `objects.Customer` — the path as a reader of the YAML sees it. */
+export function displayPath(path: readonly PathSegment[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number' || /^\d+$/.test(String(segment))) out += `[${segment}]`;
+    else out += out ? `.${segment}` : String(segment);
+  }
+  return out;
+}
+
+function toProblem(source: SourceDocument, error: ErrorObject): Problem {
+  const path = instancePathSegments(error.instancePath);
+  const where = displayPath(path);
+  const prefix = where ? `${where}: ` : '';
+  const params = error.params as Record<string, any>;
+  const parent = (error.parentSchema ?? {}) as Record<string, any>;
+  const schema = error.schema as any;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      const inWhat = where ? `${where}` : 'the definition';
+      return problemAt(source, path, 'schema-required', `${inWhat} is missing required property '${missing}'`, { key: path.length > 0 });
+    }
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      const known = Object.keys(parent.properties ?? {});
+      const guess = closest(extra, known);
+      const hint = guess ? `did you mean '${guess}'?` : `allowed: ${known.join(', ')}`;
+      return problemAt(source, [...path, extra], 'schema-unknown-property', `${prefix}unknown property '${extra}'; ${hint}`, { key: true });
+    }
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]).map(String);
+      const guess = typeof error.data === 'string' ? closest(error.data, allowed) : undefined;
+      const hint = guess ? ` — did you mean '${guess}'?` : '';
+      return problemAt(source, path, 'schema-enum', `${prefix}'${String(error.data)}' is not allowed; use one of: ${allowed.join(', ')}${hint}`);
+    }
+    case 'const':
+      return problemAt(source, path, 'schema-const', `${prefix}must be '${String(params.allowedValue)}'`);
+    case 'type':
+      return problemAt(source, path, 'schema-type', `${prefix}must be ${article(String(params.type))}, not ${describe(error.data)}`);
+    case 'pattern': {
+      const description = typeof parent.description === 'string' ? ` (${parent.description})` : '';
+      return problemAt(source, path, 'schema-pattern', `${prefix}'${String(error.data)}' has the wrong form${description}`);
+    }
+    case 'anyOf':
+    case 'oneOf': {
+      const branches = Array.isArray(schema) ? (schema as Array<Record<string, unknown>>) : [];
+      if (branches.length > 0 && branches.every((b) => Array.isArray(b.required) && Object.keys(b).length === 1)) {
+        const options = branches.map((b) => (b.required as string[]).join(' and ')).join(', or ');
+        return problemAt(source, path, 'schema-required', `${prefix}needs ${options}`, { key: path.length > 0 });
+      }
+      const description = typeof parent.description === 'string' ? `: ${parent.description}` : '';
+      return problemAt(source, path, 'schema-form', `${prefix}${describe(error.data)} is not an allowed form${description}`);
+    }
+    case 'minItems':
+      return problemAt(source, path, 'schema-range', `${prefix}needs at least ${params.limit} item${params.limit === 1 ? '' : 's'}`);
+    case 'minProperties':
+      return problemAt(source, path, 'schema-range', `${prefix}needs at least ${params.limit} entr${params.limit === 1 ? 'y' : 'ies'}`);
+    case 'minLength':
+      return problemAt(source, path, 'schema-range', `${prefix}must be at least ${params.limit} characters long`);
+    case 'maxLength':
+      return problemAt(source, path, 'schema-range', `${prefix}must be at most ${params.limit} characters long`);
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return problemAt(source, path, 'schema-range', `${prefix}${String(error.data)} is out of range: ${error.message}`);
+    case 'uniqueItems':
+      return problemAt(source, path, 'schema-unique', `${prefix}items ${params.j} and ${params.i} are the same; list each once`);
+    case 'propertyNames': {
+      const name = String(params.propertyName);
+      return problemAt(source, [...path, name], 'schema-name', `${prefix}'${name}' is not a valid name (letters, digits and '_', not starting with a digit)`, { key: true });
+    }
+    case 'format':
+      return problemAt(source, path, 'schema-format', `${prefix}'${String(error.data)}' is not a valid ${params.format}`);
+    default:
+      return problemAt(source, path, 'schema', `${prefix}${error.message ?? 'is invalid'}`);
+  }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return `the string '${value.length > 40 ? value.slice(0, 40) + '…' : value}'`;
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,85 @@
+/**
+ * Hot reload: chokidar watches the definitions directories; after a quiet period (debounce) the
+ * whole set is loaded again. A valid result is swapped in atomically; an invalid one is rejected
+ * whole and the old snapshot keeps serving. Reloads never overlap: a change arriving during a
+ * reload schedules one more reload after it.
+ */
+import { watch, type FSWatcher } from 'chokidar';
+import { loadDefinitions, type LoadOptions } from './load-definitions.js';
+import { SnapshotHolder } from './snapshot-holder.js';
+
+export interface WatchOptions extends LoadOptions {
+  /** Quiet time after the last file event before reloading. Editors write in bursts. */
+  debounceMs?: number;
+}
+
+export const defaultDebounceMs = 75;
+
+export interface DefinitionsWatcher {
+  holder: SnapshotHolder;
+  /** Resolves when the watcher is ready to see changes. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+const definitionFile = /\.ya?ml$/i;
+
+export function watchDefinitions(paths: readonly string[], holder: SnapshotHolder, options: WatchOptions = {}): DefinitionsWatcher {
+  const debounceMs = options.debounceMs ?? defaultDebounceMs;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let closed = false;
+
+  const reload = async (): Promise<void> => {
+    const started = performance.now();
+    const result = await loadDefinitions(paths, options).catch((error: unknown) => ({
+      ok: false as const,
+      problems: [{ file: paths.join(', '), line: 1, column: 1, code: 'reload-failed', message: `reload failed: ${(error as Error).message}` }],
+    }));
+    if (closed) return;
+    const duration = performance.now() - started;
+    if (result.ok) {
+      holder.swap(result.snapshot, duration);
+    } else {
+      holder.reject(result.problems, duration);
+    }
+  };
+
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = reload().finally(() => {
+      running = undefined;
+      if (again && !closed) {
+        again = false;
+        schedule();
+      }
+    });
+  };
+  const schedule = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(run, debounceMs);
+  };
+
+  const watcher: FSWatcher = watch([...paths], {
+    ignoreInitial: true,
+    ignored: (path, stats) => /(^|[/\\])(node_modules|\.[^/\\]+)([/\\]|$)/.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
+  });
+  watcher.on('all', (event, path) => {
+    if (definitionFile.test(path) || event === 'addDir' || event === 'unlinkDir') schedule();
+  });
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return {
+    holder,
+    ready,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await watcher.close();
+      await running;
+    },
+  };
+}

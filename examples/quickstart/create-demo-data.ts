@@ -1,0 +1,38 @@
+/**
+ * Creates the quickstart's two SQLite databases from data/*.sql, once: an existing database is
+ * left as it is, so demo changes survive restarts. Delete the .sqlite files to start over.
+ * Runs before `npm start` (package.json `prestart`).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import knex from 'knex';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const databases = [
+  { sql: resolve(here, 'data/crm.sql'), file: resolve(process.env.CRM_DB ?? resolve(here, 'data/crm.sqlite')) },
+  { sql: resolve(here, 'data/erp.sql'), file: resolve(process.env.ERP_DB ?? resolve(here, 'data/erp.sqlite')) },
+];
+
+for (const { sql, file } of databases) {
+  if (existsSync(file)) continue;
+  mkdirSync(dirname(file), { recursive: true });
+  // Built under a temporary name and renamed, so an interrupted run never leaves half a database.
+  const partial = `${file}.partial`;
+  rmSync(partial, { force: true });
+  const db = knex({ client: 'sqlite3', connection: { filename: partial }, useNullAsDefault: true });
+  try {
+    const statements = readFileSync(sql, 'utf8')
+      .replace(/^--.*$/gm, '')
+      .split(/;\s*$/m)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    await db.transaction(async (trx) => {
+      for (const statement of statements) await trx.raw(statement);
+    });
+  } finally {
+    await db.destroy();
+  }
+  renameSync(partial, file);
+  console.log(`created ${file} from ${sql}`);
+}

@@ -1,0 +1,59 @@
+/**
+ * The `syncline` command line. Each command lives in its own file; this one wires them to
+ * commander and maps usage errors to exit code 2.
+ */
+import { Command, CommanderError } from 'commander';
+import { schemaCommand } from './schema-command.js';
+import { serveCommand } from './serve-command.js';
+import { validateCommand } from './validate-command.js';
+
+/** Exit codes: 0 success, 1 problems found (or the command failed), 2 unusable arguments. */
+export const exitUsage = 2;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name('syncline')
+    .description('Declarative integration runtime: systems, syncs, webhooks and flows as YAML.')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) })
+    .showHelpAfterError('(run syncline --help for usage)');
+
+  program
+    .command('validate')
+    .description('check definition files; one line per problem: file:line:col: Kind/id: message')
+    .argument('<dir...>', 'definitions directories or files')
+    .option('--format <format>', 'text or json', 'text')
+    .action(async (dirs: string[], options: { format: string }) => {
+      exitCode = await validateCommand(dirs, options);
+    });
+
+  program
+    .command('schema')
+    .description('write the JSON Schema of definition files, for editors (yaml-language-server)')
+    .option('--out <file>', 'write to this file instead of standard output')
+    .action(async (options: { out?: string }) => {
+      exitCode = await schemaCommand(options);
+    });
+
+  program
+    .command('serve')
+    .description('serve the definitions over HTTP, reloading them when files change')
+    .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
+    .option('--port <port>', 'port to listen on (env SYNCLINE_PORT)')
+    .option('--host <host>', 'address to listen on (env SYNCLINE_HOST)')
+    .action(async (options: { definitions?: string; port?: string; host?: string }) => {
+      exitCode = await serveCommand(options);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version are not failures.
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : exitUsage;
+    }
+    throw error;
+  }
+  return exitCode;
+}

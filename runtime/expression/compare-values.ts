@@ -1,0 +1,115 @@
+/**
+ * How runtime values compare, become text and count as true. The rules are written to agree with
+ * what the SQL and OData compilations of the same expression do, so a filter pushed down to a
+ * database and the same filter run in JS select the same records.
+ */
+
+import { toEpochMillis } from './iso-dates.js';
+
+/** SQL's three truth values: true, false and unknown (null). */
+export type Truth = boolean | null;
+
+const NUMERIC_TEXT = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+
+/** The number a string spells, when it is entirely a finite decimal number. */
+function numberFromText(text: string): number | null {
+  if (!NUMERIC_TEXT.test(text)) return null;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** Booleans as other systems spell them: 1/0 (SQLite, MySQL), 'true'/'false'/'1'/'0' (forms, query strings). */
+function booleanFrom(value: unknown): boolean | null {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : null;
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (text === 'true' || text === '1') return true;
+    if (text === 'false' || text === '0') return false;
+  }
+  return null;
+}
+
+function sign(difference: number): number {
+  return difference < 0 ? -1 : difference > 0 ? 1 : 0;
+}
+
+/** Missing becomes null; bigints (from database drivers) compare as numbers. */
+function normalise(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'bigint') return Number(value);
+  return value;
+}
+
+/**
+ * Orders two values: -1, 0 or 1, or null when they cannot be compared (SQL's unknown).
+ *
+ * - null or missing on either side: unknown.
+ * - a Date on either side: both are read as instants (a Date, or an ISO date/date-time string;
+ *   a date is midnight UTC, a date-time without offset is UTC); anything else is unknown.
+ * - objects and arrays: unknown.
+ * - number and number: numerically; NaN is unknown.
+ * - number and string: numerically when the string is entirely a finite number, else unknown.
+ * - boolean and boolean, number 1/0, or string 'true'/'false'/'1'/'0': as booleans (false < true).
+ * - string and string: by UTF-16 code unit, case-sensitively.
+ * - anything else: unknown.
+ */
+export function compareValues(left: unknown, right: unknown): number | null {
+  const a = normalise(left);
+  const b = normalise(right);
+  if (a === null || b === null) return null;
+  if (a instanceof Date || b instanceof Date) {
+    const x = toEpochMillis(a);
+    const y = toEpochMillis(b);
+    return x === null || y === null ? null : sign(x - y);
+  }
+  if (typeof a === 'object' || typeof b === 'object') return null;
+  if (typeof a === 'boolean' || typeof b === 'boolean') {
+    const x = booleanFrom(a);
+    const y = booleanFrom(b);
+    return x === null || y === null ? null : sign(Number(x) - Number(y));
+  }
+  if (typeof a === 'number' || typeof b === 'number') {
+    const x = typeof a === 'number' ? a : typeof a === 'string' ? numberFromText(a) : null;
+    const y = typeof b === 'number' ? b : typeof b === 'string' ? numberFromText(b) : null;
+    if (x === null || y === null || Number.isNaN(x) || Number.isNaN(y)) return null;
+    return sign(x - y);
+  }
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  return null;
+}
+
+/**
+ * The text LIKE and the string functions see: strings as they are, numbers in their JS spelling,
+ * valid Dates as ISO 8601 UTC; anything else (null, booleans, objects) has none.
+ */
+export function textOf(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : null;
+  if (typeof value === 'bigint') return String(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  return null;
+}
+
+/**
+ * What a bare value means as a condition (`#flag#`, `active`):
+ * null or missing is unknown; booleans are themselves; numbers are true unless 0 (NaN is unknown);
+ * strings are false when empty or 'false' or '0' (ignoring case and surrounding spaces), otherwise
+ * true; a valid Date is true; objects and arrays are unknown.
+ */
+export function truthOf(value: unknown): Truth {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isNaN(value) ? null : value !== 0;
+  if (typeof value === 'bigint') return value !== 0n;
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    return !(text === '' || text === 'false' || text === '0');
+  }
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : true;
+  return null;
+}
+
+export function not(value: Truth): Truth {
+  return value === null ? null : !value;
+}

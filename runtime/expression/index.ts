@@ -1,0 +1,41 @@
+/**
+ * The one expression language of Syncline: filters (`GETDATA_WHERE`, sync `where`, record
+ * searches, query filters), conditions (webhook execution conditions, sync preconditions) and
+ * match searches all parse here into one AST, which is then evaluated in JS or compiled for a
+ * connector.
+ */
+
+export type {
+  AndNode,
+  BetweenNode,
+  CompareNode,
+  CompareOperator,
+  Expression,
+  FieldNode,
+  FunctionName,
+  InNode,
+  IsNullNode,
+  LikeNode,
+  LiteralNode,
+  LiteralType,
+  NodeRange,
+  NotNode,
+  OrNode,
+  PlaceholderNode,
+  PredicateCallNode,
+  PredicateExpression,
+  PredicateFunctionName,
+  ValueCallNode,
+  ValueExpression,
+  ValueFunctionName,
+} from './ast.js';
+export { isValueExpression } from './ast.js';
+export { FUNCTION_NAMES } from './functions.js';
+export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH, parseExpression } from './parser.js';
+export { ExpressionSyntaxError, type ExpressionErrorDetails } from './syntax-error.js';
+export { collectFields, collectPlaceholders, childrenOf, walkExpression, type PathReference } from './walk.js';
+export { evaluateCondition, evaluateTruth, type EvaluationScope } from './evaluate.js';
+export { compareValues, type Truth } from './compare-values.js';
+export { recordScope, resolvePath } from './record-scope.js';
+export { formatExpression } from './format.js';
+export { likeMatches } from './like-pattern.js';
