@@ -4,6 +4,7 @@
  * whole and the old snapshot keeps serving. Reloads never overlap: a change arriving during a
  * reload schedules one more reload after it.
  */
+import { relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { loadDefinitions, type LoadOptions } from './load-definitions.js';
 import { SnapshotHolder } from './snapshot-holder.js';
@@ -23,6 +24,8 @@ export interface DefinitionsWatcher {
 }
 
 const definitionFile = /\.ya?ml$/i;
+/** Not watched below a definitions directory: dependencies, VCS data, hidden folders and files (editors' temporary copies). */
+const hiddenSegment = /(^|[/\\])(node_modules|\.[^/\\]+)([/\\]|$)/;
 
 export function watchDefinitions(paths: readonly string[], holder: SnapshotHolder, options: WatchOptions = {}): DefinitionsWatcher {
   const debounceMs = options.debounceMs ?? defaultDebounceMs;
@@ -64,9 +67,17 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
     timer = setTimeout(run, debounceMs);
   };
 
-  const watcher: FSWatcher = watch([...paths], {
+  const roots = paths.map((path) => resolve(path));
+  // Only the part below a watched root counts: a root given as ../defs or under ~/.config must
+  // not have every one of its files ignored.
+  const belowRoot = (path: string): string => {
+    const absolute = resolve(path);
+    const root = roots.find((r) => absolute === r || absolute.startsWith(r.endsWith(sep) ? r : r + sep));
+    return root === undefined ? absolute : relative(root, absolute);
+  };
+  const watcher: FSWatcher = watch(roots, {
     ignoreInitial: true,
-    ignored: (path, stats) => /(^|[/\\])(node_modules|\.[^/\\]+)([/\\]|$)/.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
+    ignored: (path, stats) => hiddenSegment.test(belowRoot(path)) || (!!stats?.isFile() && !definitionFile.test(path)),
   });
   watcher.on('all', (event, path) => {
     if (definitionFile.test(path) || event === 'addDir' || event === 'unlinkDir') schedule();

@@ -7,14 +7,7 @@ import type { CompareOperator, Expression, LiteralNode, ValueExpression } from '
 import { compareValues, not, textOf, truthOf, type Truth } from './compare-values.js';
 import { isoDateProblem, isoDateToEpochMillis, matchIsoDate } from './iso-dates.js';
 import { likeMatches } from './like-pattern.js';
-
-/** Where field and placeholder values come from. Return undefined for anything missing. */
-export interface EvaluationScope {
-  /** The value of a field of the record being tested, e.g. ['address', 'city']. */
-  field(path: readonly string[]): unknown;
-  /** The value of a placeholder such as `#Email#` (path ['Email']), usually from request data. */
-  placeholder(path: readonly string[]): unknown;
-}
+import type { EvaluationScope } from './evaluation-scope.js';
 
 /**
  * True when the condition holds for the scope's data. Never throws for a parsed expression.

@@ -32,10 +32,10 @@ export type {
 export { isValueExpression } from './ast.js';
 export { FUNCTION_NAMES } from './functions.js';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH, parseExpression } from './parser.js';
-export { ExpressionSyntaxError, type ExpressionErrorDetails } from './syntax-error.js';
+export { ExpressionSyntaxError, type ExpressionError } from './syntax-error.js';
 export { collectFields, collectPlaceholders, childrenOf, walkExpression, type PathReference } from './walk.js';
-export { evaluateCondition, evaluateTruth, type EvaluationScope } from './evaluate.js';
+export { evaluateCondition, evaluateTruth } from './evaluate.js';
+export { recordScope, resolvePath, type EvaluationScope } from './evaluation-scope.js';
 export { compareValues, type Truth } from './compare-values.js';
-export { recordScope, resolvePath } from './record-scope.js';
 export { formatExpression } from './format.js';
 export { likeMatches } from './like-pattern.js';

@@ -205,7 +205,7 @@ export class Lexer {
 
   private scanPlaceholder(start: number): Token {
     const src = this.source;
-    const where = describePosition(src, start);
+    const where = (): string => describePosition(src, start);
     if (src[start + 1] === '#') this.fail("empty placeholder '##'; put a field name between the hashes, e.g. #Email#", start);
     const path: string[] = [];
     let i = start + 1;
@@ -216,7 +216,7 @@ export class Lexer {
         if (i >= src.length) break;
         const what = src[i] === '.' || src[i] === '#' ? `an empty name segment` : `invalid character ${showChar(src, i)}`;
         this.fail(
-          `${what} in placeholder starting at ${where}; placeholder names are letters, digits, '_' and '-', joined by '.'`,
+          `${what} in placeholder starting at ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.'`,
           i,
         );
       }
@@ -232,10 +232,10 @@ export class Lexer {
       }
       if (ch === undefined) break;
       this.fail(
-        `invalid character ${showChar(src, i)} in placeholder starting at ${where}; placeholder names are letters, digits, '_' and '-', joined by '.' and closed by '#'`,
+        `invalid character ${showChar(src, i)} in placeholder starting at ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.' and closed by '#'`,
         i,
       );
     }
-    return this.fail(`unterminated placeholder starting at ${where}; close it with '#'`, start);
+    return this.fail(`unterminated placeholder starting at ${where()}; close it with '#'`, start);
   }
 }

@@ -12,7 +12,9 @@
  *   operand   := '(' or ')' | literal | field | placeholder | call
  *
  * Comparisons bind tighter than NOT, NOT tighter than AND, AND tighter than OR. Keywords and
- * function names are case-insensitive, so SQL-like and OData spellings mix freely.
+ * function names are case-insensitive, so SQL-like and OData spellings mix freely. An operand with
+ * no operator after it is a complete condition (a truthy test: `#flag#`, `active AND NOT deleted`);
+ * operands of comparisons, LIKE, IN, BETWEEN and functions must be values, never conditions.
  */
 
 import {

@@ -4,7 +4,7 @@
  */
 
 /** An expression problem as data, ready to become a definition problem or an HTTP error detail. */
-export interface ExpressionErrorDetails {
+export interface ExpressionError {
   /** One sentence naming what was expected and what was found. */
   message: string;
   /** 0-based offset into the expression, within [0, source.length]. */
@@ -15,7 +15,7 @@ export interface ExpressionErrorDetails {
   column: number;
 }
 
-export class ExpressionSyntaxError extends Error implements ExpressionErrorDetails {
+export class ExpressionSyntaxError extends Error implements ExpressionError {
   readonly offset: number;
   readonly line: number;
   readonly column: number;
@@ -29,7 +29,7 @@ export class ExpressionSyntaxError extends Error implements ExpressionErrorDetai
     this.column = column;
   }
 
-  toJSON(): ExpressionErrorDetails {
+  toJSON(): ExpressionError {
     return { message: this.message, offset: this.offset, line: this.line, column: this.column };
   }
 }

@@ -1,4 +1,12 @@
-import type { EvaluationScope } from './evaluate.js';
+/** Where an evaluated expression gets its data, and the usual way to build that from plain objects. */
+
+/** Where field and placeholder values come from. Return undefined for anything missing. */
+export interface EvaluationScope {
+  /** The value of a field of the record being tested, e.g. ['address', 'city']. */
+  field(path: readonly string[]): unknown;
+  /** The value of a placeholder such as `#Email#` (path ['Email']), usually from request data. */
+  placeholder(path: readonly string[]): unknown;
+}
 
 /**
  * Follows `path` through plain objects and arrays. Only own properties count, so a path such as
