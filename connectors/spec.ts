@@ -36,8 +36,3 @@ export interface ConnectorSpec {
   readonly requiredGroupProperties: readonly string[];
   readonly capabilities: Readonly<ConnectorCapabilities>;
 }
-
-/** What a connector module exports. The runtime factory joins it when connections are built. */
-export interface ConnectorModule {
-  readonly spec: ConnectorSpec;
-}

@@ -4,14 +4,16 @@
  * Problems never throw: they are collected and returned, each with file, line and column.
  */
 import { createHash } from 'node:crypto';
-import { isMap, isScalar, type Node } from 'yaml';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { CheckContext, type Registered } from './checks/check-context.js';
 import { checkApiClient } from './checks/check-api-client.js';
 import { checkFlow, checkFlowGraph } from './checks/check-flow.js';
 import { checkSync } from './checks/check-sync.js';
 import { checkSystem } from './checks/check-system.js';
 import { checkWebhook } from './checks/check-webhook.js';
-import { findDefinitionFiles } from './load/find-files.js';
+import { findDefinitionFiles, type DefinitionFile } from './load/find-files.js';
 import { documentValue, parseDefinitionFile } from './load/parse-documents.js';
 import { positionOf, problemAt, type SourceDocument } from './load/source-document.js';
 import { substituteDocument, type SubstitutionContext } from './load/substitute.js';
@@ -35,6 +37,7 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   const parsed = await Promise.all(files.map((file) => parseDefinitionFile(file)));
   const context = new CheckContext();
   const digest = createHash('sha256');
+  context.problems.push(...emptyDirectories(paths, files));
 
   parsed.forEach((file, index) => {
     digest.update(files[index]!.absolutePath).update('\0').update(file.text).update('\0');
@@ -54,13 +57,23 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   return { ok: true, problems: [], snapshot: buildSnapshot(context, compiled, digest.digest('hex'), files.map((f) => f.displayPath)) };
 }
 
+/**
+ * A directory without definition files is a mistake (a typo in CI, a checkout in progress), not an
+ * empty but valid set: validate fails and a reload keeps the definitions already served.
+ */
+function emptyDirectories(paths: readonly string[], files: readonly DefinitionFile[]): Problem[] {
+  return paths
+    .filter((path) => statSync(path).isDirectory() && !files.some((file) => file.root === resolve(path)))
+    .map((path) => ({ file: path, line: 1, column: 1, code: 'no-definitions', message: 'no definition files (*.yaml, *.yml) in this directory' }));
+}
+
 /** Kind, id and substituted value of one document, or undefined when it cannot be a definition. */
 function readDocument(context: CheckContext, source: SourceDocument, substitution: SubstitutionContext): Record<string, unknown> | undefined {
   const contents = source.document.contents as Node | null;
   // An empty document (a comment-only file, a trailing ---) defines nothing.
   if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
   if (!isMap(contents)) {
-    context.problems.push(problemAt(source, [], 'not-a-definition', 'a definition is a mapping with kind and id, e.g. "kind: Sync" and "id: my-sync" on their own lines'));
+    context.problems.push(problemAt(source, [], 'not-a-definition', notAMappingMessage(contents)));
     return undefined;
   }
   const kind = scalarAt(contents, 'kind');
@@ -68,7 +81,9 @@ function readDocument(context: CheckContext, source: SourceDocument, substitutio
   if (typeof kind === 'string' && (definitionKinds as readonly string[]).includes(kind)) source.kind = kind;
   if (typeof id === 'string' || typeof id === 'number') source.id = String(id);
   if (kind === undefined) {
-    context.problems.push(problemAt(source, [], 'missing-kind', `missing 'kind'; add one of: ${definitionKinds.join(', ')}`));
+    const guess = guessKind(contents);
+    const hint = guess ? ` (its keys look like ${/^[AEIOU]/.test(guess) ? 'an' : 'a'} ${guess}: add 'kind: ${guess}')` : '';
+    context.problems.push(problemAt(source, [], 'missing-kind', `missing 'kind'; add one of: ${definitionKinds.join(', ')}${hint}`));
     return undefined;
   }
   if (!source.kind) {
@@ -90,6 +105,23 @@ function readDocument(context: CheckContext, source: SourceDocument, substitutio
   }
   source.value = result.value;
   return result.value as Record<string, unknown>;
+}
+
+const definitionShape = '"kind: Sync" and "id: my-sync" on their own lines, one definition per document (documents are separated by ---)';
+
+function notAMappingMessage(contents: Node): string {
+  if (isSeq(contents)) return `this document is a list, but a definition is a mapping with ${definitionShape}; remove the '- ' in front of kind`;
+  const text = isScalar(contents) ? String(contents.value).replace(/\s+/g, ' ').trim() : '';
+  const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return `this document is ${isScalar(contents) ? `the plain text '${shown}'` : 'not a mapping'}, but a definition is a mapping with ${definitionShape}`;
+}
+
+/** A key that only one kind has, so that a missing kind can be named. */
+const kindByKey: Record<string, DefinitionKind> = { connector: 'System', mapping: 'Sync', action: 'Webhook', steps: 'Flow', scopes: 'ApiClient' };
+
+function guessKind(map: Node): DefinitionKind | undefined {
+  for (const [key, kind] of Object.entries(kindByKey)) if (isMap(map) && map.has(key)) return kind;
+  return undefined;
 }
 
 function scalarAt(map: Node, key: string): unknown {
@@ -116,7 +148,10 @@ interface Compiled {
 
 function runChecks(context: CheckContext): Compiled {
   const compiled: Compiled = { syncs: new Map(), webhooks: new Map(), tokens: new Map() };
-  const requestAjv = createAjv();
+  // Request and response schemas are the user's own JSON Schemas: unknown keywords (typos) are
+  // still refused, but the strictTypes lint (`properties` without `type: object`) is not an error
+  // in JSON Schema and would reject schemas that validate fine everywhere else.
+  const requestAjv = createAjv({ strictTypes: false, strictTuples: false });
   const valid = <T>(map: Map<string, Registered<T>>) => [...map.values()].filter((entry) => entry.valid);
   for (const entry of valid(context.registry.System)) checkSystem(context, entry);
   for (const entry of valid(context.registry.Sync)) {

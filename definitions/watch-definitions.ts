@@ -10,11 +10,17 @@ import { loadDefinitions, type LoadOptions } from './load-definitions.js';
 import { SnapshotHolder } from './snapshot-holder.js';
 
 export interface WatchOptions extends LoadOptions {
-  /** Quiet time after the last file event before reloading. Editors write in bursts. */
+  /** Quiet time after the last file event before reloading. Editors write in bursts. At least `minimumDebounceMs`. */
   debounceMs?: number;
 }
 
 export const defaultDebounceMs = 75;
+/**
+ * chokidar reports the first change of a file and drops further changes to it for the next 50 ms
+ * (leading edge only). A reload sooner than that could read a half-written file and then never
+ * hear of the rest of the write, so the quiet time is never shorter.
+ */
+export const minimumDebounceMs = 60;
 
 export interface DefinitionsWatcher {
   holder: SnapshotHolder;
@@ -28,7 +34,7 @@ const definitionFile = /\.ya?ml$/i;
 const hiddenSegment = /(^|[/\\])(node_modules|\.[^/\\]+)([/\\]|$)/;
 
 export function watchDefinitions(paths: readonly string[], holder: SnapshotHolder, options: WatchOptions = {}): DefinitionsWatcher {
-  const debounceMs = options.debounceMs ?? defaultDebounceMs;
+  const debounceMs = Math.max(options.debounceMs ?? defaultDebounceMs, minimumDebounceMs);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;

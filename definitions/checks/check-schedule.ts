@@ -2,6 +2,7 @@
 import { Cron } from 'croner';
 import type { PathSegment, SourceDocument } from '../load/source-document.js';
 import { parseDuration } from '../duration.js';
+import { closest } from '../schema/did-you-mean.js';
 import type { Schedule } from '../types.js';
 import type { CheckContext } from './check-context.js';
 
@@ -20,7 +21,9 @@ export function checkSchedule(context: CheckContext, source: SourceDocument, pat
     return;
   }
   if (schedule.timezone !== undefined && !validTimeZone(schedule.timezone)) {
-    context.report(source, [...path, 'timezone'], 'schedule', `schedule.timezone: '${schedule.timezone}' is not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+    const guess = closest(schedule.timezone, Intl.supportedValuesOf('timeZone'));
+    const hint = guess ? `; did you mean '${guess}'?` : ' (e.g. UTC, Europe/Berlin)';
+    context.report(source, [...path, 'timezone'], 'schedule', `schedule.timezone: '${schedule.timezone}' is not an IANA time zone${hint}`);
     return;
   }
   try {

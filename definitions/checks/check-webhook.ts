@@ -8,7 +8,9 @@ import { collectFields, collectPlaceholders, type Expression } from '../../runti
 import type { WebhookEntry } from '../snapshot.js';
 import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';
 import { objectShape, type CheckContext, type FieldShape, type Registered } from './check-context.js';
-import type { SourceDocument } from '../load/source-document.js';
+import type { PathSegment, SourceDocument } from '../load/source-document.js';
+import { closest } from '../schema/did-you-mean.js';
+import { displayPath, instancePathSegments, schemaProblems } from '../schema/schema-problems.js';
 
 export type CompiledWebhook = Omit<WebhookEntry, 'definition' | 'origin'>;
 
@@ -165,13 +167,59 @@ function checkSecurity(context: CheckContext, source: SourceDocument, hook: Webh
   }
 }
 
+/**
+ * Compiles a request or response schema. It is first checked against the JSON Schema meta-schema,
+ * so that a mistake is reported at its own line (`type: int` under properties.id) rather than at
+ * the top of the schema with Ajv's internal paths.
+ */
 function compileSchema(context: CheckContext, ajv: Ajv2020, source: SourceDocument, key: 'requestSchema' | 'responseSchema', schema: Record<string, unknown>): ValidateFunction | undefined {
   try {
+    if (!ajv.validateSchema(schema)) {
+      const errors = (ajv.errors ?? []).map((error) => ({ ...error, instancePath: `/${key}${error.instancePath}` }));
+      for (const problem of schemaProblems(source, errors)) {
+        // "requestSchema.properties.id.type: …" becomes "requestSchema.properties.id.type: not a valid JSON Schema: …".
+        const message = problem.message.replace(/^([^\s:]+: )?/, '$1not a valid JSON Schema: ');
+        context.problems.push({ ...problem, code: 'json-schema', message });
+      }
+      return undefined;
+    }
     return ajv.compile(schema);
   } catch (error) {
-    context.report(source, [key], 'json-schema', `${key}: not a valid JSON Schema: ${(error as Error).message}`);
+    const { path, message } = compileError(ajv, schema, (error as Error).message);
+    context.report(source, [key, ...path], 'json-schema', `${displayPath([key, ...path])}: not a valid JSON Schema: ${message}`, { key: true });
     return undefined;
   }
+}
+
+/**
+ * Where in the schema Ajv's strict mode found fault, and what to do about it. Unknown keywords and
+ * formats are nearly always typos, so they are pointed at and matched against the known ones.
+ */
+function compileError(ajv: Ajv2020, schema: Record<string, unknown>, message: string): { path: PathSegment[]; message: string } {
+  const keyword = /unknown keyword: "([^"]+)"/.exec(message)?.[1];
+  const keywordPath = keyword === undefined ? undefined : pathOfKey(schema, keyword);
+  if (keyword !== undefined && keywordPath) {
+    const guess = closest(keyword, Object.keys(ajv.RULES.keywords));
+    return { path: keywordPath, message: `unknown keyword '${keyword}'${guess ? `; did you mean '${guess}'?` : ''}` };
+  }
+  const format = /unknown format "([^"]+)" ignored in schema at path "#([^"]*)"/.exec(message);
+  if (format) {
+    const guess = closest(format[1]!, Object.keys(ajv.formats));
+    const hint = guess ? `did you mean '${guess}'?` : `known formats: ${Object.keys(ajv.formats).join(', ')}`;
+    return { path: [...instancePathSegments(format[2]!), 'format'], message: `unknown format '${format[1]}'; ${hint}` };
+  }
+  return { path: [], message };
+}
+
+/** Path of the first key named `name` in a nested value, depth first in written order. */
+function pathOfKey(value: unknown, name: string): PathSegment[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    if (key === name && !Array.isArray(value)) return [key];
+    const below = pathOfKey(child, name);
+    if (below) return [Array.isArray(value) ? Number(key) : key, ...below];
+  }
+  return undefined;
 }
 
 /** Placeholders must name a property the request schema declares, when the webhook has one. */

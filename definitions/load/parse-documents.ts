@@ -4,14 +4,19 @@
  * content — becomes a problem with a file, line and column, never an exception.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { LineCounter, parseAllDocuments, visit, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Alias, type Document, type EmptyStream, type Node } from 'yaml';
 import type { Problem } from '../problem.js';
 import type { DefinitionFile } from './find-files.js';
 import { positionAtOffset, type SourceDocument } from './source-document.js';
+import { firstLine, yamlProblems } from './yaml-errors.js';
 
 /** Largest definition file read; larger ones are refused before parsing. */
 export const maxFileBytes = 4 * 1024 * 1024;
-/** Aliases allowed per document: enough for shared blocks, far too few for a billion-laughs bomb. */
+/**
+ * Alias expansions allowed per document, counted as the yaml library counts them (an alias of a
+ * node that itself holds aliases weighs as much as their expansions): enough for shared blocks,
+ * far too few for a billion-laughs bomb.
+ */
 export const maxAliasCount = 100;
 
 export interface ParsedFile {
@@ -20,14 +25,6 @@ export interface ParsedFile {
   /** The file text, for the snapshot digest. */
   text: string;
 }
-
-const yamlErrorAdvice: Record<string, string> = {
-  DUPLICATE_KEY: 'each key may appear once per mapping; remove or rename one of them',
-  TAB_AS_INDENT: 'indent with spaces, not tabs',
-  BAD_INDENT: 'check the indentation of this line',
-  MISSING_CHAR: 'a closing quote or bracket is missing',
-  MULTILINE_IMPLICIT_KEY: 'a key must fit on one line; quote multi-line strings',
-};
 
 export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedFile> {
   const at = (line: number, column: number, code: string, message: string): ParsedFile => ({
@@ -48,7 +45,15 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
 
 export function parseDefinitionText(file: DefinitionFile, text: string): ParsedFile {
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  let parsed: Document.Parsed[] | EmptyStream;
+  try {
+    parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  } catch (error) {
+    // The library reports errors as data; this only guards against a defect in it, so that one
+    // file cannot crash a reload.
+    const message = `YAML: cannot parse this file: ${firstLine(String((error as Error)?.message ?? error))}`;
+    return { documents: [], problems: [{ file: file.displayPath, line: 1, column: 1, code: 'yaml-syntax', message }], text };
+  }
   const docs: Document.Parsed[] = Array.isArray(parsed) ? parsed : [];
   const problems: Problem[] = [];
   const documents: SourceDocument[] = [];
@@ -64,12 +69,7 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
       substituted: new WeakSet(),
     };
     if (document.errors.length > 0) {
-      for (const error of document.errors) {
-        const { line, column } = positionAtOffset(source, error.pos[0]);
-        const advice = yamlErrorAdvice[error.code];
-        const message = firstLine(error.message);
-        problems.push({ file: file.displayPath, line, column, code: 'yaml-syntax', message: `YAML: ${message}${advice ? ` (${advice})` : ''}` });
-      }
+      problems.push(...yamlProblems(source, document.errors));
       return;
     }
     documents.push(source);
@@ -85,22 +85,68 @@ export function documentValue(source: SourceDocument): { value: unknown } | { pr
   try {
     return { value: source.document.toJS({ maxAliasCount }) };
   } catch (error) {
-    let offset = source.document.range[0];
-    visit(source.document, {
-      Alias(_, node) {
-        offset = (node as Node).range?.[0] ?? offset;
-        return visit.BREAK;
-      },
-    });
-    const { line, column } = positionAtOffset(source, offset);
+    const culprit = excessiveAlias(source.document) ?? firstAlias(source.document);
+    const { line, column } = positionAtOffset(source, culprit?.range?.[0] ?? source.document.range[0]);
     const detail = error instanceof ReferenceError && /alias/i.test(error.message)
-      ? `too many alias expansions (more than ${maxAliasCount}); this looks like an alias bomb — write the values out or use fewer aliases`
+      ? `too many alias expansions (more than ${maxAliasCount})${culprit ? ` at *${culprit.source}` : ''}; this looks like an alias bomb — write the values out or use fewer aliases`
       : `cannot read document: ${firstLine(String((error as Error).message ?? error))}`;
-    return { problem: { file: source.file, line, column, code: 'yaml-aliases', message: detail } };
+    return { problem: { file: source.file, line, column, kind: source.kind, id: source.id, code: 'yaml-aliases', message: detail } };
   }
 }
 
+/**
+ * The alias at which expansion passes the limit, found by counting as the yaml library does: in
+ * document order, each alias adds one use of its anchor, and a use weighs as much as the aliases
+ * the anchored node holds (at least 1).
+ */
+function excessiveAlias(document: Document.Parsed): Alias | undefined {
+  const uses = new Map<Node, { count: number; weight: number }>();
+  const anchored: Node[] = [];
+  const weight = (node: unknown): number => {
+    if (isAlias(node)) {
+      const use = uses.get(anchorOf(node)!);
+      return use ? use.count * use.weight : 0;
+    }
+    let most = isCollection(node) ? 0 : 1;
+    if (isCollection(node)) for (const item of node.items) most = Math.max(most, weight(item));
+    if (isPair(node)) most = Math.max(weight(node.key), weight(node.value));
+    return most;
+  };
+  // The anchor an alias refers to: the last node before it carrying that anchor name.
+  const anchorOf = (alias: Alias): Node | undefined => {
+    for (let i = anchored.length - 1; i >= 0; i--) if (anchored[i]!.anchor === alias.source) return anchored[i];
+    return undefined;
+  };
+  let culprit: Alias | undefined;
+  visit(document, {
+    Node(_, node) {
+      if (isAlias(node)) {
+        const target = anchorOf(node);
+        const use = target && uses.get(target);
+        if (!target || !use) return undefined;
+        use.count += 1;
+        if (use.weight === 0) use.weight = weight(target);
+        if (use.count * use.weight > maxAliasCount) {
+          culprit = node;
+          return visit.BREAK;
+        }
+      } else if (node.anchor) {
+        anchored.push(node as Node);
+        uses.set(node as Node, { count: 1, weight: 0 });
+      }
+      return undefined;
+    },
+  });
+  return culprit;
+}
 
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').trim();
+function firstAlias(document: Document.Parsed): Alias | undefined {
+  let found: Alias | undefined;
+  visit(document, {
+    Alias(_, node) {
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }

@@ -91,11 +91,11 @@ export function positionOf(
 
 /**
  * Maps an offset inside a scalar's value to a file offset. Plain and single-line quoted scalars
- * hold the value verbatim after their opening quote; block scalars hold it line by line after
- * their indentation. When the value cannot be found verbatim (escapes, folding, substitution),
- * the scalar's start is the best honest answer.
+ * hold the value verbatim after their opening quote; literal block scalars hold it line by line
+ * after their indentation. Where the text differs from the value (escapes, folded lines), the
+ * characters at the offset are looked up in the text instead; the scalar's start is the last resort.
  */
-function scalarCharacterOffset(source: SourceDocument, range: [number, number, number], value: string, offset: number): number {
+export function scalarCharacterOffset(source: SourceDocument, range: readonly [number, number, number], value: string, offset: number): number {
   const raw = source.text.slice(range[0], range[1]);
   const at = raw.indexOf(value);
   if (at >= 0) return range[0] + at + offset;
@@ -104,14 +104,45 @@ function scalarCharacterOffset(source: SourceDocument, range: [number, number, n
   let cursor = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const isLast = i === lines.length - 1;
     const fullLine = value.split('\n')[i] ?? '';
     const found = raw.indexOf(fullLine, cursor);
-    if (found < 0) return range[0];
-    if (isLast) return range[0] + found + line.length;
+    if (found < 0) break;
+    if (i === lines.length - 1) return range[0] + found + line.length;
     cursor = found + fullLine.length;
   }
-  return range[0];
+  const found = offsetByToken(raw, value, offset);
+  return found === undefined ? range[0] : range[0] + found;
+}
+
+/** A run of characters that folding and escaping leave alone. */
+const tokenAfter = /^[^\s"'\\]+/;
+const tokenBefore = /[^\s"'\\]+(?=\s*$)/;
+
+/**
+ * The raw-text offset of the value's character at `offset`, found by its token: the n-th
+ * occurrence in the value is the n-th in the text, after the quote or block header. At the end
+ * of the value (a missing ')'), the position just after the last token.
+ */
+function offsetByToken(raw: string, value: string, offset: number): number | undefined {
+  const body = /^[|>][^\n]*\n|^["']/.exec(raw)?.[0].length ?? 0;
+  const nth = (text: string, token: string, n: number, from: number): number => {
+    let index = from - 1;
+    for (let i = 0; i <= n; i++) {
+      index = text.indexOf(token, index + 1);
+      if (index < 0) return -1;
+    }
+    return index;
+  };
+  const count = (text: string, token: string): number => text.split(token).length - 1;
+  const after = tokenAfter.exec(value.slice(offset))?.[0];
+  if (after) {
+    const index = nth(raw, after, count(value.slice(0, offset), after), body);
+    return index < 0 ? undefined : index;
+  }
+  const before = tokenBefore.exec(value.slice(0, offset));
+  if (!before) return undefined;
+  const index = nth(raw, before[0], count(value.slice(0, before.index), before[0]), body);
+  return index < 0 ? undefined : index + before[0].length + (offset - before.index - before[0].length);
 }
 
 /** A problem at `path` of a document, carrying its kind and id. */

@@ -7,7 +7,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, type Node } from 'yaml';
 import type { Problem } from '../problem.js';
-import { positionAtOffset, type SourceDocument } from './source-document.js';
+import { positionAtOffset, scalarCharacterOffset, type SourceDocument } from './source-document.js';
 
 export interface SubstitutionContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -43,10 +43,7 @@ export function substituteDocument(source: SourceDocument, context: Substitution
 }
 
 function problemInScalar(source: SourceDocument, node: Node, original: string, error: SubstitutionError): Problem {
-  const range = node.range ?? [0, 0, 0];
-  const raw = source.text.slice(range[0], range[1]);
-  const at = raw.indexOf(original);
-  const offset = at >= 0 ? range[0] + at + error.offset : range[0];
+  const offset = scalarCharacterOffset(source, node.range ?? [0, 0, 0], original, error.offset);
   const { line, column } = positionAtOffset(source, offset);
   return { file: source.file, line, column, kind: source.kind, id: source.id, code: error.code, message: error.message };
 }

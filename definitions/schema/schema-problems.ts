@@ -11,12 +11,17 @@ import { closest } from './did-you-mean.js';
 
 export function schemaProblems(source: SourceDocument, errors: readonly ErrorObject[]): Problem[] {
   const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
+  const inBranch = (error: ErrorObject, anyOf: string) => error.schemaPath !== anyOf && error.schemaPath.startsWith(anyOf + '/');
   const problems: Problem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
     if (error.keyword === 'if') continue;
-    // Errors inside an anyOf branch are summarised by the anyOf error itself.
-    if (anyOfPaths.some((p) => error.schemaPath !== p && error.schemaPath.startsWith(p + '/'))) continue;
+    // Errors inside an anyOf branch are summarised by the anyOf error itself…
+    if (anyOfPaths.some((p) => inBranch(error, p))) continue;
+    // …unless a branch (often behind a $ref) lists the allowed words for this very value: that
+    // list is the fix, and "not an allowed form" would only repeat it less helpfully.
+    const isAnyOf = error.keyword === 'anyOf' || error.keyword === 'oneOf';
+    if (isAnyOf && errors.some((e) => e.keyword === 'enum' && e.instancePath === error.instancePath)) continue;
     const problem = toProblem(source, error);
     const key = `${problem.line}:${problem.column}:${problem.message}`;
     if (!seen.has(key)) {
@@ -76,8 +81,10 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
     case 'type':
       return problemAt(source, path, 'schema-type', `${prefix}must be ${article(String(params.type))}, not ${describe(error.data)}`);
     case 'pattern': {
-      const description = typeof parent.description === 'string' ? ` (${parent.description})` : '';
-      return problemAt(source, path, 'schema-pattern', `${prefix}'${String(error.data)}' has the wrong form${description}`);
+      const expected = typeof parent.description === 'string'
+        ? `expected ${parent.description.charAt(0).toLowerCase()}${parent.description.slice(1).replace(/\.$/, '')}`
+        : `it must match ${String(params.pattern)}`;
+      return problemAt(source, path, 'schema-pattern', `${prefix}'${String(error.data)}' has the wrong form; ${expected}`);
     }
     case 'anyOf':
     case 'oneOf': {

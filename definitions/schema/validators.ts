@@ -2,7 +2,7 @@
  * Compiled validators of every kind (and of System per connector). Compiled once per process:
  * compiling is the expensive part of Ajv, validating is cheap.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { loadConnectorSpecs } from '../../connectors/index.js';
 import { definitionKinds, type DefinitionKind } from '../types.js';
@@ -26,8 +26,8 @@ export function definitionValidators(): Promise<DefinitionValidators> {
 }
 
 /** An Ajv instance set up the way definitions are checked: all errors, defaults filled in. */
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, useDefaults: true, verbose: true });
+export function createAjv(overrides: Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, useDefaults: true, verbose: true, ...overrides });
   addFormats(ajv);
   return ajv;
 }

@@ -1,11 +1,9 @@
 /**
- * The `syncline` command line. Each command lives in its own file; this one wires them to
- * commander and maps usage errors to exit code 2.
+ * The `syncline` command line. Each command lives in its own file, imported only when it runs,
+ * so `validate` in CI does not pay for loading the HTTP server; this file wires them to commander
+ * and maps usage errors to exit code 2.
  */
 import { Command, CommanderError } from 'commander';
-import { schemaCommand } from './schema-command.js';
-import { serveCommand } from './serve-command.js';
-import { validateCommand } from './validate-command.js';
 
 /** Exit codes: 0 success, 1 problems found (or the command failed), 2 unusable arguments. */
 export const exitUsage = 2;
@@ -25,6 +23,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument('<dir...>', 'definitions directories or files')
     .option('--format <format>', 'text or json', 'text')
     .action(async (dirs: string[], options: { format: string }) => {
+      const { validateCommand } = await import('./validate-command.js');
       exitCode = await validateCommand(dirs, options);
     });
 
@@ -33,6 +32,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('write the JSON Schema of definition files, for editors (yaml-language-server)')
     .option('--out <file>', 'write to this file instead of standard output')
     .action(async (options: { out?: string }) => {
+      const { schemaCommand } = await import('./schema-command.js');
       exitCode = await schemaCommand(options);
     });
 
@@ -43,6 +43,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--port <port>', 'port to listen on (env SYNCLINE_PORT)')
     .option('--host <host>', 'address to listen on (env SYNCLINE_HOST)')
     .action(async (options: { definitions?: string; port?: string; host?: string }) => {
+      const { serveCommand } = await import('./serve-command.js');
       exitCode = await serveCommand(options);
     });
 

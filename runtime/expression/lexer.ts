@@ -172,7 +172,7 @@ export class Lexer {
     let chunkStart = start + 1;
     for (;;) {
       const quote = src.indexOf("'", chunkStart);
-      if (quote < 0) this.fail(`unterminated string starting at ${describePosition(src, start)}`, start);
+      if (quote < 0) this.fail(`unterminated string ${describePosition(src, start)}`, start);
       value += src.slice(chunkStart, quote);
       if (src[quote + 1] === "'") {
         value += "'";
@@ -190,7 +190,7 @@ export class Lexer {
     let chunkStart = start + 1;
     for (;;) {
       const at = src.indexOf(close, chunkStart);
-      if (at < 0) this.fail(`unterminated ${what} starting at ${describePosition(src, start)}; close it with ${close}`, start);
+      if (at < 0) this.fail(`unterminated ${what} ${describePosition(src, start)}; close it with ${close}`, start);
       name += src.slice(chunkStart, at);
       if (src[at + 1] === close) {
         name += close;
@@ -216,7 +216,7 @@ export class Lexer {
         if (i >= src.length) break;
         const what = src[i] === '.' || src[i] === '#' ? `an empty name segment` : `invalid character ${showChar(src, i)}`;
         this.fail(
-          `${what} in placeholder starting at ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.'`,
+          `${what} in placeholder ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.'`,
           i,
         );
       }
@@ -232,10 +232,10 @@ export class Lexer {
       }
       if (ch === undefined) break;
       this.fail(
-        `invalid character ${showChar(src, i)} in placeholder starting at ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.' and closed by '#'`,
+        `invalid character ${showChar(src, i)} in placeholder ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.' and closed by '#'`,
         i,
       );
     }
-    return this.fail(`unterminated placeholder starting at ${where()}; close it with '#'`, start);
+    return this.fail(`unterminated placeholder ${where()}; close it with '#'`, start);
   }
 }

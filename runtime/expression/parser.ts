@@ -123,9 +123,9 @@ class Parser implements SuffixParser {
     const token = this.peek();
     if (isSymbol(token, ')')) return this.next();
     const where = describePosition(this.source, open.start);
-    if (token.kind === 'end') this.fail(`missing ')' to close '(' at ${where}`, token.start);
+    if (token.kind === 'end') this.fail(`missing ')' to close the '(' ${where}`, token.start);
     const expected = inList ? "',' or ')'" : "')'";
-    return this.fail(`expected ${expected} to close '(' at ${where} but found ${this.describe(token)}`, token.start);
+    return this.fail(`expected ${expected} to close the '(' ${where} but found ${this.describe(token)}`, token.start);
   }
 
   /** A value operand: a literal, field, placeholder, value function or a parenthesised value. */

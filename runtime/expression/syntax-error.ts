@@ -48,8 +48,13 @@ export function lineAndColumn(source: string, offset: number): { line: number; c
   return { line, column: offset - lineStart + 1 };
 }
 
-/** "column 9" for a one-line expression, "line 2, column 3" once it spans lines. */
+/**
+ * Names a place by the text that starts there — `that begins "(a = 1 OR"` — rather than by a
+ * column: the same message then reads right inside a request parameter and inside a YAML file,
+ * where columns count from a different origin.
+ */
 export function describePosition(source: string, offset: number): string {
-  const { line, column } = lineAndColumn(source, offset);
-  return /[\r\n]/.test(source) ? `line ${line}, column ${column}` : `column ${column}`;
+  const rest = source.slice(offset).split(/\r?\n|\r/)[0] ?? '';
+  const snippet = rest.length > 20 ? `${rest.slice(0, 20)}…` : rest;
+  return `that begins "${snippet}"`;
 }

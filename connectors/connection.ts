@@ -1,0 +1,119 @@
+/**
+ * The runtime side of a connector: a Connection to one System. The HTTP routes, the sync engine
+ * and webhooks use only this interface; no code outside a connector's folder knows a connector by
+ * name.
+ *
+ * Records are plain objects: the object's fields as properties, and each typed object group as a
+ * property holding one entry per type — `{ id: 1, name: "Ada", addresses: { main: { city:
+ * "London" }, invoice: { city: "Leeds" } } }`. Types absent for a record are absent.
+ */
+import type { Expression } from '../runtime/expression/index.js';
+import type { OrderTerm } from '../runtime/order/parse-order.js';
+import type { FieldType, SystemDefinition } from '../definitions/types.js';
+import type { ConnectorSpec } from './spec.js';
+
+export type RecordData = Record<string, unknown>;
+
+/** Resolves `#a.b#` placeholders of a filter to values; the values are always bound, never spliced. */
+export type PlaceholderValues = (path: readonly string[]) => unknown;
+
+export interface ReadRequest {
+  /** Filter in the expression language; its placeholders are resolved with `placeholders`. */
+  filter?: Expression;
+  placeholders?: PlaceholderValues;
+  /** Key values of one record (GETDATA_ID, GetDataObject): field name → value. */
+  id?: Readonly<Record<string, unknown>>;
+  order?: readonly OrderTerm[];
+  /** Most records to return in all (GETDATA_LIMIT). */
+  limit?: number;
+  /** Records to pass over first (GETDATA_SKIP). */
+  skip?: number;
+  /** Records per page of the stream; the connector's default when absent. */
+  pageSize?: number;
+  /** Cancels a long read (a request that went away, a sync that is stopped). */
+  signal?: AbortSignal;
+}
+
+export interface QueryRequest {
+  /** The statement in the system's language; `#FlowFilter#` is replaced by `filter`, compiled and bound. */
+  statement: string;
+  countStatement?: string;
+  filter?: Expression;
+  placeholders?: PlaceholderValues;
+  limit?: number;
+  skip?: number;
+  signal?: AbortSignal;
+}
+
+export interface QueryResult {
+  rows: RecordData[];
+  /** From the count statement, when one was given. */
+  total?: number;
+}
+
+export interface WriteRequest {
+  /** Field values to set. */
+  values: Readonly<RecordData>;
+  /** Group entries to set, by group then type: `{ addresses: { main: { city: "Paris" } } }`. */
+  groups?: Readonly<Record<string, Readonly<Record<string, Readonly<RecordData>>>>>;
+  /**
+   * Fields identifying the record to update. Absent: the object's key, taken from `values` when
+   * they hold it. No record found by them: one is created.
+   */
+  match?: Readonly<RecordData>;
+}
+
+export interface WriteResult {
+  action: 'created' | 'updated';
+  /** Key of the written record (including generated keys). */
+  key: RecordData;
+}
+
+export interface FieldDescription {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  readOnly: boolean;
+}
+
+export interface ObjectDescription {
+  name: string;
+  key: string[];
+  fields: FieldDescription[];
+  groups: Array<{ name: string; types: string[]; fields: FieldDescription[] }>;
+}
+
+export interface DiscoveredObject {
+  /** The system's own name for it (a table name). */
+  name: string;
+  fields: Array<{ name: string; type: FieldType; nullable: boolean }>;
+  key: string[];
+}
+
+export interface Connection {
+  /** Fields, types and groups of an object, as declared for the system. */
+  describe(object: string): ObjectDescription;
+  /** Records of an object as a stream of pages, never the whole object in memory. */
+  read(object: string, request?: ReadRequest): AsyncIterable<RecordData[]>;
+  count(object: string, request?: Pick<ReadRequest, 'filter' | 'placeholders' | 'signal'>): Promise<number>;
+  /** A read-only statement: the database itself refuses writes where it can. */
+  query(request: QueryRequest): Promise<QueryResult>;
+  /** Creates or updates one record with its groups, atomically where the system has transactions. */
+  write(object: string, request: WriteRequest): Promise<WriteResult>;
+  /** Resolves when the system can be reached; rejects with a ConnectorError saying why not. */
+  check(): Promise<void>;
+  /** Candidate objects of the system (tables, collections) with their fields. */
+  discover(): Promise<DiscoveredObject[]>;
+  close(): Promise<void>;
+}
+
+export interface ConnectionContext {
+  /** Directory relative paths in the connection settings are resolved from (the working directory). */
+  baseDirectory: string;
+}
+
+/** What a connector module exports: its spec, and a factory of connections. */
+export interface ConnectorModule {
+  readonly spec: ConnectorSpec;
+  createConnection(system: SystemDefinition, context: ConnectionContext): Connection;
+}

@@ -1,0 +1,84 @@
+/**
+ * Every error the HTTP interface answers with, in one catalogue: a stable code, the status, a
+ * title. The Koa edge (http/problem-middleware.ts) turns an HttpProblem into an RFC 9457
+ * `application/problem+json` body; anything else becomes a 500 that reveals nothing.
+ */
+import { ConnectorError, type ConnectorErrorCode } from '../connectors/connector-error.js';
+
+export interface ProblemDetail {
+  /** Where in the request: a JSON pointer into the body, or `query.name`, `header.name`, `path.name`. */
+  path: string;
+  message: string;
+}
+
+const catalogue = {
+  'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'invalid-request': { status: 400, title: 'Invalid request' },
+  'unknown-read-parameter': { status: 400, title: 'Unknown read parameter' },
+  'unknown-field': { status: 400, title: 'Unknown field' },
+  'invalid-value': { status: 400, title: 'Invalid value' },
+  'group-needs-full-write': { status: 400, title: 'Typed group fields need the full write' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  'missing-scope': { status: 403, title: 'Scope missing' },
+  'not-allowed': { status: 403, title: 'Not on the allow-list' },
+  'read-only': { status: 403, title: 'Read-only' },
+  'unknown-route': { status: 404, title: 'Not found' },
+  'unknown-system': { status: 404, title: 'Unknown system' },
+  'unknown-object': { status: 404, title: 'Unknown object' },
+  'record-not-found': { status: 404, title: 'Record not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  rejected: { status: 409, title: 'Rejected by the system' },
+  'body-too-large': { status: 413, title: 'Request body too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  unsupported: { status: 422, title: 'Not supported by the connector' },
+  internal: { status: 500, title: 'Internal error' },
+  unavailable: { status: 503, title: 'System unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof catalogue;
+
+/** An error with a catalogue code: safe to show to the caller as it is. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: { errors?: ProblemDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, { cause: extra.cause });
+    this.name = 'HttpProblem';
+    this.status = catalogue[code].status;
+    this.title = catalogue[code].title;
+  }
+
+  /** The RFC 9457 body. */
+  toJSON(instance?: string): Record<string, unknown> {
+    return {
+      type: `urn:syncline:problem:${this.code}`,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      ...(instance ? { instance } : {}),
+      ...(this.extra.errors ? { errors: this.extra.errors } : {}),
+    };
+  }
+}
+
+const connectorCodes: Record<ConnectorErrorCode, ProblemCode> = {
+  unsupported: 'unsupported',
+  'unknown-object': 'unknown-object',
+  'unknown-field': 'unknown-field',
+  'invalid-value': 'invalid-value',
+  'read-only': 'read-only',
+  rejected: 'rejected',
+  unavailable: 'unavailable',
+};
+
+/** The problem to answer for any thrown value; unknown errors become a bare 500. */
+export function toHttpProblem(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof ConnectorError) return new HttpProblem(connectorCodes[error.code], error.message, { cause: error });
+  return new HttpProblem('internal', 'The request failed on the server; the log has the details.', { cause: error });
+}

@@ -1,0 +1,179 @@
+/**
+ * The six connection endpoints of the service ("direct system access"): read with metadata, read
+ * data only, one record, free query, full write and minimal write. Callers choose the system and
+ * object in the URL and never see the system's native API.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ObjectDescription, RecordData } from '../../connectors/connection.js';
+import type { FieldType } from '../../definitions/types.js';
+import { HttpProblem } from '../errors.js';
+import { requestSignal, sendRecords } from './json-response.js';
+import { invalid, parseReadParameters } from './read-parameters.js';
+import { readJsonBody } from './read-body.js';
+import { parseKey } from './record-key.js';
+import { resolveObject, resolveSystem, type ConnectionProvider } from './resolve-target.js';
+import { parseFullWrite, parseMinimalWrite } from './write-body.js';
+
+export interface ConnectionRouteOptions {
+  connections: ConnectionProvider;
+  bodyLimit: number;
+}
+
+export function connectionRoutes(router: Router, { connections, bodyLimit }: ConnectionRouteOptions): void {
+  const optionalBody = async (ctx: Context) => (ctx.request.length || ctx.get('transfer-encoding') ? readJsonBody(ctx, bodyLimit) : undefined);
+
+  router.post('/RunConnectionGetData/:system/:object', async (ctx) => {
+    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
+    const object = resolveObject(target, ctx.params.object!);
+    const parameters = parseReadParameters(await optionalBody(ctx), object);
+    const signal = requestSignal(ctx);
+    const read = async () => {
+      const records: RecordData[] = [];
+      for await (const page of target.connection.read(object.name, { ...parameters, signal })) records.push(...page);
+      return records;
+    };
+    // The total counts every matching record, not just this page (GETDATA_LIMIT/SKIP).
+    const [records, total] = await Promise.all([
+      read(),
+      parameters.id ? undefined : target.connection.count(object.name, { filter: parameters.filter, signal }),
+    ]);
+    ctx.body = { ...metadata(target.system.definition.id, object), total: total ?? records.length, records };
+  });
+
+  router.post('/RunConnectionGetDataMin/:system/:object', async (ctx) => {
+    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
+    const object = resolveObject(target, ctx.params.object!);
+    const parameters = parseReadParameters(await optionalBody(ctx), object);
+    await sendRecords(ctx, target.connection.read(object.name, { ...parameters, signal: requestSignal(ctx) }));
+  });
+
+  router.get('/GetDataObject/:system/:object/:key', async (ctx) => {
+    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
+    const object = resolveObject(target, ctx.params.object!);
+    const id = parseKey(object, ctx.params.key!, 'path.object_key');
+    for await (const page of target.connection.read(object.name, { id, limit: 1 })) {
+      if (page[0]) {
+        ctx.body = { ...metadata(target.system.definition.id, object), record: page[0] };
+        return;
+      }
+    }
+    throw new HttpProblem('record-not-found', `${target.system.definition.id}/${object.name} has no record with ${describeKey(id)}.`);
+  });
+
+  router.post('/RunConnectionGetQueryData/:system', async (ctx) => {
+    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
+    const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
+    const result = await target.connection.query({ statement: body.statement, countStatement: body.countStatement, signal: requestSignal(ctx) });
+    const records = result.rows.map((row) => project(row, body.columns));
+    ctx.body = { columns: body.columns.map((c) => ({ Name: c.name, ColumnType: c.type })), records, ...(result.total !== undefined ? { total: result.total } : {}) };
+  });
+
+  router.post('/RunConnectionSetData/:system/:object', async (ctx) => {
+    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
+    const object = resolveObject(target, ctx.params.object!);
+    const request = parseFullWrite(await readJsonBody(ctx, bodyLimit), object);
+    const result = await target.connection.write(object.name, request);
+    ctx.status = result.action === 'created' ? 201 : 200;
+    ctx.body = result;
+  });
+
+  router.post('/RunConnectionSetDataMin/:system/:object', async (ctx) => {
+    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
+    const object = resolveObject(target, ctx.params.object!);
+    const request = parseMinimalWrite(await readJsonBody(ctx, bodyLimit), object);
+    const result = await target.connection.write(object.name, request);
+    ctx.status = result.action === 'created' ? 201 : 200;
+    ctx.body = result;
+  });
+}
+
+function metadata(system: string, object: ObjectDescription) {
+  return { system, object: object.name, key: object.key, fields: object.fields, groups: object.groups };
+}
+
+function describeKey(id: Record<string, unknown>): string {
+  return Object.entries(id).map(([field, value]) => `${field} = ${JSON.stringify(value)}`).join(' and ');
+}
+
+const columnTypes: readonly FieldType[] = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
+
+interface QueryBody {
+  statement: string;
+  countStatement?: string;
+  columns: Array<{ name: string; type: FieldType }>;
+}
+
+function parseQueryBody(body: unknown): QueryBody {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('', 'The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "..."}.');
+  }
+  const b = body as Record<string, unknown>;
+  const statement = b.Statement ?? b.statement;
+  const countStatement = b.CountStatement ?? b.countStatement;
+  const columns = b.columns ?? b.Columns;
+  if (typeof statement !== 'string' || statement.trim() === '') throw invalid('/Statement', 'Statement must be a non-empty string.');
+  if (countStatement !== undefined && (typeof countStatement !== 'string' || countStatement.trim() === '')) {
+    throw invalid('/CountStatement', 'CountStatement must be a non-empty string when given.');
+  }
+  if (!Array.isArray(columns) || columns.length === 0) throw invalid('/columns', 'columns must be a non-empty array of {"Name", "ColumnType"}.');
+  return {
+    statement,
+    countStatement: countStatement as string | undefined,
+    columns: columns.map((column: unknown, index) => {
+      const c = (typeof column === 'object' && column !== null ? column : {}) as Record<string, unknown>;
+      const name = c.Name ?? c.name;
+      const type = c.ColumnType ?? c.columnType;
+      if (typeof name !== 'string' || name === '') throw invalid(`/columns/${index}/Name`, 'Each column needs a Name.');
+      const known = typeof type === 'string' ? columnTypes.find((t) => t.toLowerCase() === type.toLowerCase()) : undefined;
+      if (!known) throw invalid(`/columns/${index}/ColumnType`, `ColumnType of ${name} must be one of ${columnTypes.join(', ')}.`);
+      return { name, type: known };
+    }),
+  };
+}
+
+/**
+ * One result row reduced to the declared columns, found case-insensitively (PostgreSQL folds
+ * unquoted aliases to lower case) and converted to the declared type.
+ */
+function project(row: RecordData, columns: QueryBody['columns']): RecordData {
+  const byLower = new Map(Object.keys(row).map((k) => [k.toLowerCase(), k]));
+  const out: RecordData = {};
+  for (const column of columns) {
+    const key = Object.hasOwn(row, column.name) ? column.name : byLower.get(column.name.toLowerCase());
+    if (key === undefined) {
+      throw invalid('/columns', `Column ${column.name} is not in the query result; the result has ${Object.keys(row).join(', ')}.`);
+    }
+    out[column.name] = convert(row[key], column.type);
+  }
+  return out;
+}
+
+function convert(value: unknown, type: FieldType): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'Integer':
+    case 'Number': {
+      const number = typeof value === 'number' ? value : Number(value);
+      return Number.isFinite(number) ? number : value;
+    }
+    case 'Boolean':
+      return value === true || value === 1 || value === '1' || value === 't' || value === 'true';
+    case 'DateTime':
+      return value instanceof Date ? value.toISOString() : value;
+    case 'Date':
+      return value instanceof Date ? value.toISOString().slice(0, 10) : value;
+    case 'Json':
+      return typeof value === 'string' ? safeJson(value) : value;
+    default:
+      return value instanceof Date ? value.toISOString() : String(value);
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Prometheus metrics: requests by route and status, and a latency histogram. Routes are labelled
+ * by their pattern (`/api/RunConnectionGetData/:system/:object`), never by the raw path, so the
+ * number of series stays bounded whatever callers send.
+ */
+import type { Context, Middleware } from 'koa';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface HttpMetrics {
+  registry: Registry;
+  middleware: Middleware;
+}
+
+export function createHttpMetrics(): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'syncline_' });
+  const requests = new Counter({
+    name: 'syncline_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'syncline_http_request_duration_seconds',
+    help: 'HTTP request duration by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const middleware: Middleware = async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const route = routeLabel(ctx);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      requests.inc({ method: ctx.method, route, status: String(ctx.status) });
+      latency.observe({ method: ctx.method, route }, seconds);
+    }
+  };
+  return { registry, middleware };
+}
+
+export function routeLabel(ctx: Context): string {
+  return (ctx as Context & { _matchedRoute?: string })._matchedRoute?.toString() ?? 'unmatched';
+}

@@ -1,0 +1,60 @@
+/**
+ * The instance's interface description (OpenAPI 3.1), generated from the current snapshot: the
+ * routes with enums of the real system keys and object types, and a schema per object. Built once
+ * per snapshot, so a hot reload publishes a new description.
+ */
+import type { Snapshot } from '../../../definitions/snapshot.js';
+import { connectionPaths } from './connection-paths.js';
+import { sharedComponents } from './shared-components.js';
+import { recordSchema, recordSchemaName } from './record-schemas.js';
+
+export type OpenApiDocument = Record<string, unknown>;
+
+const cache = new WeakMap<Snapshot, OpenApiDocument>();
+
+export function openApiFor(snapshot: Snapshot, version: string): OpenApiDocument {
+  let document = cache.get(snapshot);
+  if (!document) {
+    document = build(snapshot, version);
+    cache.set(snapshot, document);
+  }
+  return document;
+}
+
+function build(snapshot: Snapshot, version: string): OpenApiDocument {
+  const shared = sharedComponents();
+  const recordSchemas: Record<string, unknown> = {};
+  for (const [systemId, system] of snapshot.systems) {
+    for (const [name, object] of Object.entries(system.definition.objects)) {
+      recordSchemas[recordSchemaName(systemId, name)] = recordSchema(`${systemId}/${name}`, object);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Syncline',
+      version,
+      description: 'Queue execution, direct system access and incoming webhooks of this Syncline instance. Generated from its definitions.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    paths: {
+      ...healthPaths(),
+      ...connectionPaths(snapshot),
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of an ApiClient definition, or the admin token.' } },
+      responses: shared.responses,
+      schemas: { ...shared.schemas, ...recordSchemas },
+    },
+  };
+}
+
+function healthPaths() {
+  const open = { security: [] as unknown[] };
+  return {
+    '/healthz': { get: { ...open, operationId: 'health', summary: 'The process answers.', responses: { 200: { description: 'Alive.' } } } },
+    '/readyz': { get: { ...open, operationId: 'ready', summary: 'Definitions loaded; the last reload and its problems.', responses: { 200: { description: 'Ready.' } } } },
+    '/metrics': { get: { ...open, operationId: 'metrics', summary: 'Prometheus metrics.', responses: { 200: { description: 'Metrics in the Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+  };
+}

@@ -1,0 +1,87 @@
+/** Components every document shares: the problem body, read parameters, write bodies, answers. */
+const fieldTypeNames = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
+
+export function sharedComponents() {
+  const problem = { $ref: '#/components/schemas/Problem' };
+  const problemContent = { 'application/problem+json': { schema: problem } };
+  return {
+    schemas: {
+      Problem: {
+        type: 'object',
+        description: 'RFC 9457 problem details.',
+        required: ['type', 'title', 'status', 'detail'],
+        properties: {
+          type: { type: 'string' },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          instance: { type: 'string' },
+          errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+        },
+      },
+      ReadParameters: {
+        type: 'array',
+        description: 'Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER.',
+        items: {
+          type: 'object',
+          required: ['name', 'value'],
+          properties: {
+            name: { enum: ['GETDATA_WHERE', 'GETDATA_ID', 'GETDATA_LIMIT', 'GETDATA_SKIP', 'GETDATA_ORDER'] },
+            value: { type: 'string' },
+          },
+        },
+      },
+      FieldDescription: {
+        type: 'object',
+        required: ['name', 'type', 'required', 'readOnly'],
+        properties: { name: { type: 'string' }, type: { enum: fieldTypeNames }, required: { type: 'boolean' }, readOnly: { type: 'boolean' } },
+      },
+      GroupDescription: {
+        type: 'object',
+        required: ['name', 'types', 'fields'],
+        properties: { name: { type: 'string' }, types: { type: 'array', items: { type: 'string' } }, fields: { type: 'array', items: { $ref: '#/components/schemas/FieldDescription' } } },
+      },
+      Column: {
+        type: 'object',
+        required: ['name', 'value'],
+        properties: {
+          name: { type: 'string', description: 'A field, or group[type].field for a typed group entry, e.g. addresses[main].city.' },
+          columnType: { enum: fieldTypeNames },
+          value: {},
+        },
+      },
+      FullWrite: {
+        type: 'object',
+        required: ['columns'],
+        properties: {
+          name: { type: 'string', description: 'Object name; must equal the {object_type} of the URL.' },
+          columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Column' } },
+          idcolumns: { type: 'array', items: { $ref: '#/components/schemas/Column' }, description: 'Fields identifying the record to update; default the object key.' },
+        },
+      },
+      WriteResult: {
+        type: 'object',
+        required: ['action', 'key'],
+        properties: { action: { enum: ['created', 'updated'] }, key: { type: 'object' } },
+      },
+      QueryBody: {
+        type: 'object',
+        required: ['columns', 'Statement'],
+        properties: {
+          columns: { type: 'array', minItems: 1, items: { type: 'object', required: ['Name', 'ColumnType'], properties: { Name: { type: 'string' }, ColumnType: { enum: fieldTypeNames } } } },
+          Statement: { type: 'string', description: 'Read-only statement in the system language.' },
+          CountStatement: { type: 'string', description: 'Statement returning the total number of rows.' },
+        },
+      },
+    },
+    responses: {
+      BadRequest: { description: 'The request does not fit (the problem names the place).', content: problemContent },
+      Unauthorized: { description: 'No valid bearer token.', content: problemContent },
+      Forbidden: { description: 'The token lacks the scope, or the system is not on its allow-list.', content: problemContent },
+      NotFound: { description: 'Unknown system, object or record.', content: problemContent },
+      TooLarge: { description: 'The body exceeds the limit.', content: problemContent },
+      Unsupported: { description: 'The connector cannot do this.', content: problemContent },
+      Unavailable: { description: 'The system cannot be reached.', content: problemContent },
+    },
+  };
+}

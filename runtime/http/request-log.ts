@@ -1,0 +1,29 @@
+/**
+ * One log line per request: method, route pattern, status, duration and the API client. Never
+ * headers, bodies or query strings — they carry tokens, secrets and personal data.
+ */
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.js';
+import type { Principal } from './auth.js';
+import { routeLabel } from './metrics.js';
+
+export function requestLog(log: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const principal = ctx.state.principal as Principal | undefined;
+      log.info(
+        {
+          method: ctx.method,
+          route: routeLabel(ctx),
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          ...(principal ? { client: principal.id } : {}),
+        },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * `syncline validate` and `syncline schema` as CI and editors use them: the real command in a
+ * child process, its exit code and its output. The spawns run concurrently because each one pays
+ * for starting node and compiling the TypeScript sources.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import addFormatsModule from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parseAllDocuments } from 'yaml';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const script = join(repo, 'bin', 'syncline.js');
+
+type AddFormats = (ajv: Ajv2020) => unknown;
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI from the repository root, as `npm run validate` does. */
+function syncline(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [script, ...args], { cwd: repo, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+describe('syncline validate', { concurrency: true }, () => {
+  test('the quickstart is valid: exit 0 and a "valid:" line', async () => {
+    const run = await syncline('validate', 'examples/quickstart');
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(lines(run.stdout).length, 1, run.stdout);
+    assert.match(run.stdout, /^valid: \d+ files \(\d+ System, \d+ Sync, \d+ Webhook, \d+ Flow, \d+ ApiClient\)\n$/);
+    assert.equal(run.stderr, '');
+  });
+
+  test('broken directories: exit 1, one file:line:col: Kind/id: message line per problem', async () => {
+    const run = await syncline('validate', 'test/fixtures/invalid/unknown-kind', 'test/fixtures/invalid/missing-system');
+    assert.equal(run.code, 1);
+    assert.deepEqual(lines(run.stdout), [
+      "test/fixtures/invalid/missing-system/syncs.yaml:4:19: Sync/crm-to-erp: target.system: unknown System 'epr'; did you mean 'erp'?",
+      "test/fixtures/invalid/unknown-kind/defs.yaml:1:7: unknown kind 'Sink'; use one of: System, Sync, Webhook, Flow, ApiClient",
+    ]);
+    assert.equal(run.stderr, '2 problems in 2 files\n');
+  });
+
+  test('--format json: parseable, with valid and problems as data; several directories form one set', async () => {
+    // The extension refers to systems crm and erp, which only the other directory defines.
+    const run = await syncline('validate', '--format', 'json', 'test/fixtures/valid/quickstart-extension', 'test/fixtures/invalid/missing-system');
+    assert.equal(run.code, 1, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), {
+      valid: false,
+      problems: [
+        {
+          file: 'test/fixtures/invalid/missing-system/syncs.yaml',
+          line: 4,
+          column: 19,
+          kind: 'Sync',
+          id: 'crm-to-erp',
+          code: 'unknown-reference',
+          message: "target.system: unknown System 'epr'; did you mean 'erp'?",
+        },
+      ],
+    });
+  });
+
+  test('unusable arguments exit 2 with a message on stderr', async () => {
+    const [missing, format, none] = await Promise.all([
+      syncline('validate', 'test/fixtures/no-such-directory'),
+      syncline('validate', '--format', 'xml', 'examples/quickstart'),
+      syncline(),
+    ]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /test\/fixtures\/no-such-directory: no such file or directory/);
+    assert.equal(format.code, 2);
+    assert.match(format.stderr, /--format must be text or json, not 'xml'/);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /Usage: syncline/);
+    for (const run of [missing, format, none]) assert.equal(run.stdout, '');
+  });
+});
+
+describe('syncline schema', { concurrency: true }, () => {
+  const committed = readFileSync(join(repo, 'definitions', 'syncline.schema.json'), 'utf8');
+
+  test('prints a draft 2020-12 JSON Schema, identical to the committed definitions/syncline.schema.json', async () => {
+    const run = await syncline('schema');
+    assert.equal(run.code, 0, run.stderr);
+    const schema = JSON.parse(run.stdout) as Record<string, unknown>;
+    assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    assert.equal(run.stdout, committed, 'definitions/syncline.schema.json is stale: run `node bin/syncline.js schema --out definitions/syncline.schema.json`');
+  });
+
+  test('the editor schema accepts every quickstart document and rejects an unknown property', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(committed) as object);
+    const quickstart = join(repo, 'examples', 'quickstart');
+    const documents = readdirSync(quickstart)
+      .filter((name) => /\.ya?ml$/.test(name))
+      .flatMap((name) => parseAllDocuments(readFileSync(join(quickstart, name), 'utf8')) as Array<{ toJS(): unknown }>)
+      .map((document) => document.toJS() as Record<string, any>);
+    assert.deepEqual(documents.map((d) => d.kind).sort(), ['ApiClient', 'Sync', 'System', 'System', 'Webhook']);
+    for (const document of documents) {
+      assert.ok(validate(document), `${document.kind}/${document.id}: ${JSON.stringify(validate.errors)}`);
+    }
+
+    const sync = structuredClone(documents.find((d) => d.kind === 'Sync')!);
+    sync.match.onNoMach = 'skip';
+    assert.equal(validate(sync), false);
+    assert.ok(
+      validate.errors?.some((e) => e.keyword === 'additionalProperties' && e.instancePath === '/match' && e.params.additionalProperty === 'onNoMach'),
+      JSON.stringify(validate.errors),
+    );
+    const system = structuredClone(documents.find((d) => d.kind === 'System')!);
+    system.objects.Customer.tabel = 'customers';
+    assert.equal(validate(system), false, 'a connector-specific object option is checked too');
+  });
+});
