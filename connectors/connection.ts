@@ -38,6 +38,11 @@ export interface QueryRequest {
   /** The statement in the system's language; `#FlowFilter#` is replaced by `filter`, compiled and bound. */
   statement: string;
   countStatement?: string;
+  /**
+   * The result columns and their types (a named query's `columns`, the request's `columns`): each
+   * row then holds exactly these, converted to their types. Absent: rows as the database returns them.
+   */
+  columns?: ReadonlyArray<{ name: string; type: FieldType }>;
   filter?: Expression;
   placeholders?: PlaceholderValues;
   limit?: number;

@@ -3,13 +3,20 @@
  * side effect, and a connector's module (and so its database driver) is loaded only when a
  * definition names it.
  */
-import type { ConnectorModule, ConnectorSpec } from './spec.js';
+import type { ConnectorModule } from './connection.js';
+import type { ConnectorSpec } from './spec.js';
 
 export const connectorLoaders: Readonly<Record<string, () => Promise<ConnectorModule>>> = Object.freeze({
   sql: () => import('./sql/index.js'),
 });
 
 export const connectorNames: readonly string[] = Object.freeze(Object.keys(connectorLoaders).sort());
+
+/** The module of a registered connector; undefined for a name no connector has. */
+export async function loadConnector(name: string): Promise<ConnectorModule | undefined> {
+  const loader = Object.hasOwn(connectorLoaders, name) ? connectorLoaders[name] : undefined;
+  return loader === undefined ? undefined : loader();
+}
 
 /** Specs of every registered connector, by name. Specs are small and load no drivers. */
 export async function loadConnectorSpecs(): Promise<ReadonlyMap<string, ConnectorSpec>> {

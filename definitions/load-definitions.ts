@@ -95,6 +95,10 @@ function readDocument(context: CheckContext, source: SourceDocument, substitutio
     context.problems.push(problemAt(source, ['kind'], 'missing-id', `${source.kind} has no 'id'; add an id, unique among ${source.kind} definitions`));
     return undefined;
   }
+  if (source.id === undefined || source.id === '') {
+    context.problems.push(problemAt(source, ['id'], 'missing-id', `${source.kind}: id must be a non-empty name, unique among ${source.kind} definitions`));
+    return undefined;
+  }
   const substitutionProblems = substituteDocument(source, substitution);
   context.problems.push(...substitutionProblems);
   if (substitutionProblems.length > 0) return undefined;

@@ -143,7 +143,7 @@ function commentHint(source: SourceDocument, path: readonly PathSegment[]): stri
 /** The names an expression may refer to: fields, and fields of typed groups. */
 export interface FieldShape {
   fields: Readonly<Record<string, FieldDefinition | { type: string }>>;
-  groups?: Readonly<Record<string, { fields: Readonly<Record<string, unknown>> }>>;
+  groups?: Readonly<Record<string, { types: readonly string[]; fields: Readonly<Record<string, unknown>> }>>;
 }
 
 export function objectShape(object: ObjectDefinition): FieldShape {
@@ -151,18 +151,23 @@ export function objectShape(object: ObjectDefinition): FieldShape {
 }
 
 function unknownField(path: readonly string[], shape: FieldShape): string | undefined {
-  const [first, second] = path;
+  const [first, second, third] = path;
   if (first === undefined) return undefined;
   if (Object.hasOwn(shape.fields, first)) {
-    // Json fields may be searched by nested path; other types have no members.
     const type = (shape.fields[first] as { type: string }).type;
-    return path.length > 1 && type !== 'Json' ? `field '${first}' is ${type} and has no member '${second}'` : undefined;
+    return path.length > 1 ? `field '${first}' is ${type} and has no member '${second}'` : undefined;
   }
+  // A typed group entry is addressed with its type, as records carry it: addresses.main.city.
   const group = shape.groups && Object.hasOwn(shape.groups, first) ? shape.groups[first] : undefined;
   if (group) {
-    if (second === undefined) return `'${first}' is a group; name one of its fields, e.g. ${first}.${Object.keys(group.fields)[0]}`;
-    if (Object.hasOwn(group.fields, second)) return undefined;
-    return `group '${first}' has no field '${second}' (it has: ${list(Object.keys(group.fields))})`;
+    const example = `${first}.${group.types[0]}.${Object.keys(group.fields)[0]}`;
+    if (path.length === 2 && Object.hasOwn(group.fields, second!)) {
+      return `'${first}.${second}' needs the group type: ${group.types.map((type) => `${first}.${type}.${second}`).join(' or ')}`;
+    }
+    if (path.length !== 3) return `'${path.join('.')}' does not name a group field; write group.type.field, e.g. ${example}`;
+    if (!group.types.includes(second!)) return `group '${first}' has no type '${second}' (it has: ${group.types.join(', ')})`;
+    if (Object.hasOwn(group.fields, third!)) return undefined;
+    return `group '${first}' has no field '${third}' (it has: ${list(Object.keys(group.fields))})`;
   }
   const known = [...Object.keys(shape.fields), ...Object.keys(shape.groups ?? {})];
   const guess = closest(first, known);

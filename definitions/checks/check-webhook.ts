@@ -168,11 +168,28 @@ function checkSecurity(context: CheckContext, source: SourceDocument, hook: Webh
 }
 
 /**
+ * Compiled schemas by their JSON text, across loads: compiling is most of the cost of checking a
+ * webhook, and a hot reload re-checks every webhook while usually changing one. Bounded, oldest
+ * out first; only schemas that compiled cleanly are kept.
+ */
+const compiledSchemas = new Map<string, ValidateFunction>();
+const maxCompiledSchemas = 5000;
+
+function remember(text: string, validate: ValidateFunction): ValidateFunction {
+  if (compiledSchemas.size >= maxCompiledSchemas) compiledSchemas.delete(compiledSchemas.keys().next().value!);
+  compiledSchemas.set(text, validate);
+  return validate;
+}
+
+/**
  * Compiles a request or response schema. It is first checked against the JSON Schema meta-schema,
  * so that a mistake is reported at its own line (`type: int` under properties.id) rather than at
  * the top of the schema with Ajv's internal paths.
  */
 function compileSchema(context: CheckContext, ajv: Ajv2020, source: SourceDocument, key: 'requestSchema' | 'responseSchema', schema: Record<string, unknown>): ValidateFunction | undefined {
+  const text = JSON.stringify(schema);
+  const cached = compiledSchemas.get(text);
+  if (cached) return cached;
   try {
     if (!ajv.validateSchema(schema)) {
       const errors = (ajv.errors ?? []).map((error) => ({ ...error, instancePath: `/${key}${error.instancePath}` }));
@@ -183,7 +200,7 @@ function compileSchema(context: CheckContext, ajv: Ajv2020, source: SourceDocume
       }
       return undefined;
     }
-    return ajv.compile(schema);
+    return remember(text, ajv.compile(schema));
   } catch (error) {
     const { path, message } = compileError(ajv, schema, (error as Error).message);
     context.report(source, [key, ...path], 'json-schema', `${displayPath([key, ...path])}: not a valid JSON Schema: ${message}`, { key: true });

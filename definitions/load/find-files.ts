@@ -11,8 +11,8 @@ export interface DefinitionFile {
 }
 
 const definitionFile = /\.ya?ml$/i;
-/** Directories never searched: dependencies, VCS data and hidden folders. */
-const skippedDirectory = (name: string) => name === 'node_modules' || name.startsWith('.');
+/** Never searched: dependencies, and hidden files and folders (VCS data, editor swap files). */
+const skipped = (name: string) => name === 'node_modules' || name.startsWith('.');
 
 export function displayPath(absolutePath: string, cwd = process.cwd()): string {
   const rel = relative(cwd, absolutePath);
@@ -51,7 +51,8 @@ async function walk(directory: string): Promise<string[]> {
   for (const entry of entries) {
     const path = join(directory, entry.name);
     // Symbolic links to directories are not followed: a link cycle must not hang a reload.
-    if (entry.isDirectory() && !skippedDirectory(entry.name)) found.push(...(await walk(path)));
+    if (skipped(entry.name)) continue;
+    if (entry.isDirectory()) found.push(...(await walk(path)));
     else if ((entry.isFile() || entry.isSymbolicLink()) && definitionFile.test(entry.name)) found.push(path);
   }
   return found;

@@ -42,7 +42,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
     .option('--port <port>', 'port to listen on (env SYNCLINE_PORT)')
     .option('--host <host>', 'address to listen on (env SYNCLINE_HOST)')
-    .action(async (options: { definitions?: string; port?: string; host?: string }) => {
+    .option('--body-limit <size>', 'largest request body, e.g. 1mib (env SYNCLINE_BODY_LIMIT)')
+    .action(async (options: { definitions?: string; port?: string; host?: string; bodyLimit?: string }) => {
       const { serveCommand } = await import('./serve-command.js');
       exitCode = await serveCommand(options);
     });

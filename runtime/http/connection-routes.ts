@@ -24,7 +24,7 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   const optionalBody = async (ctx: Context) => (ctx.request.length || ctx.get('transfer-encoding') ? readJsonBody(ctx, bodyLimit) : undefined);
 
   router.post('/RunConnectionGetData/:system/:object', async (ctx) => {
-    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
+    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
     const parameters = parseReadParameters(await optionalBody(ctx), object);
     const signal = requestSignal(ctx);
@@ -42,14 +42,14 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   });
 
   router.post('/RunConnectionGetDataMin/:system/:object', async (ctx) => {
-    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
+    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
     const parameters = parseReadParameters(await optionalBody(ctx), object);
     await sendRecords(ctx, target.connection.read(object.name, { ...parameters, signal: requestSignal(ctx) }));
   });
 
   router.get('/GetDataObject/:system/:object/:key', async (ctx) => {
-    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
+    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
     const id = parseKey(object, ctx.params.key!, 'path.object_key');
     for await (const page of target.connection.read(object.name, { id, limit: 1 })) {
@@ -62,7 +62,7 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   });
 
   router.post('/RunConnectionGetQueryData/:system', async (ctx) => {
-    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
+    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
     const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
     const result = await target.connection.query({ statement: body.statement, countStatement: body.countStatement, signal: requestSignal(ctx) });
     const records = result.rows.map((row) => project(row, body.columns));
@@ -70,7 +70,7 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   });
 
   router.post('/RunConnectionSetData/:system/:object', async (ctx) => {
-    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
+    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
     const object = resolveObject(target, ctx.params.object!);
     const request = parseFullWrite(await readJsonBody(ctx, bodyLimit), object);
     const result = await target.connection.write(object.name, request);
@@ -79,7 +79,7 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   });
 
   router.post('/RunConnectionSetDataMin/:system/:object', async (ctx) => {
-    const target = resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
+    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
     const object = resolveObject(target, ctx.params.object!);
     const request = parseMinimalWrite(await readJsonBody(ctx, bodyLimit), object);
     const result = await target.connection.write(object.name, request);

@@ -1,16 +1,66 @@
-/** The Koa application: composed middleware and routers; it knows no connector by name. */
+/**
+ * The Koa application: composed middleware and routers; it knows no connector by name.
+ *
+ * Order matters: the request log and metrics see the final status; the problem edge turns every
+ * error into problem+json; each request pins the snapshot current when it arrived, so a reload in
+ * the middle of it changes nothing for it.
+ */
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { Logger } from '../log.js';
+import { authenticate } from './auth.js';
+import { connectionRoutes } from './connection-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { createHttpMetrics } from './metrics.js';
+import { openApiFor } from './openapi/build-openapi.js';
+import { problemMiddleware } from './problem-middleware.js';
+import { defaultBodyLimit } from './read-body.js';
+import { requestLog } from './request-log.js';
+import type { ConnectionProvider } from './resolve-target.js';
 
-export function createApp(holder: SnapshotHolder, log: Logger): Koa {
+export interface AppOptions {
+  holder: SnapshotHolder;
+  log: Logger;
+  connections: ConnectionProvider;
+  /** SHA-256 of the admin token (all scopes). */
+  adminTokenHash: Buffer;
+  /** Largest request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Version published in the interface description. */
+  version?: string;
+}
+
+export function createApp(options: AppOptions): Koa {
+  const { holder, log } = options;
   const app = new Koa();
-  // Route matching is case-insensitive, as installations of the service differ in spelling.
-  const router = new Router({ sensitive: false });
-  healthRoutes(router, holder);
-  app.on('error', (error: Error) => log.error({ err: error }, 'request failed'));
-  app.use(router.routes()).use(router.allowedMethods());
+  // Errors are answered by the problem edge and logged there, once.
+  app.silent = true;
+  const metrics = createHttpMetrics();
+  app.use(requestLog(log));
+  app.use(metrics.middleware);
+  app.use(problemMiddleware(log));
+  app.use(async (ctx, next) => {
+    ctx.state.snapshot = holder.current;
+    await next();
+  });
+
+  // Route matching is case-insensitive: installations of the service differ in spelling.
+  const open = new Router({ sensitive: false });
+  healthRoutes(open, holder);
+  open.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+
+  const api = new Router({ prefix: '/api', sensitive: false });
+  api.use(authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash));
+  api.get('/openapi.json', (ctx) => {
+    ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
+  });
+  connectionRoutes(api, { connections: options.connections, bodyLimit: options.bodyLimit ?? defaultBodyLimit });
+
+  app.use(open.routes()).use(open.allowedMethods());
+  app.use(api.routes()).use(api.allowedMethods());
   return app;
 }

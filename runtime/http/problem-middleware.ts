@@ -14,6 +14,9 @@ export function problemMiddleware(log: Logger): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new HttpProblem('unknown-route', `No route ${ctx.method} ${ctx.path}. The interface description is at /api/openapi.json.`);
       }
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new HttpProblem('method-not-allowed', `${ctx.path} does not answer ${ctx.method}; it answers ${ctx.response.get('Allow')}.`, { headers: { Allow: String(ctx.response.get('Allow')) } });
+      }
     } catch (error) {
       const problem = toHttpProblem(error);
       if (problem.status >= 500) log.error({ err: problem.cause ?? error, code: problem.code, path: ctx.path }, 'request failed');

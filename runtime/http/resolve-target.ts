@@ -12,7 +12,7 @@ import { requireScope, requireSystem, type Principal } from './auth.js';
 
 export interface ConnectionProvider {
   /** The shared connection of a system (created on first use, replaced when the system changes). */
-  get(system: SystemEntry['definition']): Connection;
+  get(system: SystemEntry['definition']): Promise<Connection>;
 }
 
 export interface SystemTarget {
@@ -21,7 +21,7 @@ export interface SystemTarget {
   connection: Connection;
 }
 
-export function resolveSystem(ctx: Context, connections: ConnectionProvider, key: string, scope: ApiScope): SystemTarget {
+export async function resolveSystem(ctx: Context, connections: ConnectionProvider, key: string, scope: ApiScope): Promise<SystemTarget> {
   const principal = requireScope(ctx, scope);
   const snapshot = ctx.state.snapshot as Snapshot;
   const system = findIgnoringCase(snapshot.systems, key);
@@ -30,7 +30,7 @@ export function resolveSystem(ctx: Context, connections: ConnectionProvider, key
     const visible = [...snapshot.systems.keys()].filter((id) => !principal.systems || principal.systems.has(id));
     throw new HttpProblem('unknown-system', `There is no system '${key}'. Systems: ${visible.join(', ') || 'none'}.`);
   }
-  return { principal, system, connection: connections.get(system.definition) };
+  return { principal, system, connection: await connections.get(system.definition) };
 }
 
 export function resolveObject(target: SystemTarget, name: string): ObjectDescription {

@@ -1,0 +1,206 @@
+/**
+ * Comparisons of a column with a constant or another column, written so the database selects
+ * exactly the records for which the JS evaluator's `compareValues` (over the record as the
+ * connector reads it) gives true. The constant is converted the way the evaluator would convert it
+ * for that column's type:
+ *
+ * | column      | constant       | compared as                                                    |
+ * |-------------|----------------|----------------------------------------------------------------|
+ * | String      | string         | text, by code point, case- and trailing-space-sensitively        |
+ * | String      | number         | numbers, when the text is entirely a number; else unknown        |
+ * | String      | boolean        | booleans, when the text is true/false/1/0; else unknown          |
+ * | Integer/Num | number/numeric string | numbers; other strings are unknown                      |
+ * | Integer/Num | boolean        | booleans, when the number is 1 or 0; else unknown                |
+ * | Boolean     | anything boolean-like (true/false, 1/0, 'true'/'false'/'1'/'0') | booleans     |
+ * | Date        | date literal   | instants (a date is midnight UTC)                                |
+ * | DateTime    | date literal   | instants                                                       |
+ * | Date/DateTime | string       | the ISO text as read (`YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SS.mmmZ`)  |
+ * | String      | date literal   | not supported (422): declare the field as Date or DateTime       |
+ * | Json        | anything       | not supported (422)                                             |
+ *
+ * Any other pair, and a null constant, is unknown: the comparison matches nothing, and NOT of it
+ * matches nothing either — three-valued logic, as in the evaluator.
+ */
+import type { CompareOperator } from '../../runtime/expression/index.js';
+import { ConnectorError } from '../connector-error.js';
+import { booleanOf, classOf, describeColumn, numberOf, unsupported, type ColumnOperand } from './filter-operand.js';
+import { numberFromText } from './numeric-text.js';
+import {
+  binaryText,
+  binaryTextValue,
+  booleanBinding,
+  dateOperands,
+  dateTimeOperands,
+  isoDateText,
+  isoDateTimeText,
+  jsTrim,
+  mysqlDateTime,
+  textForm,
+  type Dialect,
+} from './sql-dialect.js';
+import { falseUnlessNull, or, sql, text, trueUnlessNull, UNKNOWN, value, join, type SqlFragment } from './sql-fragment.js';
+
+/** Two sides of a comparison; `prefilter` is an index-friendly superset test for equality (MariaDB). */
+interface Pair {
+  left: SqlFragment;
+  right: SqlFragment;
+  prefilter?: [SqlFragment, SqlFragment];
+}
+
+type Coercion = { kind: 'pair'; pair: Pair } | { kind: 'unknown' } | { kind: 'predicate'; sql: SqlFragment };
+
+const unknownCoercion: Coercion = { kind: 'unknown' };
+
+const FLIPPED: Readonly<Record<CompareOperator, CompareOperator>> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+export function flip(op: CompareOperator): CompareOperator {
+  return FLIPPED[op];
+}
+
+function textPair(dialect: Dialect, op: CompareOperator, left: SqlFragment, right: string): Pair {
+  // PostgreSQL's deterministic collations are equal only for identical text, and the plain form keeps indexes usable.
+  if (dialect === 'postgres' && (op === '=' || op === '<>')) return { left, right: value(right) };
+  const pair: Pair = { left: binaryText(dialect, left), right: binaryTextValue(dialect, right) };
+  if (dialect === 'mysql' && op === '=') pair.prefilter = [left, value(right)];
+  return pair;
+}
+
+function pair(left: SqlFragment, right: SqlFragment): Coercion {
+  return { kind: 'pair', pair: { left, right } };
+}
+
+/** The text spelled as a boolean (JS trim, any case), as 1/0, or NULL. */
+function booleanFromText(dialect: Dialect, expression: SqlFragment): SqlFragment {
+  const word = binaryText(dialect, sql`LOWER(${jsTrim(dialect, expression)})`);
+  const spelled = (words: string[]): SqlFragment => join(words.map((w) => binaryTextValue(dialect, w)), ', ');
+  return sql`(CASE WHEN ${word} IN (${spelled(['true', '1'])}) THEN 1 WHEN ${word} IN (${spelled(['false', '0'])}) THEN 0 END)`;
+}
+
+function dateCoercion(dialect: Dialect, column: ColumnOperand, op: CompareOperator, instant: Date): Coercion {
+  const millis = instant.getTime();
+  const day = instant.toISOString().slice(0, 10);
+  const dayMillis = 86_400_000;
+  if (((millis % dayMillis) + dayMillis) % dayMillis === 0) {
+    const [left, right] = dateOperands(dialect, column.sql, day);
+    return pair(left, right);
+  }
+  // A date is its midnight, so it never equals an instant later that day and is below it exactly when the day is not later.
+  if (op === '=') return { kind: 'predicate', sql: falseUnlessNull(column.sql) };
+  if (op === '<>') return { kind: 'predicate', sql: trueUnlessNull(column.sql) };
+  const [left, right] = dateOperands(dialect, column.sql, day);
+  const dayOp = op === '<' || op === '<=' ? '<=' : '>';
+  return { kind: 'predicate', sql: sql`(${left} ${text(dayOp)} ${right})` };
+}
+
+function coerce(dialect: Dialect, column: ColumnOperand, op: CompareOperator, raw: unknown): Coercion {
+  let constant = typeof raw === 'bigint' ? Number(raw) : raw;
+  if (constant === null || constant === undefined) return unknownCoercion;
+  if (constant instanceof Date && Number.isNaN(constant.getTime())) return unknownCoercion;
+  if (typeof constant === 'number' && Number.isNaN(constant)) return unknownCoercion;
+  if (typeof constant === 'object' && !(constant instanceof Date)) return unknownCoercion;
+  const kind = classOf(column.type);
+  switch (kind) {
+    case 'json':
+      throw unsupported(`a comparison with the Json field '${column.label}'`);
+    case 'untyped':
+      if (constant instanceof Date) constant = dialect === 'mysql' ? mysqlDateTime(constant) : constant.toISOString();
+      if (typeof constant === 'boolean') constant = booleanBinding(dialect, constant);
+      return pair(column.sql, value(constant));
+    case 'boolean': {
+      const flag = constant instanceof Date ? null : booleanOf(constant);
+      return flag === null ? unknownCoercion : pair(column.sql, value(booleanBinding(dialect, flag)));
+    }
+    case 'number':
+      if (typeof constant === 'number') return pair(column.sql, value(constant));
+      if (typeof constant === 'string') {
+        const number = numberOf(constant);
+        return number === null ? unknownCoercion : pair(column.sql, value(number));
+      }
+      if (typeof constant === 'boolean') {
+        return pair(sql`(CASE WHEN ${column.sql} = 0 OR ${column.sql} = 1 THEN ${column.sql} END)`, value(constant ? 1 : 0));
+      }
+      return unknownCoercion;
+    case 'text':
+      if (constant instanceof Date) {
+        throw unsupported(`comparing the String field '${column.label}' with a date; declare it as Date or DateTime`);
+      }
+      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(dialect, op, column.sql, constant) };
+      if (typeof constant === 'number') return pair(numberFromText(dialect, column.sql), value(constant));
+      if (typeof constant === 'boolean') return pair(booleanFromText(dialect, column.sql), value(constant ? 1 : 0));
+      return unknownCoercion;
+    case 'date':
+      if (constant instanceof Date) return dateCoercion(dialect, column, op, constant);
+      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(dialect, op, isoDateText(dialect, column.sql), constant) };
+      return unknownCoercion;
+    case 'datetime':
+      if (constant instanceof Date) {
+        const [left, right] = dateTimeOperands(dialect, column.sql, constant);
+        return pair(left, right);
+      }
+      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(dialect, op, isoDateTimeText(dialect, column.sql), constant) };
+      return unknownCoercion;
+  }
+}
+
+function comparePair(op: CompareOperator, { left, right, prefilter }: Pair): SqlFragment {
+  const compared = sql`(${left} ${text(op)} ${right})`;
+  if (op !== '=' || prefilter === undefined) return compared;
+  return sql`(${prefilter[0]} = ${prefilter[1]} AND ${compared})`;
+}
+
+/** `column op constant`. */
+export function compareWithConstant(dialect: Dialect, column: ColumnOperand, op: CompareOperator, constant: unknown): SqlFragment {
+  const coercion = coerce(dialect, column, op, constant);
+  switch (coercion.kind) {
+    case 'unknown':
+      return UNKNOWN;
+    case 'predicate':
+      return coercion.sql;
+    case 'pair':
+      return comparePair(op, coercion.pair);
+  }
+}
+
+/** `column IN (constants…)`: true when one is equal, else unknown when one comparison is unknown, else false. */
+export function equalsAny(dialect: Dialect, column: ColumnOperand, constants: readonly unknown[]): SqlFragment {
+  const groups = new Map<string, Pair[]>();
+  const others: SqlFragment[] = [];
+  let anyUnknown = false;
+  for (const constant of constants) {
+    const coercion = coerce(dialect, column, '=', constant);
+    if (coercion.kind === 'unknown') anyUnknown = true;
+    else if (coercion.kind === 'predicate') others.push(coercion.sql);
+    else {
+      const key = JSON.stringify([coercion.pair.left, coercion.pair.prefilter?.[0] ?? null]);
+      groups.set(key, [...(groups.get(key) ?? []), coercion.pair]);
+    }
+  }
+  const lists = [...groups.values()].map((pairs) => {
+    const first = pairs[0]!;
+    const list = sql`(${first.left} IN (${join(pairs.map((p) => p.right), ', ')}))`;
+    if (first.prefilter === undefined) return list;
+    const prefilter = sql`(${first.prefilter[0]} IN (${join(pairs.map((p) => p.prefilter![1]), ', ')}))`;
+    return sql`(${prefilter} AND ${list})`;
+  });
+  return or([...lists, ...others, ...(anyUnknown ? [UNKNOWN] : [])]);
+}
+
+/** `left op right` for two columns of compatible types. */
+export function compareColumns(dialect: Dialect, left: ColumnOperand, op: CompareOperator, right: ColumnOperand): SqlFragment {
+  const a = classOf(left.type);
+  const b = classOf(right.type);
+  const plain = sql`(${left.sql} ${text(op)} ${right.sql})`;
+  if (a === 'untyped' || b === 'untyped') return plain;
+  const textual = new Set(['text', 'date', 'datetime']);
+  if (a === b && a !== 'json' && a !== 'text') return plain;
+  if (textual.has(a) && textual.has(b)) {
+    // Both are text to the evaluator (dates are read as ISO text): compare those texts exactly.
+    const leftText = textForm(dialect, left.type, left.sql)!;
+    const rightText = textForm(dialect, right.type, right.sql)!;
+    if (dialect === 'postgres' && (op === '=' || op === '<>')) return sql`(${leftText} ${text(op)} ${rightText})`;
+    return sql`(${binaryText(dialect, leftText)} ${text(op)} ${binaryText(dialect, rightText)})`;
+  }
+  throw new ConnectorError('unsupported', `the sql connector cannot compare ${describeColumn(left)} with ${describeColumn(right)}`, {
+    details: { connector: 'sql', construct: 'comparison of fields of different types' },
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * LIKE and the OData string predicates (`contains`, `startswith`, `endswith`) with the JS
+ * evaluator's semantics: case-sensitive, `%` any run of characters, `_` exactly one character
+ * (code point), the pattern's own escape character honoured.
+ *
+ * The pattern is parsed here into literal text and wildcards, then written again in the target's
+ * syntax and bound as a value:
+ * - PostgreSQL: `LIKE ? ESCAPE '!'` under the "C" collation (LIKE is case-sensitive there).
+ * - MariaDB/MySQL: `LIKE ? ESCAPE '!'` under `utf8mb4_bin` (character-wise and case-sensitive;
+ *   `LIKE BINARY` would make `_` match one byte, not one character).
+ * - SQLite: `GLOB ?`. SQLite's LIKE folds ASCII case, and `PRAGMA case_sensitive_like` is deprecated
+ *   and may be compiled out; GLOB is case-sensitive and matches characters, and every LIKE
+ *   pattern has an exact GLOB spelling (`*`, `?` and `[` are written as `[*]`, `[?]`, `[[]`).
+ */
+import { sql, value, type SqlFragment } from './sql-fragment.js';
+import type { Dialect } from './sql-dialect.js';
+
+export type LikeToken = { kind: 'text'; text: string } | { kind: 'one' } | { kind: 'run' };
+
+/** Reads a LIKE pattern as the JS evaluator does (runtime/expression/like-pattern.ts). */
+export function parseLikePattern(pattern: string, escape: string | null): LikeToken[] {
+  const chars = Array.from(pattern);
+  const escapeChar = escape === null ? undefined : Array.from(escape)[0];
+  const tokens: LikeToken[] = [];
+  const pushText = (ch: string): void => {
+    const last = tokens[tokens.length - 1];
+    if (last?.kind === 'text') last.text += ch;
+    else tokens.push({ kind: 'text', text: ch });
+  };
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (ch === escapeChar && i + 1 < chars.length) pushText(chars[++i]!);
+    else if (ch === '%') {
+      if (tokens[tokens.length - 1]?.kind !== 'run') tokens.push({ kind: 'run' });
+    } else if (ch === '_') tokens.push({ kind: 'one' });
+    else pushText(ch);
+  }
+  return tokens;
+}
+
+/** The tokens of `contains`, `startswith` and `endswith` with a literal argument. */
+export function predicateTokens(name: 'contains' | 'startswith' | 'endswith', part: string): LikeToken[] {
+  const literal: LikeToken[] = part === '' ? [] : [{ kind: 'text', text: part }];
+  switch (name) {
+    case 'contains':
+      return [{ kind: 'run' }, ...literal, { kind: 'run' }];
+    case 'startswith':
+      return [...literal, { kind: 'run' }];
+    case 'endswith':
+      return [{ kind: 'run' }, ...literal];
+  }
+}
+
+function writeGlob(tokens: readonly LikeToken[]): string {
+  return tokens
+    .map((token) => {
+      if (token.kind === 'one') return '?';
+      if (token.kind === 'run') return '*';
+      return Array.from(token.text, (ch) => (ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch)).join('');
+    })
+    .join('');
+}
+
+function writeLike(tokens: readonly LikeToken[]): string {
+  return tokens
+    .map((token) => {
+      if (token.kind === 'one') return '_';
+      if (token.kind === 'run') return '%';
+      return Array.from(token.text, (ch) => (ch === '%' || ch === '_' || ch === '!' ? `!${ch}` : ch)).join('');
+    })
+    .join('');
+}
+
+/** `text` matches the pattern; NULL text gives unknown, as in the JS evaluator. */
+export function likePredicate(dialect: Dialect, textExpression: SqlFragment, tokens: readonly LikeToken[]): SqlFragment {
+  switch (dialect) {
+    case 'sqlite':
+      return sql`(${textExpression} GLOB ${value(writeGlob(tokens))})`;
+    case 'postgres':
+      return sql`(CAST(${textExpression} AS TEXT) COLLATE "C" LIKE ${value(writeLike(tokens))} ESCAPE '!')`;
+    case 'mysql':
+      return sql`(CONVERT(${textExpression} USING utf8mb4) COLLATE utf8mb4_bin LIKE ${value(writeLike(tokens))} ESCAPE '!')`;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Driver errors → ConnectorErrors. The message says what happened in words a caller can act on and
+ * never carries driver text, SQL or connection settings; the driver error travels as `cause` for
+ * the log. Classified by the standard SQLSTATE classes (PostgreSQL, MariaDB's sqlState) and the
+ * drivers' own codes (mysql2 errno, SQLite result codes).
+ */
+import { ConnectorError } from '../connector-error.js';
+
+export interface ErrorContext {
+  systemId: string;
+  /** What was being done, e.g. "reading Customer", "running a query". */
+  action: string;
+  /** A free query: a statement the database refuses is the caller's mistake ('rejected'), not ours. */
+  statement?: boolean;
+}
+
+interface DriverError {
+  name?: string;
+  code?: string | number;
+  errno?: number;
+  sqlState?: string;
+  message?: string;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_NOTADB']);
+const MYSQL_UNAVAILABLE = new Set([1040, 1044, 1045, 1049, 1129, 1130, 1203, 2002, 2003, 2005, 2006, 2013]);
+const MYSQL_CONSTRAINT: Readonly<Record<number, string>> = {
+  1062: 'a record with the same unique value exists',
+  1451: 'the record is still referenced by another record',
+  1452: 'a referenced record does not exist',
+  1048: 'a required value is missing',
+  1364: 'a required value is missing',
+  3819: 'a value violates a check constraint',
+  4025: 'a value violates a check constraint',
+};
+const MYSQL_INVALID = new Set([1264, 1265, 1292, 1366, 1406, 1411, 3140]);
+const MYSQL_STATEMENT = new Set([1054, 1064, 1146, 1149, 1305, 1582, 1584]);
+const PG_CONSTRAINT: Readonly<Record<string, string>> = {
+  '23505': 'a record with the same unique value exists',
+  '23503': 'a referenced record does not exist, or the record is still referenced',
+  '23502': 'a required value is missing',
+  '23514': 'a value violates a check constraint',
+  '23P01': 'a value violates an exclusion constraint',
+};
+
+function unavailableReason(error: DriverError): string | null {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (error.name === 'KnexTimeoutError') return 'no connection became free in time';
+  if (NETWORK_CODES.has(code)) {
+    if (code === 'ECONNREFUSED') return 'connection refused';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'the database is locked';
+    if (code === 'SQLITE_CANTOPEN') return 'the database file cannot be opened';
+    if (code === 'SQLITE_NOTADB') return 'the file is not a SQLite database';
+    return 'the connection failed';
+  }
+  if (code === '28P01' || code === '28000' || error.errno === 1045) return 'authentication failed';
+  if (code === '3D000' || error.errno === 1049) return 'the database does not exist';
+  if (/^(08|53|57P)/.test(code)) return 'the server refused or dropped the connection';
+  if (error.errno !== undefined && MYSQL_UNAVAILABLE.has(error.errno)) return 'the server refused or dropped the connection';
+  if (/Connection terminated|connect ECONNREFUSED|timeout expired/i.test(error.message ?? '')) return 'the connection failed';
+  return null;
+}
+
+function sqliteConstraint(message: string): string {
+  if (message.includes('UNIQUE') || message.includes('PRIMARY KEY')) return 'a record with the same unique value exists';
+  if (message.includes('FOREIGN KEY')) return 'a referenced record does not exist, or the record is still referenced';
+  if (message.includes('NOT NULL')) return 'a required value is missing';
+  if (message.includes('CHECK')) return 'a value violates a check constraint';
+  return 'a constraint of the database is violated';
+}
+
+function statementProblem(error: DriverError): string | null {
+  const code = typeof error.code === 'string' ? error.code : '';
+  const message = error.message ?? '';
+  if (code === '42601' || error.errno === 1064 || /syntax error|incomplete input/.test(message)) {
+    if (/multiple commands/.test(message)) return 'it holds more than one statement';
+    return 'it has a syntax error';
+  }
+  if (code === '42P01' || error.errno === 1146 || /no such table/.test(message)) return 'it names a table that does not exist';
+  if (code === '42703' || error.errno === 1054 || /no such column/.test(message)) return 'it names a column that does not exist';
+  if (code === '42883' || error.errno === 1305 || /no such function/.test(message)) return 'it calls a function that does not exist';
+  if (code.startsWith('42') || (error.errno !== undefined && MYSQL_STATEMENT.has(error.errno)) || code === 'SQLITE_ERROR') return 'the database cannot run it';
+  return null;
+}
+
+/** The ConnectorError (or, for a failure no caller can act on, a plain Error) for a driver error. */
+export function toConnectorError(raw: unknown, context: ErrorContext): Error {
+  if (raw instanceof ConnectorError) return raw;
+  if (raw instanceof Error && raw.name === 'AbortError') return raw;
+  const error = (typeof raw === 'object' && raw !== null ? raw : {}) as DriverError;
+  const code = typeof error.code === 'string' ? error.code : '';
+  const where = `system '${context.systemId}'`;
+  const reason = unavailableReason(error);
+  if (reason !== null) {
+    return new ConnectorError('unavailable', `${where}: the database cannot be reached (${reason})`, { cause: raw, details: { system: context.systemId, reason } });
+  }
+  if (code === '25006' || error.errno === 1792 || code.startsWith('SQLITE_READONLY')) {
+    return new ConnectorError('read-only', `${where}: the database refused to write while ${context.action}; queries run read-only`, { cause: raw });
+  }
+  const constraint = code.startsWith('23')
+    ? (PG_CONSTRAINT[code] ?? 'a constraint of the database is violated')
+    : error.errno !== undefined && MYSQL_CONSTRAINT[error.errno] !== undefined
+      ? MYSQL_CONSTRAINT[error.errno]
+      : code.startsWith('SQLITE_CONSTRAINT')
+        ? sqliteConstraint(error.message ?? '')
+        : null;
+  if (constraint) return new ConnectorError('rejected', `${where}: the database refused ${context.action}: ${constraint}`, { cause: raw });
+  if (code.startsWith('22') || (error.errno !== undefined && MYSQL_INVALID.has(error.errno)) || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') {
+    return new ConnectorError('invalid-value', `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`, { cause: raw });
+  }
+  const problem = statementProblem(error);
+  if (problem !== null && context.statement) {
+    return new ConnectorError('rejected', `${where}: the database refused the statement: ${problem}`, { cause: raw });
+  }
+  if (problem !== null) {
+    return new Error(`${where}: ${context.action} failed: the database does not match the definition (${problem.replace(/^it /, 'the SQL ')})`, { cause: raw });
+  }
+  return new Error(`${where}: ${context.action} failed in the database`, { cause: raw });
+}

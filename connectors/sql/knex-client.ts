@@ -1,0 +1,164 @@
+/**
+ * Knex configuration from a System's `connection` settings. Knex loads the driver (sqlite3, pg,
+ * mysql2) when the instance is created, and the connection creates its instances on first use, so
+ * a driver is loaded only when a system that needs it is actually used.
+ *
+ * Every session is set up the same way, because the filter compiler and the value codec rely on it:
+ * - PostgreSQL: time zone UTC; `date` columns are read as `YYYY-MM-DD` text and `timestamp`
+ *   (without time zone) as UTC, never in the process's local time zone.
+ * - MariaDB/MySQL: time zone UTC; dates as text (`dateStrings`); big integers as numbers when safe;
+ *   backslash escapes on (the driver escapes bindings with them); one statement per call.
+ * - SQLite: foreign keys on, a busy timeout; the file must exist (it is never created here).
+ *
+ * The `query` purpose is the dedicated pool of free queries, read-only at the session level:
+ * PostgreSQL `default_transaction_read_only`, MariaDB `SET SESSION TRANSACTION READ ONLY`
+ * (which also refuses DDL, unlike a READ ONLY transaction alone), SQLite `PRAGMA query_only`.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, resolve } from 'node:path';
+import type { Knex } from 'knex';
+import type { ConnectionContext } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import type { Dialect } from './sql-dialect.js';
+
+export type PoolPurpose = 'data' | 'query';
+
+interface ConnectionSettings {
+  client?: string;
+  filename?: string;
+  url?: string;
+  host?: string;
+  port?: number | string;
+  user?: string;
+  password?: string;
+  database?: string;
+  searchPath?: string;
+  ssl?: boolean;
+  pool?: { min?: number; max?: number };
+}
+
+type Callback = (error: Error | null, connection?: unknown) => void;
+interface SqliteDatabase {
+  configure(option: 'busyTimeout', value: number): void;
+  exec(sql: string, callback: (error: Error | null) => void): void;
+}
+interface MysqlConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
+
+const PG_DATE = 1082;
+const PG_TIMESTAMP = 1114;
+
+/** PostgreSQL type parsers: dates stay text, timestamps without zone are UTC; the rest as pg does it. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: string): (text: string) => unknown {
+    if (oid === PG_DATE) return (text) => text;
+    if (oid === PG_TIMESTAMP) {
+      return (text) => {
+        const date = new Date(`${text.replace(' ', 'T')}Z`);
+        return Number.isNaN(date.getTime()) ? text : date;
+      };
+    }
+    // pg is loaded by now: these parsers are asked for only by a live pg connection.
+    const pg = createRequire(import.meta.url)('pg') as { types: { getTypeParser(oid: number, format?: string): (text: string) => unknown } };
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+/** The SQLite file a connection opens: relative paths are taken from the base directory. */
+export function sqliteFilename(settings: Record<string, unknown>, context: ConnectionContext): string {
+  const filename = String(settings.filename ?? ':memory:');
+  if (filename === ':memory:' || filename.startsWith('file:') || isAbsolute(filename)) return filename;
+  return resolve(context.baseDirectory, filename);
+}
+
+/** SQLite would create a missing file; a system pointing at a file that is not there is unreachable instead. */
+export function assertSqliteFileExists(filename: string, systemId: string): void {
+  if (filename === ':memory:' || filename.startsWith('file:') || existsSync(filename)) return;
+  throw new ConnectorError('unavailable', `system '${systemId}': the SQLite database file does not exist`, {
+    details: { system: systemId, reason: 'file not found' },
+  });
+}
+
+function sqliteAfterCreate(purpose: PoolPurpose) {
+  return (connection: SqliteDatabase, done: Callback): void => {
+    connection.configure('busyTimeout', 5000);
+    const pragmas = purpose === 'query' ? 'PRAGMA foreign_keys = ON; PRAGMA query_only = ON;' : 'PRAGMA foreign_keys = ON;';
+    connection.exec(pragmas, (error) => done(error, connection));
+  };
+}
+
+function mysqlAfterCreate(purpose: PoolPurpose) {
+  const statements = [
+    "SET SESSION time_zone = '+00:00', SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))",
+    // Free queries: writes and DDL refused for the whole session; a derived table keeps its
+    // ORDER BY only when it is not merged into the outer query (query.ts wraps for LIMIT/OFFSET).
+    ...(purpose === 'query' ? ['SET SESSION TRANSACTION READ ONLY', "SET SESSION optimizer_switch = 'derived_merge=off'"] : []),
+  ];
+  return (connection: MysqlConnection, done: Callback): void => {
+    const next = (index: number): void => {
+      const statement = statements[index];
+      if (statement === undefined) return done(null, connection);
+      connection.query(statement, (error) => (error ? done(error, connection) : next(index + 1)));
+    };
+    next(0);
+  };
+}
+
+function serverConnection(settings: ConnectionSettings): Record<string, unknown> {
+  if (settings.url !== undefined) return {};
+  return {
+    host: settings.host,
+    ...(settings.port === undefined ? {} : { port: Number(settings.port) }),
+    ...(settings.user === undefined ? {} : { user: settings.user }),
+    ...(settings.password === undefined ? {} : { password: settings.password }),
+    database: settings.database,
+  };
+}
+
+/** The Knex configuration of one pool of a system. */
+export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, context: ConnectionContext, purpose: PoolPurpose): Knex.Config {
+  const settings = raw as ConnectionSettings;
+  const common = { compileSqlOnError: false, acquireConnectionTimeout: 30_000 } as const;
+  switch (dialect) {
+    case 'sqlite':
+      return {
+        ...common,
+        client: 'sqlite3',
+        useNullAsDefault: true,
+        connection: { filename: sqliteFilename(raw, context) },
+        // One connection: SQLite has one writer at a time, and a second one would only wait for it.
+        pool: { min: 1, max: 1, afterCreate: sqliteAfterCreate(purpose) },
+      };
+    case 'postgres':
+      return {
+        ...common,
+        client: 'pg',
+        connection: {
+          ...(settings.url === undefined ? serverConnection(settings) : { connectionString: settings.url }),
+          ...(settings.ssl ? { ssl: true } : {}),
+          application_name: purpose === 'query' ? 'syncline-query' : 'syncline',
+          options: purpose === 'query' ? '-c TimeZone=UTC -c default_transaction_read_only=on' : '-c TimeZone=UTC',
+          types: pgTypes,
+        } as Knex.PgConnectionConfig,
+        ...(settings.searchPath === undefined ? {} : { searchPath: [settings.searchPath] }),
+        pool: { min: settings.pool?.min ?? 0, max: settings.pool?.max ?? 10 },
+      };
+    case 'mysql':
+      return {
+        ...common,
+        client: 'mysql2',
+        connection: {
+          ...(settings.url === undefined ? serverConnection(settings) : { uri: settings.url }),
+          ...(settings.ssl ? { ssl: {} } : {}),
+          timezone: 'Z',
+          dateStrings: true,
+          supportBigNumbers: true,
+          bigNumberStrings: false,
+          charset: 'utf8mb4',
+        } as Knex.MySql2ConnectionConfig,
+        pool: { min: settings.pool?.min ?? 0, max: settings.pool?.max ?? 10, afterCreate: mysqlAfterCreate(purpose) },
+      };
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Free queries (RunConnectionGetQueryData, named queries of syncs and webhooks): a statement in the
+ * database's own SQL, run read-only (read-only-session.ts).
+ *
+ * - `#FlowFilter#` is replaced by the compiled filter with its values bound (no filter: `1=1`).
+ *   The filter's fields are the statement's columns (`city`, `a.city`); their types are not
+ *   declared, so comparisons follow the database's own rules there.
+ * - The statement must start with SELECT, WITH, VALUES or TABLE, and be one statement; anything
+ *   else is refused before it is sent — in addition to, never instead of, the database refusing
+ *   writes.
+ * - limit/skip wrap the statement: `SELECT * FROM (<statement>) LIMIT ? OFFSET ?` on SQLite and
+ *   PostgreSQL; MariaDB ignores ORDER BY inside a derived table that is merged, so there a SELECT
+ *   is parenthesized instead (`(<statement>) LIMIT ? OFFSET ?`, which keeps its order) and a WITH
+ *   statement (which MariaDB cannot parenthesize) goes into a derived table on a session with
+ *   derived_merge off.
+ * - The count statement runs in the same read-only session; its first column is the total.
+ * - Rows are mapped to the declared `columns` (found by name, then case-insensitively, because
+ *   PostgreSQL folds unquoted names to lower case) and their types; without columns they are
+ *   returned as the database gives them.
+ */
+import type { Knex } from 'knex';
+import type { FieldType } from '../../definitions/types.js';
+import type { QueryRequest, QueryResult, RecordData } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import { compileFilter } from './compile-filter.js';
+import { toConnectorError } from './database-errors.js';
+import type { ColumnOperand } from './filter-operand.js';
+import { withReadOnlySession, type Row } from './read-only-session.js';
+import type { Dialect } from './sql-dialect.js';
+import { identifier, text, type SqlFragment } from './sql-fragment.js';
+import { leadingKeyword, singleStatement } from './statement-text.js';
+import { decodeValue } from './value-codec.js';
+
+export interface QueryScope {
+  /** The dedicated, read-only query pool. */
+  knex: Knex;
+  dialect: Dialect;
+  systemId: string;
+}
+
+const FLOW_FILTER = '#FlowFilter#';
+const QUERY_KEYWORDS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
+const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** MariaDB has no "no limit"; its documentation gives the largest value as the way to say it. */
+const MYSQL_NO_LIMIT = 18446744073709551615n;
+
+interface Native {
+  sql: string;
+  bindings: unknown[];
+}
+
+function queryColumn(path: readonly string[]): ColumnOperand {
+  if (path.length > 2 || !path.every((segment) => COLUMN_NAME.test(segment))) {
+    throw new ConnectorError('unknown-field', `a query filter names columns as name or table.name; '${path.join('.')}' is neither`, {
+      details: { field: path.join('.') },
+    });
+  }
+  return { kind: 'column', sql: identifier(path.join('.')), type: undefined, label: path.join('.') };
+}
+
+function filterFragment(scope: QueryScope, request: QueryRequest): SqlFragment {
+  if (request.filter === undefined) return text('1=1');
+  return compileFilter(request.filter, {
+    dialect: scope.dialect,
+    column: queryColumn,
+    ...(request.placeholders === undefined ? {} : { placeholders: request.placeholders }),
+  });
+}
+
+/** The statement with `#FlowFilter#` replaced, in the driver's placeholder syntax (`$n` on PostgreSQL). */
+function substitute(scope: QueryScope, statement: string, filter: SqlFragment): Native {
+  const native = scope.knex.raw(filter.sql, filter.bindings as Knex.RawBinding[]).toSQL().toNative();
+  const pieces = statement.split(FLOW_FILTER);
+  let sql = pieces[0]!;
+  const bindings: unknown[] = [];
+  for (const piece of pieces.slice(1)) {
+    const offset = bindings.length;
+    // Fragment text holds no '$' but its placeholders (identifiers come from [A-Za-z0-9_] names).
+    const renumbered = scope.dialect === 'postgres' ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`) : native.sql;
+    sql += `(${renumbered})${piece}`;
+    bindings.push(...native.bindings);
+  }
+  return { sql, bindings };
+}
+
+function checkedStatement(scope: QueryScope, statement: string, role: string): string {
+  const single = singleStatement(statement, scope.dialect);
+  if (single === null) {
+    throw new ConnectorError('rejected', `system '${scope.systemId}': the ${role} holds more than one statement; a query runs exactly one`, { details: { system: scope.systemId } });
+  }
+  const keyword = leadingKeyword(single, scope.dialect);
+  if (!QUERY_KEYWORDS.has(keyword)) {
+    throw new ConnectorError('read-only', `system '${scope.systemId}': the ${role} starts with ${keyword || 'nothing'}; a query must be a SELECT (or WITH, VALUES, TABLE) statement`, {
+      details: { system: scope.systemId, keyword },
+    });
+  }
+  return single;
+}
+
+function paged(scope: QueryScope, query: Native, limit: number | undefined, skip: number | undefined): Native {
+  if (limit === undefined && skip === undefined) return query;
+  const placeholder = (index: number): string => (scope.dialect === 'postgres' ? `$${query.bindings.length + index}` : '?');
+  const bindings = [...query.bindings];
+  // Newlines around the statement: a trailing -- comment in it must not swallow the wrapper.
+  let wrapped: string;
+  if (scope.dialect === 'mysql') {
+    bindings.push(limit ?? MYSQL_NO_LIMIT, skip ?? 0);
+    const outer = leadingKeyword(query.sql, 'mysql') === 'WITH' ? `SELECT * FROM (\n${query.sql}\n) AS syncline_query` : `(\n${query.sql}\n)`;
+    wrapped = `${outer} LIMIT ${placeholder(1)} OFFSET ${placeholder(2)}`;
+  } else {
+    bindings.push(limit ?? (scope.dialect === 'sqlite' ? -1 : null), skip ?? 0);
+    wrapped = `SELECT * FROM (\n${query.sql}\n) AS syncline_query LIMIT ${placeholder(1)} OFFSET ${placeholder(2)}`;
+  }
+  return { sql: wrapped, bindings };
+}
+
+function mapRows(rows: readonly Row[], columns: QueryRequest['columns']): RecordData[] {
+  if (columns === undefined || columns.length === 0) {
+    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([name, raw]) => [name, decodeValue(undefined, raw)])));
+  }
+  return rows.map((row) => {
+    const lowered = new Map(Object.keys(row).map((name) => [name.toLowerCase(), name]));
+    const record: RecordData = {};
+    for (const { name, type } of columns) {
+      const source = Object.hasOwn(row, name) ? name : lowered.get(name.toLowerCase());
+      record[name] = decodeValue(type as FieldType, source === undefined ? null : row[source]);
+    }
+    return record;
+  });
+}
+
+function countOf(rows: readonly Row[]): number {
+  const first = rows[0];
+  const total = first === undefined ? 0 : Number(Object.values(first)[0] ?? 0);
+  return Number.isFinite(total) ? total : 0;
+}
+
+function wholeNumber(name: string, raw: number | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!Number.isSafeInteger(raw) || raw < 0) throw new ConnectorError('invalid-value', `${name} must be a whole number of at least 0`, { details: { parameter: name } });
+  return raw;
+}
+
+export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
+  const limit = wholeNumber('limit', request.limit);
+  const skip = wholeNumber('skip', request.skip);
+  const filter = filterFragment(scope, request);
+  const statement = paged(scope, substitute(scope, checkedStatement(scope, request.statement, 'statement'), filter), limit, skip);
+  const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
+  request.signal?.throwIfAborted();
+  try {
+    return await withReadOnlySession(scope.knex, scope.dialect, async (session) => {
+      const rows = await session.all(statement.sql, statement.bindings);
+      const result: QueryResult = { rows: mapRows(rows, request.columns) };
+      if (count !== undefined) result.total = countOf(await session.all(count.sql, count.bindings));
+      return result;
+    });
+  } catch (error) {
+    throw toConnectorError(error, { systemId: scope.systemId, action: 'running a query', statement: true });
+  }
+}

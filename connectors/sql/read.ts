@@ -1,0 +1,105 @@
+/**
+ * Reading an object as a stream of pages. Each page is its own query, so nothing is held open
+ * between pages and the caller's pace decides how much is in memory (one page).
+ *
+ * Paging: keyset ("seek") paging when the order is the object's key alone and the key fields are
+ * Integer, Number or String — the default order, and what a sync's full read uses: every page is
+ * `WHERE <filter> AND key > <last key of the previous page>`, equally fast on the last page as on
+ * the first, and stable while records are written. Any other order pages by OFFSET, with the key
+ * appended to the order so records never swap places between pages. `skip` is an OFFSET on the
+ * first page; `limit` caps the total.
+ */
+import type { ReadRequest, RecordData } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import { compareWithConstant } from './compare-column.js';
+import { toConnectorError } from './database-errors.js';
+import { attachGroups } from './group-entries.js';
+import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope, type ResolvedOrder } from './record-query.js';
+import { and, or, toRaw, type SqlFragment } from './sql-fragment.js';
+import { decodeValue } from './value-codec.js';
+
+/** Records per page when the request does not say. */
+export const DEFAULT_PAGE_SIZE = 500;
+
+function wholeNumber(name: string, raw: number | undefined, minimum: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!Number.isSafeInteger(raw) || raw < minimum) {
+    throw new ConnectorError('invalid-value', `${name} must be a whole number of at least ${minimum}`, { details: { parameter: name } });
+  }
+  return raw;
+}
+
+function usesKeyset(scope: ObjectScope, order: ResolvedOrder): boolean {
+  const { key, fields } = scope.object;
+  if (order.terms.length !== key.length) return false;
+  return order.terms.every((term, index) => {
+    const type = fields.get(key[index]!)?.type;
+    return term.field === key[index] && (type === 'Integer' || type === 'Number' || type === 'String');
+  });
+}
+
+/** Records after `last` in the order: (k1 > v1) OR (k1 = v1 AND k2 > v2) OR … (`<` for descending terms). */
+function after(scope: ObjectScope, order: ResolvedOrder, last: RecordData): SqlFragment {
+  return or(
+    order.terms.map((term, index) => {
+      const equal = order.terms.slice(0, index).map((previous) => compareWithConstant(scope.dialect, previous.column, '=', last[previous.field!]));
+      const beyond = compareWithConstant(scope.dialect, term.column, term.direction === 'asc' ? '>' : '<', last[term.field!]);
+      return and([...equal, beyond]);
+    }),
+  );
+}
+
+function decodeRow(scope: ObjectScope, row: Record<string, unknown>): RecordData {
+  const record: RecordData = {};
+  for (const field of scope.object.fields.values()) record[field.name] = decodeValue(field.type, row[field.name]);
+  return record;
+}
+
+export async function* readPages(scope: ObjectScope, request: ReadRequest = {}): AsyncGenerator<RecordData[]> {
+  const pageSize = wholeNumber('pageSize', request.pageSize, 1) ?? DEFAULT_PAGE_SIZE;
+  let remaining = wholeNumber('limit', request.limit, 0) ?? Number.POSITIVE_INFINITY;
+  const skip = wholeNumber('skip', request.skip, 0) ?? 0;
+  const where = whereClause(scope, request);
+  const order = resolveOrder(scope, request.order);
+  const orderBy = orderByClause(scope, order);
+  let keyset = usesKeyset(scope, order);
+  let last: RecordData | undefined;
+  let consumed = 0;
+  const action = `reading ${scope.object.name}`;
+  while (remaining > 0) {
+    request.signal?.throwIfAborted();
+    const size = Math.min(pageSize, remaining);
+    const seeking = keyset && last !== undefined;
+    const condition = seeking ? and([where, after(scope, order, last!)]) : where;
+    let query = selectRecords(scope).where(toRaw(scope.knex, condition)).orderByRaw(orderBy.sql, orderBy.bindings as never).limit(size);
+    const offset = seeking ? 0 : skip + consumed;
+    if (offset > 0) query = query.offset(offset);
+    let records: RecordData[];
+    try {
+      const rows = (await query) as Array<Record<string, unknown>>;
+      records = rows.map((row) => decodeRow(scope, row));
+      await attachGroups(scope, records);
+    } catch (error) {
+      throw toConnectorError(error, { systemId: scope.object.systemId, action });
+    }
+    if (records.length > 0) yield records;
+    if (records.length < size) return;
+    remaining -= records.length;
+    consumed += records.length;
+    last = records[records.length - 1]!;
+    // A key without a value cannot be sought past; carry on by offset from here.
+    if (order.terms.some((term) => term.field !== null && (last![term.field] === null || last![term.field] === undefined))) keyset = false;
+  }
+}
+
+/** Number of records matching the filter (and id). */
+export async function countRecords(scope: ObjectScope, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'id' | 'signal'> = {}): Promise<number> {
+  const where = whereClause(scope, request);
+  request.signal?.throwIfAborted();
+  try {
+    const row = (await scope.knex.from({ r: scope.object.table }).where(toRaw(scope.knex, where)).count({ count: '*' }).first()) as { count?: unknown } | undefined;
+    return Number(row?.count ?? 0);
+  } catch (error) {
+    throw toConnectorError(error, { systemId: scope.object.systemId, action: `counting ${scope.object.name}` });
+  }
+}

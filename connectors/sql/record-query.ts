@@ -1,0 +1,99 @@
+/**
+ * The parts every read of an object shares: its table as `r`, the columns of its declared fields,
+ * field paths of filters and orders resolved to columns (a group field `addresses.main.city` to a
+ * correlated subquery on the child table), and the WHERE clause from the filter and the id.
+ *
+ * Group fields in filters and orders: `group.type.field` is the value of that field in the group
+ * entry of that type — exactly what the record carries at that path, so the JS evaluator and the
+ * database agree, and a record without such an entry has NULL there (`addresses.invoice.city IS
+ * NULL` holds for it). The subquery takes one row: (foreign key, type) is expected to be unique.
+ * A path without the type (`addresses.city`, "any address") is refused with a hint, because
+ * records have no value at that path and the evaluator would always see null.
+ */
+import type { Knex } from 'knex';
+import type { OrderTerm } from '../../runtime/order/parse-order.js';
+import type { ReadRequest } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import { compareWithConstant } from './compare-column.js';
+import { compileFilter } from './compile-filter.js';
+import type { ColumnOperand } from './filter-operand.js';
+import { groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
+import { column, orderTerm, type Dialect } from './sql-dialect.js';
+import { and, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
+
+export interface ObjectScope {
+  knex: Knex;
+  dialect: Dialect;
+  object: SqlObject;
+}
+
+/** The column (or group subquery) a field path stands for. */
+export function fieldColumn(scope: ObjectScope, path: readonly string[]): ColumnOperand {
+  const reference = resolveFieldPath(scope.object, path);
+  const label = path.join('.');
+  if (reference.kind === 'field') return { kind: 'column', sql: column('r', reference.field.name), type: reference.field.type, label };
+  const { group, type, field } = reference;
+  const parentKey = groupParentKey(scope.object);
+  const subquery = sql`(SELECT ${column('g', field.name)} FROM ${identifier(group.table)} AS g WHERE ${column('g', group.foreignKey)} = ${column('r', parentKey)} AND ${column('g', group.typeField)} = ${value(type)} LIMIT 1)`;
+  return { kind: 'column', sql: subquery, type: field.type, label };
+}
+
+/** `field = value` for each key field given, with the filter compiler's comparison rules. */
+export function idCondition(scope: ObjectScope, id: Readonly<Record<string, unknown>>): SqlFragment {
+  const { object } = scope;
+  for (const name of Object.keys(id)) {
+    if (!object.key.includes(name)) throw unknownField(object, name, `; the key of ${object.name} is ${object.key.join(', ')}`);
+  }
+  const missing = object.key.filter((name) => !Object.hasOwn(id, name));
+  if (missing.length > 0) {
+    throw new ConnectorError('invalid-value', `${object.name}: the id needs every key field; missing ${missing.join(', ')}`, {
+      details: { object: object.name, missing },
+    });
+  }
+  return and(object.key.map((name) => compareWithConstant(scope.dialect, fieldColumn(scope, [name]), '=', id[name])));
+}
+
+/** The WHERE clause of a read or count: the filter and the id, both optional. */
+export function whereClause(scope: ObjectScope, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'id'>): SqlFragment {
+  const parts: SqlFragment[] = [];
+  if (request.filter !== undefined) {
+    parts.push(
+      compileFilter(request.filter, {
+        dialect: scope.dialect,
+        column: (path) => fieldColumn(scope, path),
+        ...(request.placeholders === undefined ? {} : { placeholders: request.placeholders }),
+      }),
+    );
+  }
+  if (request.id !== undefined) parts.push(idCondition(scope, request.id));
+  return and(parts);
+}
+
+export interface ResolvedOrder {
+  terms: Array<{ column: ColumnOperand; direction: 'asc' | 'desc'; field: string | null }>;
+}
+
+/** The requested order, then the key fields not in it, so that pages never overlap or miss a record. */
+export function resolveOrder(scope: ObjectScope, order: readonly OrderTerm[] = []): ResolvedOrder {
+  const terms = order.map((term) => ({
+    column: fieldColumn(scope, term.field),
+    direction: term.direction,
+    field: term.field.length === 1 ? term.field[0]! : null,
+  }));
+  for (const key of scope.object.key) {
+    if (!terms.some((term) => term.field === key)) terms.push({ column: fieldColumn(scope, [key]), direction: 'asc', field: key });
+  }
+  return { terms };
+}
+
+export function orderByClause(scope: ObjectScope, order: ResolvedOrder): SqlFragment {
+  return join(
+    order.terms.map((term) => orderTerm(scope.dialect, term.column.type ?? 'String', term.column.sql, term.direction)),
+    ', ',
+  );
+}
+
+/** `SELECT <declared fields> FROM <table> AS r` as a Knex builder. */
+export function selectRecords(scope: ObjectScope): Knex.QueryBuilder {
+  return scope.knex.from({ r: scope.object.table }).select([...scope.object.fields.keys()].map((name) => `r.${name}`));
+}

@@ -1,0 +1,102 @@
+/**
+ * A Connection to one System of the `sql` connector: the object model built from the definition,
+ * and two Knex pools created on first use — one for reads, counts and writes, one (read-only at the
+ * session level) for free queries. Nothing touches the database until an operation needs it, so
+ * creating a connection never fails and loads no driver.
+ */
+import knexFactory, { type Knex } from 'knex';
+import type { SystemDefinition } from '../../definitions/types.js';
+import type { Connection, ConnectionContext, DiscoveredObject, ObjectDescription, QueryRequest, QueryResult, ReadRequest, RecordData, WriteRequest, WriteResult } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import { checkDatabase } from './check.js';
+import { toConnectorError } from './database-errors.js';
+import { describeObject } from './describe.js';
+import { discoverObjects } from './discover.js';
+import { assertSqliteFileExists, knexConfig, sqliteFilename, type PoolPurpose } from './knex-client.js';
+import { buildObjects, objectNamed, type SqlObject } from './object-model.js';
+import { runQuery } from './query.js';
+import { countRecords, readPages } from './read.js';
+import type { ObjectScope } from './record-query.js';
+import { dialectOf, type Dialect } from './sql-dialect.js';
+import { writeRecord } from './write.js';
+
+export class SqlConnection implements Connection {
+  readonly dialect: Dialect;
+  private readonly objects: ReadonlyMap<string, SqlObject>;
+  private readonly pools = new Map<PoolPurpose, Knex>();
+  private closed = false;
+
+  constructor(
+    private readonly system: SystemDefinition,
+    private readonly context: ConnectionContext,
+  ) {
+    this.dialect = dialectOf(system.connection.client);
+    this.objects = buildObjects(system);
+  }
+
+  /** The pool of `purpose`, created on first use. */
+  private pool(purpose: PoolPurpose): Knex {
+    if (this.closed) {
+      throw new ConnectorError('unavailable', `the connection to system '${this.system.id}' was closed (its definition changed or the runtime is stopping); retry`, {
+        details: { system: this.system.id, reason: 'closed' },
+      });
+    }
+    const existing = this.pools.get(purpose);
+    if (existing !== undefined) return existing;
+    if (this.dialect === 'sqlite') assertSqliteFileExists(sqliteFilename(this.system.connection, this.context), this.system.id);
+    let created: Knex;
+    try {
+      created = knexFactory(knexConfig(this.dialect, this.system.connection, this.context, purpose));
+    } catch (error) {
+      throw toConnectorError(error, { systemId: this.system.id, action: 'opening the database' });
+    }
+    this.pools.set(purpose, created);
+    return created;
+  }
+
+  private scope(objectName: string): ObjectScope {
+    const object = objectNamed(this.objects, this.system.id, objectName);
+    return { knex: this.pool('data'), dialect: this.dialect, object };
+  }
+
+  describe(object: string): ObjectDescription {
+    return describeObject(objectNamed(this.objects, this.system.id, object));
+  }
+
+  async *read(object: string, request: ReadRequest = {}): AsyncIterable<RecordData[]> {
+    yield* readPages(this.scope(object), request);
+  }
+
+  count(object: string, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'signal'> = {}): Promise<number> {
+    return Promise.resolve().then(() => countRecords(this.scope(object), request));
+  }
+
+  query(request: QueryRequest): Promise<QueryResult> {
+    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), dialect: this.dialect, systemId: this.system.id }, request));
+  }
+
+  write(object: string, request: WriteRequest): Promise<WriteResult> {
+    return Promise.resolve().then(() => writeRecord(this.scope(object), request));
+  }
+
+  check(): Promise<void> {
+    return Promise.resolve().then(() => checkDatabase(() => this.pool('data'), this.system.id));
+  }
+
+  async discover(): Promise<DiscoveredObject[]> {
+    const knex = this.pool('data');
+    try {
+      return await discoverObjects(knex, this.dialect);
+    } catch (error) {
+      throw toConnectorError(error, { systemId: this.system.id, action: 'listing the tables' });
+    }
+  }
+
+  /** Closes both pools after the statements running on them have finished. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.destroy()));
+  }
+}

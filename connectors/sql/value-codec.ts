@@ -1,0 +1,155 @@
+/**
+ * Values between a record and a database, by declared field type.
+ *
+ * Read (`decodeValue`): String as text; Integer as a number (a PostgreSQL bigint arrives as text
+ * and becomes a number when it is a safe integer, else stays text); Number as a number (decimals
+ * arrive as text); Boolean as true/false (SQLite and MariaDB store 1/0); Date as `YYYY-MM-DD`;
+ * DateTime as ISO 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text without an offset
+ * is UTC); Json parsed.
+ *
+ * Write (`encodeValue`): the value is checked against the type and turned into what the database
+ * takes; a value that does not fit is ConnectorError('invalid-value') naming the field.
+ */
+import type { FieldType } from '../../definitions/types.js';
+import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../runtime/expression/iso-dates.js';
+import { ConnectorError } from '../connector-error.js';
+import { booleanOf, numberOf } from './filter-operand.js';
+import { booleanBinding, DIALECT_LABELS, mysqlDateTime, type Dialect } from './sql-dialect.js';
+
+const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
+
+function integerFromText(raw: string): number | string | null {
+  if (!WHOLE_NUMBER.test(raw)) return null;
+  const big = BigInt(raw.trim());
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+}
+
+function isoDateTime(raw: unknown): string | null {
+  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString();
+  const millis = toEpochMillis(raw);
+  return millis === null ? null : new Date(millis).toISOString();
+}
+
+/** A database value as the record carries it. */
+export function decodeValue(type: FieldType | undefined, raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  switch (type) {
+    case 'String':
+      if (typeof raw === 'string') return raw;
+      if (raw instanceof Date) return isoDateTime(raw) ?? String(raw);
+      return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
+    case 'Integer':
+      if (typeof raw === 'bigint') return integerFromText(raw.toString());
+      if (typeof raw === 'string') return integerFromText(raw) ?? numberOf(raw) ?? raw;
+      if (typeof raw === 'boolean') return raw ? 1 : 0;
+      return raw;
+    case 'Number':
+      if (typeof raw === 'bigint') return Number(raw);
+      if (typeof raw === 'string') return numberOf(raw) ?? raw;
+      return raw;
+    case 'Boolean':
+      if (typeof raw === 'number' || typeof raw === 'bigint') return Number(raw) !== 0;
+      if (typeof raw === 'string') return booleanOf(raw) ?? (raw === 't' ? true : raw === 'f' ? false : raw);
+      return raw;
+    case 'Date': {
+      if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString().slice(0, 10);
+      if (typeof raw !== 'string') return raw;
+      const parts = matchIsoDate(raw, 0, 'lenient');
+      return parts !== null && isoDateProblem(parts) === null ? raw.slice(0, 10) : raw;
+    }
+    case 'DateTime':
+      return isoDateTime(raw) ?? raw;
+    case 'Json':
+      if (typeof raw !== 'string') return raw;
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        return raw;
+      }
+    case undefined:
+      if (raw instanceof Date) return isoDateTime(raw);
+      if (typeof raw === 'bigint') return integerFromText(raw.toString());
+      return raw;
+  }
+}
+
+export interface EncodeTarget {
+  dialect: Dialect;
+  /** `Object.field` or `Object.group[type].field`, for messages. */
+  label: string;
+  maxLength?: number;
+}
+
+function invalid(target: EncodeTarget, expected: string, raw: unknown): ConnectorError {
+  const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : raw instanceof Date ? 'an invalid date' : `a ${typeof raw}`;
+  return new ConnectorError('invalid-value', `${target.label}: expected ${expected}, got ${got}`, {
+    details: { field: target.label, expected },
+  });
+}
+
+function encodeText(target: EncodeTarget, raw: unknown): string {
+  let textValue: string;
+  if (typeof raw === 'string') textValue = raw;
+  else if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint' || typeof raw === 'boolean') textValue = String(raw);
+  else throw invalid(target, 'text', raw);
+  if (target.maxLength !== undefined && Array.from(textValue).length > target.maxLength) {
+    throw new ConnectorError('invalid-value', `${target.label}: longer than the ${target.maxLength} characters allowed`, {
+      details: { field: target.label, maxLength: target.maxLength },
+    });
+  }
+  if (target.dialect === 'postgres' && textValue.includes('\u0000')) {
+    throw new ConnectorError('invalid-value', `${target.label}: ${DIALECT_LABELS.postgres} text cannot hold the NUL character (U+0000)`, {
+      details: { field: target.label },
+    });
+  }
+  return textValue;
+}
+
+/** A write value as the database takes it; null stays null (required fields are checked by the caller). */
+export function encodeValue(type: FieldType, raw: unknown, target: EncodeTarget): unknown {
+  if (raw === null || raw === undefined) return null;
+  switch (type) {
+    case 'String':
+      return encodeText(target, raw);
+    case 'Integer': {
+      if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
+      const whole = typeof raw === 'string' || typeof raw === 'bigint' ? integerFromText(String(raw)) : null;
+      if (whole === null) throw invalid(target, 'a whole number', raw);
+      return whole;
+    }
+    case 'Number': {
+      const number = typeof raw === 'number' ? raw : typeof raw === 'bigint' ? Number(raw) : typeof raw === 'string' ? numberOf(raw) : null;
+      if (number === null || !Number.isFinite(number)) throw invalid(target, 'a number', raw);
+      return number;
+    }
+    case 'Boolean': {
+      const flag = booleanOf(raw);
+      if (flag === null) throw invalid(target, 'true or false', raw);
+      return booleanBinding(target.dialect, flag);
+    }
+    case 'Date': {
+      if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString().slice(0, 10);
+      const parts = typeof raw === 'string' ? matchIsoDate(raw.trim(), 0, 'lenient') : null;
+      if (typeof raw !== 'string' || parts === null || parts.length !== raw.trim().length || isoDateProblem(parts) !== null) {
+        throw invalid(target, 'a date (YYYY-MM-DD)', raw);
+      }
+      return raw.trim().slice(0, 10);
+    }
+    case 'DateTime': {
+      const iso = typeof raw === 'string' || raw instanceof Date ? isoDateTime(raw) : null;
+      if (iso === null) throw invalid(target, 'an ISO 8601 date-time', raw);
+      return target.dialect === 'mysql' ? mysqlDateTime(new Date(iso)) : iso;
+    }
+    case 'Json': {
+      const json = JSON.stringify(raw) as string | undefined;
+      if (json === undefined) throw invalid(target, 'JSON data', raw);
+      if (target.dialect === 'postgres' && json.includes('\\u0000')) {
+        throw new ConnectorError('invalid-value', `${target.label}: ${DIALECT_LABELS.postgres} JSON cannot hold the NUL character (U+0000)`, {
+          details: { field: target.label },
+        });
+      }
+      return json;
+    }
+  }
+}
