@@ -28,9 +28,17 @@ function canonicalJson(data: unknown): string {
   return JSON.stringify(data) ?? 'null';
 }
 
+/** Digests by definition object: snapshot definitions are frozen, so one is computed once, not per request. */
+const digests = new WeakMap<SystemDefinition, string>();
+
 /** SHA-256 over a system definition: equal digests, equal definitions. */
 export function systemDigest(system: SystemDefinition): string {
-  return createHash('sha256').update(canonicalJson(system)).digest('hex');
+  let digest = digests.get(system);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(canonicalJson(system)).digest('hex');
+    if (Object.isFrozen(system)) digests.set(system, digest);
+  }
+  return digest;
 }
 
 export class ConnectionPool {

@@ -5,6 +5,7 @@
  */
 
 export type FieldType = 'String' | 'Integer' | 'Number' | 'Boolean' | 'Date' | 'DateTime' | 'Json';
+export const fieldTypes: readonly FieldType[] = Object.freeze(['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json']);
 
 export interface FieldDefinition {
   type: FieldType;

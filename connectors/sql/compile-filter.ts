@@ -166,7 +166,8 @@ class FilterCompiler {
   private truthOf(column: ColumnOperand): SqlFragment {
     switch (classOf(column.type)) {
       case 'boolean':
-        return sql`(${column.sql} ${text(this.dialect === 'postgres' ? '=' : '<>')} ${value(booleanBinding(this.dialect, this.dialect === 'postgres'))})`;
+        // true is true; in SQLite and MariaDB a boolean is a number, and any but 0 reads as true.
+        return this.dialect === 'postgres' ? sql`(${column.sql} = ${value(true)})` : sql`(${column.sql} <> ${value(booleanBinding(this.dialect, false))})`;
       case 'number':
         return sql`(${column.sql} <> 0)`;
       case 'text': {

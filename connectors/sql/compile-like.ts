@@ -11,7 +11,11 @@
  * - SQLite: `GLOB ?`. SQLite's LIKE folds ASCII case, and `PRAGMA case_sensitive_like` is deprecated
  *   and may be compiled out; GLOB is case-sensitive and matches characters, and every LIKE
  *   pattern has an exact GLOB spelling (`*`, `?` and `[` are written as `[*]`, `[?]`, `[[]`).
+ *   GLOB reads a pattern only up to a NUL character and refuses one over 50,000 bytes; such
+ *   patterns are matched without GLOB when they are a plain text, prefix, suffix or substring
+ *   test. GLOB also reads a value only up to a NUL: text holding U+0000 is matched up to it.
  */
+import { unsupported } from './filter-operand.js';
 import { sql, value, type SqlFragment } from './sql-fragment.js';
 import type { Dialect } from './sql-dialect.js';
 
@@ -71,11 +75,40 @@ function writeLike(tokens: readonly LikeToken[]): string {
     .join('');
 }
 
+/** SQLite refuses GLOB patterns longer than this (SQLITE_MAX_LIKE_PATTERN_LENGTH). */
+const SQLITE_PATTERN_LIMIT = 50_000;
+
+/**
+ * SQLite, for patterns GLOB cannot take (longer than its limit, or holding NUL, where GLOB stops
+ * reading): the common shapes as equality, prefix, suffix and substring tests, which compare the
+ * whole text; any other shape is refused.
+ */
+function sqliteWithoutGlob(textExpression: SqlFragment, tokens: readonly LikeToken[]): SqlFragment {
+  const shape = tokens.map((token) => (token.kind === 'text' ? 't' : token.kind === 'run' ? '%' : '_')).join('');
+  const literal = tokens.find((token) => token.kind === 'text')?.text ?? '';
+  const length = Array.from(literal).length;
+  switch (shape) {
+    case 't':
+      return sql`((${textExpression} COLLATE BINARY) = ${value(literal)})`;
+    case 't%':
+      return sql`((substr(${textExpression}, 1, ${value(length)}) COLLATE BINARY) = ${value(literal)})`;
+    case '%t':
+      return sql`((substr(${textExpression}, ${value(-length)}) COLLATE BINARY) = ${value(literal)})`;
+    case '%t%':
+      return sql`(instr(${textExpression}, ${value(literal)}) > 0)`;
+    default:
+      throw unsupported('a LIKE pattern of this shape that is longer than 50,000 bytes or contains NUL (U+0000) on SQLite');
+  }
+}
+
 /** `text` matches the pattern; NULL text gives unknown, as in the JS evaluator. */
 export function likePredicate(dialect: Dialect, textExpression: SqlFragment, tokens: readonly LikeToken[]): SqlFragment {
   switch (dialect) {
-    case 'sqlite':
-      return sql`(${textExpression} GLOB ${value(writeGlob(tokens))})`;
+    case 'sqlite': {
+      const glob = writeGlob(tokens);
+      if (glob.includes('\u0000') || Buffer.byteLength(glob) > SQLITE_PATTERN_LIMIT) return sqliteWithoutGlob(textExpression, tokens);
+      return sql`(${textExpression} GLOB ${value(glob)})`;
+    }
     case 'postgres':
       return sql`(CAST(${textExpression} AS TEXT) COLLATE "C" LIKE ${value(writeLike(tokens))} ESCAPE '!')`;
     case 'mysql':

@@ -47,6 +47,8 @@ interface MysqlConnection {
   query(sql: string, callback: (error: Error | null) => void): void;
 }
 
+function ignore(): void {}
+
 const PG_DATE = 1082;
 const PG_TIMESTAMP = 1114;
 
@@ -120,7 +122,10 @@ function serverConnection(settings: ConnectionSettings): Record<string, unknown>
 /** The Knex configuration of one pool of a system. */
 export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, context: ConnectionContext, purpose: PoolPurpose): Knex.Config {
   const settings = raw as ConnectionSettings;
-  const common = { compileSqlOnError: false, acquireConnectionTimeout: 30_000 } as const;
+  // Knex would print pool errors to the console itself; they reach the caller as ConnectorErrors
+  // (with the driver error as cause), and the runtime logs those.
+  const quiet = { warn: ignore, error: ignore, deprecate: ignore, debug: ignore };
+  const common = { compileSqlOnError: false, acquireConnectionTimeout: 30_000, log: quiet } as const;
   switch (dialect) {
     case 'sqlite':
       return {

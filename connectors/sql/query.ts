@@ -19,7 +19,6 @@
  *   returned as the database gives them.
  */
 import type { Knex } from 'knex';
-import type { FieldType } from '../../definitions/types.js';
 import type { QueryRequest, QueryResult, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { compileFilter } from './compile-filter.js';
@@ -123,7 +122,11 @@ function mapRows(rows: readonly Row[], columns: QueryRequest['columns']): Record
     const record: RecordData = {};
     for (const { name, type } of columns) {
       const source = Object.hasOwn(row, name) ? name : lowered.get(name.toLowerCase());
-      record[name] = decodeValue(type as FieldType, source === undefined ? null : row[source]);
+      // A declared column the statement does not return is a mistake in the request, not a null.
+      if (source === undefined) {
+        throw new ConnectorError('invalid-value', `column '${name}' is not in the query result; the result has ${Object.keys(row).join(', ')}`, { details: { column: name } });
+      }
+      record[name] = decodeValue(type, row[source]);
     }
     return record;
   });

@@ -62,7 +62,11 @@ export function binaryTextValue(dialect: Dialect, bound: string): SqlFragment {
   return dialect === 'mysql' ? sql`CAST(${value(bound)} AS BINARY)` : value(bound);
 }
 
-/** Text of a value for LIKE and the string functions, as the JS evaluator's `textOf` sees the record value. */
+/**
+ * Text of a value for LIKE and the string functions, as the JS evaluator's `textOf` sees the record
+ * value. Exact for String, Integer, Date and DateTime; a Number is spelled by the database, which
+ * may differ from JS for whole numbers kept as REAL or DECIMAL ('42.0', '42.00' against '42').
+ */
 export function textForm(dialect: Dialect, type: FieldType | undefined, expression: SqlFragment): SqlFragment | null {
   switch (type) {
     case 'String':

@@ -83,7 +83,9 @@ export async function writeRecord(scope: ObjectScope, request: WriteRequest): Pr
   const { object, knex } = scope;
   if (object.readOnly) throw new ConnectorError('read-only', `${object.name} of system '${object.systemId}' is read-only`, { details: { object: object.name } });
   const match = matchOf(object, request);
-  const values = encodeFields(scope, object.fields, request.values, (name) => `${object.name}.${name}`, (name) => unknownField(object, name));
+  const notAField = (name: string): Error =>
+    unknownField(object, name, object.groups.has(name) ? ` (it is a group: send its entries as groups, by type)` : '');
+  const values = encodeFields(scope, object.fields, request.values, (name) => `${object.name}.${name}`, notAField);
   const settable: Row = {};
   for (const [name, encoded] of Object.entries(values)) {
     const field = object.fields.get(name)!;

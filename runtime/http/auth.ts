@@ -58,7 +58,9 @@ export function authenticate(snapshotOf: (ctx: Context) => Snapshot, adminTokenH
 }
 
 export function requireScope(ctx: Context, scope: ApiScope): Principal {
-  const principal = ctx.state.principal as Principal;
+  const principal = ctx.state.principal as Principal | undefined;
+  // Fails closed should a route ever be reached without `authenticate` having run.
+  if (!principal) throw new HttpProblem('unauthenticated', 'Send Authorization: Bearer <token>.', { headers: { 'WWW-Authenticate': 'Bearer realm="syncline"' } });
   if (!principal.scopes.has(scope)) {
     throw new HttpProblem('missing-scope', `This call needs the scope ${scope}; client ${principal.id} has ${[...principal.scopes].join(', ') || 'none'}.`);
   }

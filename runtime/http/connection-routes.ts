@@ -5,8 +5,8 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { ObjectDescription, RecordData } from '../../connectors/connection.js';
-import type { FieldType } from '../../definitions/types.js';
+import type { ObjectDescription, RecordData, WriteRequest } from '../../connectors/connection.js';
+import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { requestSignal, sendRecords } from './json-response.js';
 import { invalid, parseReadParameters } from './read-parameters.js';
@@ -64,28 +64,21 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   router.post('/RunConnectionGetQueryData/:system', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
     const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
-    const result = await target.connection.query({ statement: body.statement, countStatement: body.countStatement, signal: requestSignal(ctx) });
-    const records = result.rows.map((row) => project(row, body.columns));
-    ctx.body = { columns: body.columns.map((c) => ({ Name: c.name, ColumnType: c.type })), records, ...(result.total !== undefined ? { total: result.total } : {}) };
+    const result = await target.connection.query({ ...body, signal: requestSignal(ctx) });
+    ctx.body = { columns: body.columns.map((c) => ({ Name: c.name, ColumnType: c.type })), records: result.rows, ...(result.total !== undefined ? { total: result.total } : {}) };
   });
 
-  router.post('/RunConnectionSetData/:system/:object', async (ctx) => {
-    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
-    const object = resolveObject(target, ctx.params.object!);
-    const request = parseFullWrite(await readJsonBody(ctx, bodyLimit), object);
-    const result = await target.connection.write(object.name, request);
-    ctx.status = result.action === 'created' ? 201 : 200;
-    ctx.body = result;
-  });
-
-  router.post('/RunConnectionSetDataMin/:system/:object', async (ctx) => {
-    const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
-    const object = resolveObject(target, ctx.params.object!);
-    const request = parseMinimalWrite(await readJsonBody(ctx, bodyLimit), object);
-    const result = await target.connection.write(object.name, request);
-    ctx.status = result.action === 'created' ? 201 : 200;
-    ctx.body = result;
-  });
+  const writeRoute = (path: string, parse: (body: unknown, object: ObjectDescription) => WriteRequest) =>
+    router.post(path, async (ctx) => {
+      const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
+      const object = resolveObject(target, ctx.params.object!);
+      const request = parse(await readJsonBody(ctx, bodyLimit), object);
+      const result = await target.connection.write(object.name, request);
+      ctx.status = result.action === 'created' ? 201 : 200;
+      ctx.body = result;
+    });
+  writeRoute('/RunConnectionSetData/:system/:object', parseFullWrite);
+  writeRoute('/RunConnectionSetDataMin/:system/:object', parseMinimalWrite);
 }
 
 function metadata(system: string, object: ObjectDescription) {
@@ -95,8 +88,6 @@ function metadata(system: string, object: ObjectDescription) {
 function describeKey(id: Record<string, unknown>): string {
   return Object.entries(id).map(([field, value]) => `${field} = ${JSON.stringify(value)}`).join(' and ');
 }
-
-const columnTypes: readonly FieldType[] = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
 
 interface QueryBody {
   statement: string;
@@ -125,55 +116,9 @@ function parseQueryBody(body: unknown): QueryBody {
       const name = c.Name ?? c.name;
       const type = c.ColumnType ?? c.columnType;
       if (typeof name !== 'string' || name === '') throw invalid(`/columns/${index}/Name`, 'Each column needs a Name.');
-      const known = typeof type === 'string' ? columnTypes.find((t) => t.toLowerCase() === type.toLowerCase()) : undefined;
-      if (!known) throw invalid(`/columns/${index}/ColumnType`, `ColumnType of ${name} must be one of ${columnTypes.join(', ')}.`);
+      const known = typeof type === 'string' ? fieldTypes.find((t) => t.toLowerCase() === type.toLowerCase()) : undefined;
+      if (!known) throw invalid(`/columns/${index}/ColumnType`, `ColumnType of ${name} must be one of ${fieldTypes.join(', ')}.`);
       return { name, type: known };
     }),
   };
-}
-
-/**
- * One result row reduced to the declared columns, found case-insensitively (PostgreSQL folds
- * unquoted aliases to lower case) and converted to the declared type.
- */
-function project(row: RecordData, columns: QueryBody['columns']): RecordData {
-  const byLower = new Map(Object.keys(row).map((k) => [k.toLowerCase(), k]));
-  const out: RecordData = {};
-  for (const column of columns) {
-    const key = Object.hasOwn(row, column.name) ? column.name : byLower.get(column.name.toLowerCase());
-    if (key === undefined) {
-      throw invalid('/columns', `Column ${column.name} is not in the query result; the result has ${Object.keys(row).join(', ')}.`);
-    }
-    out[column.name] = convert(row[key], column.type);
-  }
-  return out;
-}
-
-function convert(value: unknown, type: FieldType): unknown {
-  if (value === null || value === undefined) return null;
-  switch (type) {
-    case 'Integer':
-    case 'Number': {
-      const number = typeof value === 'number' ? value : Number(value);
-      return Number.isFinite(number) ? number : value;
-    }
-    case 'Boolean':
-      return value === true || value === 1 || value === '1' || value === 't' || value === 'true';
-    case 'DateTime':
-      return value instanceof Date ? value.toISOString() : value;
-    case 'Date':
-      return value instanceof Date ? value.toISOString().slice(0, 10) : value;
-    case 'Json':
-      return typeof value === 'string' ? safeJson(value) : value;
-    default:
-      return value instanceof Date ? value.toISOString() : String(value);
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

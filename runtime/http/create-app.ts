@@ -54,7 +54,10 @@ export function createApp(options: AppOptions): Koa {
   });
 
   const api = new Router({ prefix: '/api', sensitive: false });
-  api.use(authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash));
+  // Registered with an explicit (empty) path: @koa/router 15 builds the pattern of a path-less
+  // use() on a prefixed router without its `sensitive: false`, so `/API/...` matched the routes
+  // but skipped authentication.
+  api.use('', authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash));
   api.get('/openapi.json', (ctx) => {
     ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
   });

@@ -5,11 +5,10 @@
  * so a group there is refused with a pointer to the full write.
  */
 import type { ObjectDescription, WriteRequest } from '../../connectors/connection.js';
-import type { FieldType } from '../../definitions/types.js';
+import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { invalid } from './read-parameters.js';
 
-const fieldTypes: readonly FieldType[] = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
 const groupColumn = /^([A-Za-z_][A-Za-z0-9_]*)\[([A-Za-z0-9_-]+)\]\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
 interface Column {

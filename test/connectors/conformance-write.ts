@@ -84,6 +84,7 @@ export function writeConformance(context: SuiteContext): void {
 
   test('undeclared fields are refused with unknown-field listing the known ones', async () => {
     await rejectsWith(() => connection().write('Customer', { values: { name: 'x', nope: 1 } }), 'unknown-field', /Customer has no field 'nope'; its fields are id, name, email/);
+    await rejectsWith(() => connection().write('Customer', { values: { name: 'x', addresses: {} } }), 'unknown-field', /it is a group/);
     await rejectsWith(() => connection().write('Customer', { values: { id: 2 }, groups: { addresses: { main: { planet: 'x' } } } }), 'unknown-field', /addresses\.main\.planet/);
     await rejectsWith(() => connection().write('Customer', { values: { id: 2 }, groups: { contacts: {} } }), 'unknown-field', /contacts/);
     await rejectsWith(() => connection().write('Customer', { match: { nope: 1 }, values: { name: 'x' } }), 'unknown-field');

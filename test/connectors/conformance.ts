@@ -187,6 +187,14 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
     await rejectsWith(() => readAll(connection!, 'Customer', { order: parseOrder('nope') }), 'unknown-field');
   });
 
+  test('keyset paging over a string key keeps code point order', async () => {
+    const { records, pages } = await readAll(connection!, 'Account', { pageSize: 1 });
+    assert.deepEqual(records.map((record) => record.AccountNumber), ["A-'2", 'A-1', 'a-1']);
+    assert.deepEqual(pages, [1, 1, 1]);
+    const descending = await readAll(connection!, 'Account', { pageSize: 2, order: parseOrder('AccountNumber desc') });
+    assert.deepEqual(descending.records.map((record) => record.AccountNumber), ['a-1', 'A-1', "A-'2"]);
+  });
+
   test('count with and without a filter', async () => {
     assert.equal(await connection!.count('Customer'), CUSTOMERS.length);
     assert.equal(await connection!.count('Customer', { filter: parseExpression('score >= 50') }), CUSTOMERS.filter((row) => row.score !== null && row.score >= 50).length);

@@ -164,7 +164,7 @@ export function crmSystem(database: TestDatabase, overrides: Partial<SystemDefin
       Account: {
         table: 'accounts',
         key: ['AccountNumber'],
-        fields: { AccountNumber: { type: 'String', required: true }, AccountName: { type: 'String', required: true }, Email: { type: 'String' } },
+        fields: { AccountNumber: { type: 'String', required: true, maxLength: 40 }, AccountName: { type: 'String', required: true, maxLength: 200 }, Email: { type: 'String', maxLength: 200 } },
       },
     },
     queries: {},

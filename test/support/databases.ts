@@ -55,10 +55,12 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+const quiet = { warn() {}, error() {}, deprecate() {}, debug() {} };
+
 function serverKnex(engine: 'postgres' | 'mariadb', url: string): Knex {
   return engine === 'postgres'
-    ? knexFactory({ client: 'pg', connection: { connectionString: url, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 2 } })
-    : knexFactory({ client: 'mysql2', connection: { uri: url, connectTimeout: 3000, dateStrings: true, timezone: 'Z' } as never, pool: { min: 0, max: 2 } });
+    ? knexFactory({ client: 'pg', connection: { connectionString: url, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 2 }, log: quiet })
+    : knexFactory({ client: 'mysql2', connection: { uri: url, connectTimeout: 3000, dateStrings: true, timezone: 'Z' } as never, pool: { min: 0, max: 2 }, log: quiet });
 }
 
 /** Why the server cannot be used, or undefined when it answers. */

@@ -1,5 +1,7 @@
 /** Components every document shares: the problem body, read parameters, write bodies, answers. */
-const fieldTypeNames = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
+import { fieldTypes } from '../../../definitions/types.js';
+
+const fieldTypeNames = [...fieldTypes];
 
 export function sharedComponents() {
   const problem = { $ref: '#/components/schemas/Problem' };
