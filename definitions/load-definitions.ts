@@ -42,6 +42,7 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   parsed.forEach((file, index) => {
     digest.update(files[index]!.absolutePath).update('\0').update(file.text).update('\0');
     context.problems.push(...file.problems);
+    for (const source of file.broken) markUnreadable(context, source.document.contents as Node | null);
     for (const source of file.documents) {
       const value = readDocument(context, source, { env });
       if (!value) continue;
@@ -101,7 +102,10 @@ function readDocument(context: CheckContext, source: SourceDocument, substitutio
   }
   const substitutionProblems = substituteDocument(source, substitution);
   context.problems.push(...substitutionProblems);
-  if (substitutionProblems.length > 0) return undefined;
+  if (substitutionProblems.length > 0) {
+    context.unreadable.add(`${source.kind}/${source.id}`);
+    return undefined;
+  }
   const result = documentValue(source);
   if ('problem' in result) {
     context.problems.push(result.problem);
@@ -126,6 +130,14 @@ const kindByKey: Record<string, DefinitionKind> = { connector: 'System', mapping
 function guessKind(map: Node): DefinitionKind | undefined {
   for (const [key, kind] of Object.entries(kindByKey)) if (isMap(map) && map.has(key)) return kind;
   return undefined;
+}
+
+/** Remembers the kind and id of a document that cannot be read, when it says them. */
+function markUnreadable(context: CheckContext, contents: Node | null): void {
+  if (!isMap(contents)) return;
+  const kind = scalarAt(contents, 'kind');
+  const id = scalarAt(contents, 'id');
+  if (typeof kind === 'string' && (typeof id === 'string' || typeof id === 'number')) context.unreadable.add(`${kind}/${String(id)}`);
 }
 
 function scalarAt(map: Node, key: string): unknown {

@@ -43,8 +43,14 @@ const PG_CONSTRAINT: Readonly<Record<string, string>> = {
   '23P01': 'a value violates an exclusion constraint',
 };
 
+/** PostgreSQL answers a statement holding `$1` but sent without values with 08P01, a connection-class code. */
+function missingParameters(error: DriverError): boolean {
+  return error.code === '08P01' && /bind message supplies/.test(error.message ?? '');
+}
+
 function unavailableReason(error: DriverError): string | null {
   const code = typeof error.code === 'string' ? error.code : '';
+  if (missingParameters(error)) return null;
   if (error.name === 'KnexTimeoutError') return 'no connection became free in time';
   if (NETWORK_CODES.has(code)) {
     if (code === 'ECONNREFUSED') return 'connection refused';
@@ -77,6 +83,8 @@ function statementProblem(error: DriverError): string | null {
     if (/multiple commands/.test(message)) return 'it holds more than one statement';
     return 'it has a syntax error';
   }
+  if (missingParameters(error)) return 'it uses parameters ($1, …), which a free query is not given; write the values into the statement';
+  if (code === '22012' || error.errno === 1365 || /division by zero/.test(message)) return 'it divides by zero';
   if (code === '42P01' || error.errno === 1146 || /no such table/.test(message)) return 'it names a table that does not exist';
   if (code === '42703' || error.errno === 1054 || /no such column/.test(message)) return 'it names a column that does not exist';
   if (code === '42883' || error.errno === 1305 || /no such function/.test(message)) return 'it calls a function that does not exist';
@@ -106,12 +114,12 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
         ? sqliteConstraint(error.message ?? '')
         : null;
   if (constraint) return new ConnectorError('rejected', `${where}: the database refused ${context.action}: ${constraint}`, { cause: raw });
-  if (code.startsWith('22') || (error.errno !== undefined && MYSQL_INVALID.has(error.errno)) || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') {
-    return new ConnectorError('invalid-value', `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`, { cause: raw });
-  }
   const problem = statementProblem(error);
   if (problem !== null && context.statement) {
     return new ConnectorError('rejected', `${where}: the database refused the statement: ${problem}`, { cause: raw });
+  }
+  if (code.startsWith('22') || (error.errno !== undefined && MYSQL_INVALID.has(error.errno)) || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') {
+    return new ConnectorError('invalid-value', `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`, { cause: raw });
   }
   if (problem !== null) {
     return new Error(`${where}: ${context.action} failed: the database does not match the definition (${problem.replace(/^it /, 'the SQL ')})`, { cause: raw });

@@ -82,7 +82,13 @@ export interface EncodeTarget {
 }
 
 function invalid(target: EncodeTarget, expected: string, raw: unknown): ConnectorError {
-  const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : raw instanceof Date ? 'an invalid date' : `a ${typeof raw}`;
+  const got =
+    raw === null ? 'null'
+    : Array.isArray(raw) ? 'an array'
+    : raw instanceof Date ? 'an invalid date'
+    : typeof raw === 'string' ? `'${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`
+    : typeof raw === 'object' ? 'an object'
+    : `a ${typeof raw}`;
   return new ConnectorError('invalid-value', `${target.label}: expected ${expected}, got ${got}`, {
     details: { field: target.label, expected },
   });

@@ -24,6 +24,10 @@ function readOnlyError(label: string, why: string): ConnectorError {
   return new ConnectorError('read-only', `${label} is read-only${why}`, { details: { field: label } });
 }
 
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (a !== null && b !== null && String(a) === String(b));
+}
+
 function encodeFields(scope: ObjectScope, fields: ReadonlyMap<string, SqlField>, values: Readonly<RecordData>, label: (name: string) => string, unknown: (name: string) => Error): Row {
   const encoded: Row = {};
   for (const [name, raw] of Object.entries(values)) {
@@ -91,6 +95,10 @@ export async function writeRecord(scope: ObjectScope, request: WriteRequest): Pr
     const field = object.fields.get(name)!;
     if (!field.readOnly) settable[name] = encoded;
     else if (match === undefined || !Object.hasOwn(match, name)) throw readOnlyError(`${object.name}.${name}`, '; it is set by the system');
+    else if (!sameValue(encoded, encodeValue(field.type, match[name], { dialect: scope.dialect, label: `${object.name}.${name}` }))) {
+      // Named in the match with one value and in the values with another: a change, not identification.
+      throw readOnlyError(`${object.name}.${name}`, '; it identifies the record here and cannot be changed');
+    }
   }
   for (const groupName of Object.keys(request.groups ?? {})) {
     if (!object.groups.has(groupName)) throw unknownField(object, groupName, ' (a group)');

@@ -46,6 +46,11 @@ export class CheckContext {
     Flow: new Map(),
     ApiClient: new Map(),
   };
+  /**
+   * `Kind/id` of definitions that exist but could not be read (broken YAML, a failed
+   * substitution). Their own problems are reported; a reference to one is not "unknown" as well.
+   */
+  readonly unreadable = new Set<string>();
 
   report(source: SourceDocument, path: readonly PathSegment[], code: string, message: string, options: { key?: boolean; offsetInValue?: number } = {}): void {
     this.problems.push(problemAt(source, path, code, message, options));
@@ -60,6 +65,7 @@ export class CheckContext {
   resolve<K extends DefinitionKind>(kind: K, id: string, source: SourceDocument, path: readonly PathSegment[]): Registered<ByKind[K]> | undefined {
     const found = this.registry[kind].get(id);
     if (found) return found;
+    if (this.unreadable.has(`${kind}/${id}`)) return undefined;
     const known = [...this.registry[kind].keys()].sort();
     const guess = closest(id, known);
     const hint = guess ? `; did you mean '${guess}'?` : known.length ? ` (defined: ${list(known)})` : ` (no ${kind} is defined)`;

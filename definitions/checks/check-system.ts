@@ -1,4 +1,7 @@
 /** Semantic checks of a System: keys name declared fields; query columns are unique. */
+import { isScalar } from 'yaml';
+import { locate } from '../load/source-document.js';
+import { closest } from '../schema/did-you-mean.js';
 import type { SystemDefinition } from '../types.js';
 import type { CheckContext, Registered } from './check-context.js';
 import { list } from './check-context.js';
@@ -25,5 +28,35 @@ export function checkSystem(context: CheckContext, { definition, source }: Regis
       }
       seen.add(column.name);
     });
+    for (const key of ['statement', 'countStatement'] as const) {
+      const text = query[key];
+      if (text === undefined) continue;
+      checkFlowFilterSpelling(context, source, ['queries', name, key], text);
+      checkCutByComment(context, source, ['queries', name, key], text);
+    }
+  }
+}
+
+/**
+ * `statement: SELECT … AND #FlowFilter#` unquoted: YAML reads ' #FlowFilter#' as a comment and the
+ * statement ends in 'AND'. A same-line comment that starts like a placeholder is that mistake.
+ */
+function checkCutByComment(context: CheckContext, source: Registered<SystemDefinition>['source'], path: string[], text: string): void {
+  const node = locate(source, path).node;
+  if (!isScalar(node) || node.type !== 'PLAIN' || !/^[A-Za-z_][A-Za-z0-9_.]*#/.test(node.comment ?? '')) return;
+  const tail = text.length > 30 ? `…${text.slice(-30)}` : text;
+  context.report(source, path, 'query-cut-by-comment', `${path.join('.')}: in YAML ' #' starts a comment, so the statement ends '${tail}' and '#${node.comment!.split('#')[0]}#' is lost; put the statement in quotes or write it as a block (>-)`);
+}
+
+/**
+ * Only #FlowFilter# is replaced in a query; a misspelt one would reach the database as-is and fail
+ * on every call. (Other #…# text may be SQL: a PostgreSQL operator, a MariaDB comment, a literal.)
+ */
+function checkFlowFilterSpelling(context: CheckContext, source: Registered<SystemDefinition>['source'], path: string[], text: string): void {
+  for (const match of text.matchAll(/#([A-Za-z_][A-Za-z0-9_]*)#/g)) {
+    const name = match[1]!;
+    if (name !== 'FlowFilter' && closest(name, ['FlowFilter']) !== undefined) {
+      context.report(source, path, 'query-placeholder', `${path.join('.')}: '#${name}#' is not replaced; the placeholder a query takes is #FlowFilter#`, { offsetInValue: match.index });
+    }
   }
 }

@@ -22,6 +22,8 @@ export const maxAliasCount = 100;
 export interface ParsedFile {
   documents: SourceDocument[];
   problems: Problem[];
+  /** Documents whose YAML is broken: reported in `problems`, kept so that their kind and id are known. */
+  broken: SourceDocument[];
   /** The file text, for the snapshot digest. */
   text: string;
 }
@@ -30,6 +32,7 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
   const at = (line: number, column: number, code: string, message: string): ParsedFile => ({
     documents: [],
     problems: [{ file: file.displayPath, line, column, code, message }],
+    broken: [],
     text: '',
   });
   const info = await stat(file.absolutePath).catch(() => null);
@@ -52,11 +55,12 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
     // The library reports errors as data; this only guards against a defect in it, so that one
     // file cannot crash a reload.
     const message = `YAML: cannot parse this file: ${firstLine(String((error as Error)?.message ?? error))}`;
-    return { documents: [], problems: [{ file: file.displayPath, line: 1, column: 1, code: 'yaml-syntax', message }], text };
+    return { documents: [], problems: [{ file: file.displayPath, line: 1, column: 1, code: 'yaml-syntax', message }], broken: [], text };
   }
   const docs: Document.Parsed[] = Array.isArray(parsed) ? parsed : [];
   const problems: Problem[] = [];
   const documents: SourceDocument[] = [];
+  const broken: SourceDocument[] = [];
   docs.forEach((document, index) => {
     const source: SourceDocument = {
       file: file.displayPath,
@@ -70,11 +74,12 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
     };
     if (document.errors.length > 0) {
       problems.push(...yamlProblems(source, document.errors));
+      broken.push(source);
       return;
     }
     documents.push(source);
   });
-  return { documents, problems, text };
+  return { documents, problems, broken, text };
 }
 
 /**

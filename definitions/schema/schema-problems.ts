@@ -6,7 +6,8 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { Problem } from '../problem.js';
-import { problemAt, type PathSegment, type SourceDocument } from '../load/source-document.js';
+import { isScalar } from 'yaml';
+import { locate, problemAt, type PathSegment, type SourceDocument } from '../load/source-document.js';
 import { closest } from './did-you-mean.js';
 
 export function schemaProblems(source: SourceDocument, errors: readonly ErrorObject[]): Problem[] {
@@ -57,6 +58,10 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
   const params = error.params as Record<string, any>;
   const parent = (error.parentSchema ?? {}) as Record<string, any>;
   const schema = error.schema as any;
+  // A substituted value is where secrets live: name where it came from instead of printing it.
+  const secret = substitutedFrom(source, path);
+  const quoted = (value: unknown) => secret ?? `'${String(value)}'`;
+  const described = (value: unknown) => secret ?? describe(value);
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
@@ -72,19 +77,19 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
     }
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
-      const guess = typeof error.data === 'string' ? closest(error.data, allowed) : undefined;
+      const guess = typeof error.data === 'string' && !secret ? closest(error.data, allowed) : undefined;
       const hint = guess ? ` — did you mean '${guess}'?` : '';
-      return problemAt(source, path, 'schema-enum', `${prefix}'${String(error.data)}' is not allowed; use one of: ${allowed.join(', ')}${hint}`);
+      return problemAt(source, path, 'schema-enum', `${prefix}${quoted(error.data)} is not allowed; use one of: ${allowed.join(', ')}${hint}`);
     }
     case 'const':
       return problemAt(source, path, 'schema-const', `${prefix}must be '${String(params.allowedValue)}'`);
     case 'type':
-      return problemAt(source, path, 'schema-type', `${prefix}must be ${article(String(params.type))}, not ${describe(error.data)}`);
+      return problemAt(source, path, 'schema-type', `${prefix}must be ${article(String(params.type))}, not ${described(error.data)}${emptiedByComment(source, path, error.data)}`);
     case 'pattern': {
       const expected = typeof parent.description === 'string'
-        ? `expected ${parent.description.charAt(0).toLowerCase()}${parent.description.slice(1).replace(/\.$/, '')}`
+        ? `expected ${lowerFirst(parent.description).replace(/\.$/, '')}`
         : `it must match ${String(params.pattern)}`;
-      return problemAt(source, path, 'schema-pattern', `${prefix}'${String(error.data)}' has the wrong form; ${expected}`);
+      return problemAt(source, path, 'schema-pattern', `${prefix}${quoted(error.data)} has the wrong form; ${expected}`);
     }
     case 'anyOf':
     case 'oneOf': {
@@ -94,7 +99,7 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
         return problemAt(source, path, 'schema-required', `${prefix}needs ${options}`, { key: path.length > 0 });
       }
       const description = typeof parent.description === 'string' ? `: ${parent.description}` : '';
-      return problemAt(source, path, 'schema-form', `${prefix}${describe(error.data)} is not an allowed form${description}`);
+      return problemAt(source, path, 'schema-form', `${prefix}${described(error.data)} is not an allowed form${description}`);
     }
     case 'minItems':
       return problemAt(source, path, 'schema-range', `${prefix}needs at least ${params.limit} item${params.limit === 1 ? '' : 's'}`);
@@ -108,7 +113,7 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return problemAt(source, path, 'schema-range', `${prefix}${String(error.data)} is out of range: ${error.message}`);
+      return problemAt(source, path, 'schema-range', `${prefix}${secret ?? String(error.data)} is out of range: ${error.message}`);
     case 'uniqueItems':
       return problemAt(source, path, 'schema-unique', `${prefix}items ${params.j} and ${params.i} are the same; list each once`);
     case 'propertyNames': {
@@ -116,10 +121,40 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
       return problemAt(source, [...path, name], 'schema-name', `${prefix}'${name}' is not a valid name (letters, digits and '_', not starting with a digit)`, { key: true });
     }
     case 'format':
-      return problemAt(source, path, 'schema-format', `${prefix}'${String(error.data)}' is not a valid ${params.format}`);
+      return problemAt(source, path, 'schema-format', `${prefix}${quoted(error.data)} is not a valid ${params.format}`);
     default:
       return problemAt(source, path, 'schema', `${prefix}${error.message ?? 'is invalid'}`);
   }
+}
+
+/**
+ * `condition: #status# <> 'draft'` is a key with no value followed by a comment: YAML reads null.
+ * Say so, since the reader sees a value on that line.
+ */
+function emptiedByComment(source: SourceDocument, path: readonly PathSegment[], data: unknown): string {
+  const last = path[path.length - 1];
+  if (data !== null || last === undefined || typeof last === 'number') return '';
+  const { node, complete } = locate(source, path);
+  if (!complete || !isScalar(node) || node.source !== '' || !node.range) return '';
+  const lineStart = source.text.lastIndexOf('\n', node.range[0] - 1) + 1;
+  const lineEnd = source.text.indexOf('\n', node.range[0]);
+  const rest = source.text.slice(node.range[0], lineEnd < 0 ? undefined : lineEnd);
+  const onKeyLine = source.text.slice(lineStart, node.range[0]).includes(`${String(last)}:`);
+  return onKeyLine && rest.startsWith('#')
+    ? ` (in YAML ' #' starts a comment, so everything after '${String(last)}:' was read as a comment: put the value in quotes)`
+    : '';
+}
+
+function substitutedFrom(source: SourceDocument, path: readonly PathSegment[]): string | undefined {
+  const { node, complete } = locate(source, path);
+  if (!complete || !node || !source.substituted.has(node) || !node.range) return undefined;
+  return `the value of ${source.text.slice(node.range[0], node.range[1]).trim()}`;
+}
+
+/** "PostgreSQL or …" keeps its capital; "A name …" becomes "a name …". */
+function lowerFirst(text: string): string {
+  const firstWord = /^\S*/.exec(text)![0];
+  return /[A-Z]/.test(firstWord.slice(1)) ? text : `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
 }
 
 function article(type: string): string {

@@ -41,6 +41,18 @@ export function createHttpMetrics(): HttpMetrics {
   return { registry, middleware };
 }
 
+interface MatchedLayer {
+  path: string | RegExp;
+  methods: string[];
+}
+
+/**
+ * The pattern of the route the path matched: of the route for the method, else (405) of any route
+ * of the path. Not `_matchedRoute`: the router overwrites it with the path of each `use()` layer
+ * it passes, so a request refused by authentication would be labelled with the prefix pattern.
+ */
 export function routeLabel(ctx: Context): string {
-  return (ctx as Context & { _matchedRoute?: string })._matchedRoute?.toString() ?? 'unmatched';
+  const matched = ((ctx as Context & { matched?: MatchedLayer[] }).matched ?? []).filter((layer) => layer.methods.length > 0);
+  const route = [...matched].reverse().find((layer) => layer.methods.includes(ctx.method)) ?? matched.at(-1);
+  return route ? String(route.path) : 'unmatched';
 }

@@ -95,6 +95,10 @@ export function writeConformance(context: SuiteContext): void {
     await rejectsWith(() => connection().write('ReadOnlyCustomer', { values: { id: 1, name: 'x' } }), 'read-only', /ReadOnlyCustomer/);
     await rejectsWith(() => connection().write('Customer', { match: { email: 'changed@example.com' }, values: { id: 5, name: 'x' } }), 'read-only', /Customer\.id is read-only/);
     await rejectsWith(() => connection().write('Customer', { values: { id: 999_999, name: 'x' } }), 'read-only', /Customer\.id is read-only/);
+    // The full write's idcolumns name the record; a different value for the same read-only field in
+    // columns is an attempt to change it, not a no-op.
+    await rejectsWith(() => connection().write('Customer', { match: { id: 1 }, values: { id: 5, name: 'x' } }), 'read-only', /Customer\.id is read-only/);
+    assert.equal((await readOne(context, 'Customer', { id: 1 }))?.name === 'x', false, 'nothing was written');
     const readOnlySystem = context.module.createConnection(crmSystem(context.database(), { readOnly: true }), { baseDirectory: context.database().baseDirectory });
     try {
       await rejectsWith(() => readOnlySystem.write('Customer', { values: { id: 1, name: 'x' } }), 'read-only');

@@ -92,6 +92,13 @@ describe('the quickstart', () => {
     assert.ok(snapshot.webhooks.get('wh_crmCustomerChanged01')!.validateRequest, 'the request schema is compiled');
   });
 
+  test('its query description is read whole (an unquoted " #FlowFilter#" would be a YAML comment)', async () => {
+    const snapshot = await load([quickstart], { env: {} });
+    const query = snapshot.systems.get('crm')!.definition.queries.activeCustomersByCity!;
+    assert.match(query.description ?? '', /#FlowFilter# takes the caller's filter/);
+    assert.match(query.statement, /AND #FlowFilter#$/);
+  });
+
   test('the same files give the same digest; a changed file a different one', async () => {
     const dir = definitionsDir({ 'systems.yaml': systems });
     const first = await load([dir]);

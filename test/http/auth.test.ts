@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { copyFile, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { syncBuiltinESMExports } from 'node:module';
+import { after, before, describe, it, mock } from 'node:test';
+import { findPrincipal, sha256 } from '../../runtime/http/auth.js';
 import { quickstartApp, quickstartDir, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 const read = [{ name: 'GETDATA_LIMIT', value: '1' }];
@@ -130,6 +133,24 @@ describe('authentication and authorization', () => {
     const unknown = await app.post('/api/RunConnectionGetDataMin/shop/Order', read, tokens.erpWriter);
     assertProblem(unknown, 403, 'not-allowed', /may not access system shop/);
     assert.equal((await app.crm('customers').where({ name: 'Intruder' })).length, 0);
+  });
+
+  it('compares a token with the admin token and every client, whichever matches', () => {
+    const snapshot = app.holder.current;
+    const compare = mock.method(crypto, 'timingSafeEqual');
+    syncBuiltinESMExports();
+    try {
+      const every = 1 + snapshot.apiClients.size;
+      for (const [token, id] of [[tokens.admin, 'admin'], [tokens.operator, 'quickstart-operator'], [tokens.hashed, 'test-hashed'], ['no-such-token-of-some-length', undefined]] as const) {
+        compare.mock.resetCalls();
+        assert.equal(findPrincipal(snapshot, sha256(tokens.admin), `Bearer ${token}`)?.id, id);
+        assert.equal(compare.mock.callCount(), every, `${id ?? 'no match'}: no early exit`);
+        for (const call of compare.mock.calls) assert.equal((call.arguments[0] as Buffer).length, 32, 'digests, never the token itself');
+      }
+    } finally {
+      compare.mock.restore();
+      syncBuiltinESMExports();
+    }
   });
 
   it('follows a reload: a removed client is refused, changed scopes apply', async () => {

@@ -52,9 +52,43 @@ function build(snapshot: Snapshot, version: string): OpenApiDocument {
 
 function healthPaths() {
   const open = { security: [] as unknown[] };
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  const ids = { type: 'array', items: { type: 'string' } };
+  const ready = {
+    type: 'object',
+    required: ['status', 'snapshot', 'lastReload'],
+    properties: {
+      status: { const: 'ready' },
+      snapshot: {
+        type: 'object',
+        required: ['digest', 'loadedAt', 'files', 'definitions'],
+        properties: {
+          digest: { type: 'string' },
+          loadedAt: { type: 'string', format: 'date-time' },
+          files: ids,
+          definitions: { type: 'object', properties: Object.fromEntries(['System', 'Sync', 'Webhook', 'Flow', 'ApiClient'].map((kind) => [kind, ids])) },
+        },
+      },
+      lastReload: {
+        type: 'object',
+        required: ['at', 'ok', 'durationMs', 'problems'],
+        properties: { at: { type: 'string', format: 'date-time' }, ok: { type: 'boolean' }, durationMs: { type: 'number' }, problems: { type: 'array', items: { type: 'string' }, description: 'file:line:column: Kind/id: message' } },
+      },
+    },
+  };
   return {
-    '/healthz': { get: { ...open, operationId: 'health', summary: 'The process answers.', responses: { 200: { description: 'Alive.' } } } },
-    '/readyz': { get: { ...open, operationId: 'ready', summary: 'Definitions loaded; the last reload and its problems.', responses: { 200: { description: 'Ready.' } } } },
+    '/healthz': { get: { ...open, operationId: 'health', summary: 'The process answers.', responses: { 200: { description: 'Alive.', content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
+    '/readyz': { get: { ...open, operationId: 'ready', summary: 'Definitions loaded; the last reload and its problems.', responses: { 200: { description: 'Ready.', content: json(ready) } } } },
     '/metrics': { get: { ...open, operationId: 'metrics', summary: 'Prometheus metrics.', responses: { 200: { description: 'Metrics in the Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+    '/api/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        summary: 'This interface description, generated from the definitions being served.',
+        responses: {
+          200: { description: 'OpenAPI 3.1 document.', content: json({ type: 'object', required: ['openapi', 'info', 'paths'] }) },
+          401: { $ref: '#/components/responses/Unauthorized' },
+        },
+      },
+    },
   };
 }

@@ -7,16 +7,23 @@ const errorResponses = {
   401: { $ref: '#/components/responses/Unauthorized' },
   403: { $ref: '#/components/responses/Forbidden' },
   404: { $ref: '#/components/responses/NotFound' },
-  413: { $ref: '#/components/responses/TooLarge' },
   422: { $ref: '#/components/responses/Unsupported' },
   503: { $ref: '#/components/responses/Unavailable' },
+  default: { $ref: '#/components/responses/Problem' },
 };
+/** Routes that read a JSON body also answer these. */
+const bodyResponses = {
+  413: { $ref: '#/components/responses/TooLarge' },
+  415: { $ref: '#/components/responses/UnsupportedMediaType' },
+};
+const rejected = { $ref: '#/components/responses/Rejected' };
 
 export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
   const systems = [...snapshot.systems.keys()];
   const objects = [...new Set([...snapshot.systems.values()].flatMap((s) => Object.keys(s.definition.objects)))];
   const records = [...snapshot.systems].flatMap(([id, s]) => Object.keys(s.definition.objects).map((o) => ({ $ref: `#/components/schemas/${recordSchemaName(id, o)}` })));
-  const record = records.length ? { oneOf: records } : { type: 'object' };
+  // anyOf, not oneOf: two objects with the same fields would make every record of theirs match twice.
+  const record = records.length ? { anyOf: records } : { type: 'object' };
   const enumOrString = (values: string[]) => (values.length ? { type: 'string', enum: values } : { type: 'string' });
   const system = { name: 'system_key', in: 'path', required: true, schema: enumOrString(systems), description: 'The connected system.' };
   const object = { name: 'object_type', in: 'path', required: true, schema: enumOrString(objects), description: 'The schema object of the system.' };
@@ -32,8 +39,9 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
   const writeAnswer = {
     200: { description: 'Updated.', content: json({ $ref: '#/components/schemas/WriteResult' }) },
     201: { description: 'Created.', content: json({ $ref: '#/components/schemas/WriteResult' }) },
-    409: { description: 'The system rejected the write.', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+    409: rejected,
     ...errorResponses,
+    ...bodyResponses,
   };
   return {
     '/api/RunConnectionGetData/{system_key}/{object_type}': {
@@ -46,6 +54,7 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         responses: {
           200: { description: 'Metadata, the total matching and the records.', content: json({ type: 'object', required: ['fields', 'groups', 'records', 'total'], properties: { ...metadata, total: { type: 'integer' }, records: { type: 'array', items: record } } }) },
           ...errorResponses,
+          ...bodyResponses,
         },
       },
     },
@@ -56,7 +65,7 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         tags: ['systems'],
         parameters: [system, object],
         requestBody: readBody,
-        responses: { 200: { description: 'The records.', content: json({ type: 'array', items: record }) }, ...errorResponses },
+        responses: { 200: { description: 'The records.', content: json({ type: 'array', items: record }) }, ...errorResponses, ...bodyResponses },
       },
     },
     '/api/GetDataObject/{system_key}/{object_type}/{object_key}': {
@@ -75,7 +84,23 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         tags: ['systems'],
         parameters: [system],
         requestBody: { required: true, content: json({ $ref: '#/components/schemas/QueryBody' }) },
-        responses: { 200: { description: 'Rows projected to the declared columns, and the total when CountStatement was given.', content: json({ type: 'object', required: ['columns', 'records'], properties: { columns: { type: 'array' }, records: { type: 'array', items: { type: 'object' } }, total: { type: 'integer' } } }) }, ...errorResponses },
+        responses: {
+          200: {
+            description: 'Rows projected to the declared columns, and the total when CountStatement was given.',
+            content: json({
+              type: 'object',
+              required: ['columns', 'records'],
+              properties: {
+                columns: { type: 'array', items: { $ref: '#/components/schemas/QueryColumn' } },
+                records: { type: 'array', items: { type: 'object' } },
+                total: { type: 'integer' },
+              },
+            }),
+          },
+          409: rejected,
+          ...errorResponses,
+          ...bodyResponses,
+        },
       },
     },
     '/api/RunConnectionSetData/{system_key}/{object_type}': {

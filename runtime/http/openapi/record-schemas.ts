@@ -31,15 +31,18 @@ export function recordSchema(name: string, object: ObjectDefinition): Record<str
     {
       type: 'object',
       description: `Typed group ${groupName}: one entry per type (${group.types.join(', ')}).`,
-      properties: Object.fromEntries(group.types.map((type) => [type, { type: 'object', properties: fieldsSchema(group.fields) }])),
+      properties: Object.fromEntries(group.types.map((type) => [type, { type: 'object', properties: fieldsSchema(group.fields), additionalProperties: false }])),
       additionalProperties: false,
     },
   ]);
+  // A record as read holds the declared fields and groups and nothing else, which is also what
+  // tells the records of different objects apart in a response that may hold either.
   return {
     type: 'object',
     title: name,
     ...(object.description ? { description: object.description } : {}),
     properties: { ...fieldsSchema(object.fields), ...Object.fromEntries(groups) },
+    additionalProperties: false,
   };
 }
 

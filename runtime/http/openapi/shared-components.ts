@@ -66,11 +66,16 @@ export function sharedComponents() {
         required: ['action', 'key'],
         properties: { action: { enum: ['created', 'updated'] }, key: { type: 'object' } },
       },
+      QueryColumn: {
+        type: 'object',
+        required: ['Name', 'ColumnType'],
+        properties: { Name: { type: 'string' }, ColumnType: { enum: fieldTypeNames } },
+      },
       QueryBody: {
         type: 'object',
         required: ['columns', 'Statement'],
         properties: {
-          columns: { type: 'array', minItems: 1, items: { type: 'object', required: ['Name', 'ColumnType'], properties: { Name: { type: 'string' }, ColumnType: { enum: fieldTypeNames } } } },
+          columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/QueryColumn' } },
           Statement: { type: 'string', description: 'Read-only statement in the system language.' },
           CountStatement: { type: 'string', description: 'Statement returning the total number of rows.' },
         },
@@ -79,11 +84,14 @@ export function sharedComponents() {
     responses: {
       BadRequest: { description: 'The request does not fit (the problem names the place).', content: problemContent },
       Unauthorized: { description: 'No valid bearer token.', content: problemContent },
-      Forbidden: { description: 'The token lacks the scope, or the system is not on its allow-list.', content: problemContent },
+      Forbidden: { description: 'The token lacks the scope, the system is not on its allow-list, or the system refuses to write (read-only).', content: problemContent },
       NotFound: { description: 'Unknown system, object or record.', content: problemContent },
+      Rejected: { description: 'The system refused the write or the statement.', content: problemContent },
       TooLarge: { description: 'The body exceeds the limit.', content: problemContent },
+      UnsupportedMediaType: { description: 'The body is not application/json.', content: problemContent },
       Unsupported: { description: 'The connector cannot do this.', content: problemContent },
       Unavailable: { description: 'The system cannot be reached.', content: problemContent },
+      Problem: { description: 'Any other error (a method the path does not answer, a failure on the server).', content: problemContent },
     },
   };
 }

@@ -1,0 +1,54 @@
+/**
+ * Creates or upgrades the runtime database: the numbered migrations of ./migrations, applied in
+ * order through Knex's migrator (which records them in `syncline_migrations` and holds
+ * `syncline_migrations_lock` meanwhile, so processes starting together migrate once). Runs at
+ * start and by `syncline migrate`; running it again on an up-to-date database does nothing.
+ */
+import type { Knex } from 'knex';
+import type { Migration } from './migrations/migration.js';
+import { migrations } from './migrations/index.js';
+import type { RuntimeDatabase } from './open-database.js';
+
+export const migrationTable = 'syncline_migrations';
+
+const migrationSource: Knex.MigrationSource<Migration> = {
+  getMigrations: async () => [...migrations],
+  getMigrationName: (migration) => migration.name,
+  getMigration: async (migration) => migration,
+};
+
+const config: Knex.MigratorConfig = { migrationSource, tableName: migrationTable };
+
+/**
+ * Applies the pending migrations; answers the names applied now (empty when up to date).
+ *
+ * Processes starting together race: one holds the migration lock and the others are refused
+ * ("already locked") or trip over tables the winner is creating. They wait and try again; by
+ * then the winner is done, and they find nothing left to apply.
+ */
+export async function migrate(db: RuntimeDatabase, options: { lockWaitMs?: number } = {}): Promise<string[]> {
+  const deadline = Date.now() + (options.lockWaitMs ?? 60_000);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const [, applied] = (await db.knex.migrate.latest(config)) as [number, string[]];
+      return applied;
+    } catch (error) {
+      const locked = (error as Error).name === 'MigrationLocked';
+      if (locked ? Date.now() < deadline : attempt < 3) {
+        await new Promise((resolve) => setTimeout(resolve, locked ? 250 : 100 * attempt));
+        continue;
+      }
+      const reason = (error as { message?: string }).message ?? String(error);
+      const hint = locked
+        ? `; another process has held the migration lock for too long. If none is migrating, a migration was interrupted: set is_locked = 0 in ${migrationTable}_lock and run syncline migrate again`
+        : '';
+      throw new Error(`migrating the runtime database ${db.location.display} failed: ${reason}${hint}`, { cause: error });
+    }
+  }
+}
+
+/** Which migrations ran and which are pending, by name. */
+export async function migrationStatus(db: RuntimeDatabase): Promise<{ applied: string[]; pending: string[] }> {
+  const [completed, pending] = (await db.knex.migrate.list(config)) as [Array<{ name: string }>, Migration[]];
+  return { applied: completed.map((entry) => entry.name), pending: pending.map((migration) => migration.name) };
+}

@@ -1,0 +1,7 @@
+/** Every migration, in order. A new one is appended with the next number; released ones never change. */
+import { queueItems } from './001-queue-items.js';
+import { recordStore } from './002-record-store.js';
+import { schedules } from './003-schedules.js';
+import type { Migration } from './migration.js';
+
+export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules]);

@@ -1,0 +1,33 @@
+/**
+ * A transaction that writes. SQLite: `BEGIN IMMEDIATE` (the runtime's SQLite client always
+ * begins so), so the write lock is taken first and concurrent writers wait their turn.
+ * MariaDB/MySQL: READ COMMITTED, so `SELECT … FOR UPDATE` locks the rows it returns and no gaps
+ * between them (REPEATABLE READ would also lock index gaps and hold up concurrent enqueues).
+ * PostgreSQL: its default, READ COMMITTED.
+ *
+ * A transaction the database chose as a deadlock victim (or could not serialize) is run again, a
+ * few times, after a short random pause: nothing was written, and the queue operations do
+ * nothing but database work inside their transactions, so running again is safe.
+ */
+import type { Knex } from 'knex';
+import type { RuntimeDatabase } from './open-database.js';
+
+const attempts = 4;
+
+/** Deadlock or serialization failure: PostgreSQL 40P01/40001, MariaDB/MySQL ER_LOCK_DEADLOCK (SQLSTATE 40001). */
+function isTransient(error: unknown): boolean {
+  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown };
+  return code === '40P01' || code === '40001' || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001';
+}
+
+export async function writeTransaction<T>(db: RuntimeDatabase, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const config: Knex.TransactionConfig = db.dialect === 'mysql' ? { isolationLevel: 'read committed' } : {};
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await db.knex.transaction(work, config);
+    } catch (error) {
+      if (attempt >= attempts || !isTransient(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Complete: the holder ends its attempt as Complete or Failed, with the attempt's statistics and
+ * errors (appended to those of earlier attempts). Only the worker still holding the item can: a
+ * worker whose item was reaped and claimed by another gets `false` and must drop its result.
+ *
+ * In one write transaction (write-transaction.ts):
+ *   SELECT attempts, max_attempts, errors FROM queue_items
+ *    WHERE id = ? AND locked_by = ? AND status = 'InProgress'  FOR UPDATE  (not on SQLite)
+ *   UPDATE queue_items
+ *      SET status = ?, finished_at = ?, lease_until = NULL, statistics = ?, errors = ?
+ *    WHERE id = ? AND locked_by = ? AND status = 'InProgress'
+ *
+ * `locked_by` stays on a finished item: it names the worker that ran it last.
+ */
+import type { Knex } from 'knex';
+import { fromJsonColumn } from '../database/column-values.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { toDatabaseTime } from '../database/timestamps.js';
+import { writeTransaction } from '../database/write-transaction.js';
+import type { ItemError, ItemStatistics } from './queue-item.js';
+
+/** An error to record; `at` defaults to the operation's `now`. */
+export interface NewItemError {
+  message: string;
+  sourceId?: string;
+  at?: Date;
+}
+
+export interface HeldItem {
+  attempts: number;
+  maxAttempts: number;
+  errors: ItemError[];
+}
+
+export interface AttemptResult {
+  id: string;
+  workerId: string;
+  statistics?: ItemStatistics;
+  errors?: readonly NewItemError[];
+  now?: Date;
+}
+
+/** The stored form of new errors, after the item's earlier ones. */
+export function appendErrors(earlier: readonly ItemError[], added: readonly NewItemError[], now: Date): ItemError[] {
+  return [
+    ...earlier,
+    ...added.map((error) => ({ message: error.message, ...(error.sourceId === undefined ? {} : { sourceId: error.sourceId }), at: (error.at ?? now).toISOString() })),
+  ];
+}
+
+/**
+ * Locks the item if `workerId` holds it, lets `change` decide the new column values from what is
+ * stored, and writes them; answers what `change` answered, or undefined when the item is not held.
+ */
+export async function updateHeldItem<T>(
+  db: RuntimeDatabase,
+  target: { id: string; workerId: string },
+  change: (held: HeldItem, trx: Knex.Transaction) => { values: Record<string, unknown>; answer: T },
+): Promise<T | undefined> {
+  const guard = { id: target.id, locked_by: target.workerId, status: 'InProgress' };
+  return writeTransaction(db, async (trx) => {
+    const select = trx('queue_items').select('attempts', 'max_attempts', 'errors').where(guard);
+    if (db.dialect !== 'sqlite') select.forUpdate();
+    const row = (await select.first()) as Record<string, unknown> | undefined;
+    if (row === undefined) return undefined;
+    const held = { attempts: Number(row.attempts), maxAttempts: Number(row.max_attempts), errors: (fromJsonColumn(row.errors) as ItemError[] | null) ?? [] };
+    const { values, answer } = change(held, trx);
+    const updated = await trx('queue_items').where(guard).update(values);
+    return updated === 1 ? answer : undefined;
+  });
+}
+
+/** Ends the worker's attempt as Complete or Failed (no retry); false when the worker no longer holds the item. */
+export async function completeItem(db: RuntimeDatabase, result: AttemptResult & { status: 'Complete' | 'Failed' }): Promise<boolean> {
+  const now = result.now ?? new Date();
+  const answer = await updateHeldItem(db, result, (held) => ({
+    values: {
+      status: result.status,
+      finished_at: toDatabaseTime(db.dialect, now),
+      lease_until: null,
+      ...(result.statistics === undefined ? {} : { statistics: JSON.stringify(result.statistics) }),
+      errors: JSON.stringify(appendErrors(held.errors, result.errors ?? [], now)),
+    },
+    answer: true,
+  }));
+  return answer ?? false;
+}

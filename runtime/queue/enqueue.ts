@@ -1,0 +1,98 @@
+/**
+ * Enqueue: a new Pending item.
+ *
+ *   INSERT INTO queue_items (id, process_id, start_type, source_id, where_clause, action_params,
+ *     status, attempts, max_attempts, run_after, created_at, errors, slot_key)
+ *   VALUES (?, ?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?, '[]', ?)
+ *
+ * With a slot key (schedules), a second insert of the same slot does nothing:
+ *   PostgreSQL, SQLite: … ON CONFLICT (slot_key) DO NOTHING
+ *   MariaDB/MySQL:      INSERT IGNORE …  (the values are checked first, since IGNORE would
+ *                       also turn a too-long value into a silent truncation)
+ * and the item that holds the slot is read back:
+ *   SELECT * FROM queue_items WHERE id = ?   (or WHERE slot_key = ?)
+ * `created` tells whether it is ours. Then waiting daemons are woken (notify.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { toDatabaseTime } from '../database/timestamps.js';
+import { announceWork } from './notify.js';
+import { fromRow, startTypes, type ActionParam, type QueueRow, type StartType } from './queue-item.js';
+
+export interface NewQueueItem {
+  processId: string;
+  startType: StartType;
+  sourceId?: string;
+  whereClause?: string;
+  actionParams?: readonly ActionParam[];
+  /** Attempts allowed in all: the sync's retries + 1 (default 1, no retry). */
+  maxAttempts?: number;
+  /** Not before this time (default: now). */
+  runAfter?: Date;
+  /** One item per key across all processes (schedule-slot.ts builds it). */
+  slotKey?: string;
+}
+
+export interface EnqueueResult {
+  item: QueueRow;
+  /** False when an item already held the slot key; `item` is that one. */
+  created: boolean;
+}
+
+/** Longest values the columns hold (001-queue-items.ts). */
+const limits = { processId: 128, slotKey: 255 } as const;
+
+/** Refuses what the table would refuse or truncate, with a message naming the field. */
+function checkItem(item: NewQueueItem): void {
+  if (item.processId === '' || item.processId.length > limits.processId) {
+    throw new RangeError(`queue item: processId must have 1 to ${limits.processId} characters, not ${item.processId.length}`);
+  }
+  if (!startTypes.includes(item.startType)) throw new RangeError(`queue item: startType '${item.startType}' is not one of ${startTypes.join(', ')}`);
+  const maxAttempts = item.maxAttempts ?? 1;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`queue item: maxAttempts must be a whole number of at least 1, not ${maxAttempts}`);
+  if (item.slotKey !== undefined && (item.slotKey === '' || item.slotKey.length > limits.slotKey)) {
+    throw new RangeError(`queue item: slotKey must have 1 to ${limits.slotKey} characters, not ${item.slotKey.length}`);
+  }
+}
+
+/**
+ * Inserts the item on `executor` (the database or a transaction) and reads back the one that
+ * holds its id or slot; announcing is the caller's part.
+ */
+export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQueueItem, now: Date): Promise<EnqueueResult> {
+  checkItem(item);
+  const id = randomUUID();
+  const time = (value: Date) => toDatabaseTime(db.dialect, value);
+  const insert = executor('queue_items').insert({
+    id,
+    process_id: item.processId,
+    start_type: item.startType,
+    source_id: item.sourceId ?? null,
+    where_clause: item.whereClause ?? null,
+    action_params: item.actionParams === undefined ? null : JSON.stringify(item.actionParams),
+    status: 'Pending',
+    attempts: 0,
+    max_attempts: item.maxAttempts ?? 1,
+    run_after: time(item.runAfter ?? now),
+    created_at: time(now),
+    errors: '[]',
+    slot_key: item.slotKey ?? null,
+  });
+  await (item.slotKey === undefined ? insert : insert.onConflict('slot_key').ignore());
+
+  const stored = await executor('queue_items')
+    .where(item.slotKey === undefined ? { id } : { slot_key: item.slotKey })
+    .first();
+  if (stored === undefined) throw new Error(`queue item ${id} was inserted but cannot be read back`);
+  const row = fromRow(stored as Record<string, unknown>);
+  return { item: row, created: row.id === id };
+}
+
+/** Adds a Pending item and wakes the daemons when it is due. */
+export async function enqueue(db: RuntimeDatabase, item: NewQueueItem, options: { now?: Date } = {}): Promise<EnqueueResult> {
+  const now = options.now ?? new Date();
+  const result = await insertItem(db, db.knex, item, now);
+  if (result.created && result.item.runAfter <= now) await announceWork(db);
+  return result;
+}

@@ -1,0 +1,133 @@
+/**
+ * A queue item two ways: `QueueRow`, a row of `queue_items` decoded (camelCase, Dates), which the
+ * queue operations answer with and the daemon works on; and `QueueItem`, the JSON the HTTP
+ * interface answers with (PascalCase, DESIGN §4). `queueItemJson` turns one into the other.
+ */
+import { fromJsonColumn } from '../database/column-values.js';
+import { fromDatabaseTime, fromNullableDatabaseTime } from '../database/timestamps.js';
+
+export const queueStatuses = ['Pending', 'InProgress', 'Complete', 'Failed'] as const;
+export type QueueStatus = (typeof queueStatuses)[number];
+
+/** Start types, spelled as answered (DESIGN §4); requests may use any case. */
+export const startTypes = ['AdHoc', 'manual', 'repeat', 'planned', 'Single'] as const;
+export type StartType = (typeof startTypes)[number];
+
+/** The start type `text` names in any case, or undefined. */
+export function parseStartType(text: string): StartType | undefined {
+  const lower = text.toLowerCase();
+  return startTypes.find((type) => type.toLowerCase() === lower);
+}
+
+/** One ExecuteProcess/AddAction parameter, as the seed spells it. */
+export interface ActionParam {
+  Name: string;
+  Value: string;
+}
+
+/** What one attempt did to records. */
+export interface ItemStatistics {
+  read: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+}
+
+export const noStatistics: Readonly<ItemStatistics> = Object.freeze({ read: 0, created: 0, updated: 0, skipped: 0, failed: 0 });
+
+/** One error of an item: a record's (with its source id) or the whole attempt's. */
+export interface ItemError {
+  message: string;
+  sourceId?: string;
+  /** ISO 8601 UTC. */
+  at: string;
+}
+
+export interface QueueRow {
+  id: string;
+  /** The sync (or flow) the item runs. */
+  processId: string;
+  startType: StartType;
+  sourceId: string | null;
+  whereClause: string | null;
+  actionParams: ActionParam[] | null;
+  status: QueueStatus;
+  /** Attempts started so far; claiming counts one. */
+  attempts: number;
+  /** Attempts allowed in all: the sync's retries + 1. */
+  maxAttempts: number;
+  /** Not claimed before this time (retry backoff, schedules). */
+  runAfter: Date;
+  /** The worker holding an InProgress item. */
+  lockedBy: string | null;
+  /** The holder's lease; past it, the reaper takes the item back. */
+  leaseUntil: Date | null;
+  createdAt: Date;
+  /** When the current (or last) attempt started; null while Pending. */
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  /** Of the last attempt that reported any; null before. */
+  statistics: ItemStatistics | null;
+  /** Of every attempt, oldest first. */
+  errors: ItemError[];
+  /** `processId@slot` for scheduled items. */
+  slotKey: string | null;
+}
+
+/** The queue item JSON (DESIGN §4): the seed's five fields, then what GetAction adds. */
+export interface QueueItem {
+  ID: string;
+  StartType: StartType;
+  ProcessId: string;
+  /** ISO 8601 UTC. */
+  CreatedDate: string;
+  Status: QueueStatus;
+  StartedDate: string | null;
+  FinishedDate: string | null;
+  Attempts: number;
+  Statistics: { Read: number; Created: number; Updated: number; Skipped: number; Failed: number };
+  Errors: Array<{ Message: string; SourceId?: string; At: string }>;
+}
+
+/** A `queue_items` row as any of the three drivers returns it. */
+export function fromRow(row: Record<string, unknown>): QueueRow {
+  const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+  return {
+    id: String(row.id),
+    processId: String(row.process_id),
+    startType: row.start_type as StartType,
+    sourceId: text(row.source_id),
+    whereClause: text(row.where_clause),
+    actionParams: (fromJsonColumn(row.action_params) as ActionParam[] | null) ?? null,
+    status: row.status as QueueStatus,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    runAfter: fromDatabaseTime(row.run_after),
+    lockedBy: text(row.locked_by),
+    leaseUntil: fromNullableDatabaseTime(row.lease_until),
+    createdAt: fromDatabaseTime(row.created_at),
+    startedAt: fromNullableDatabaseTime(row.started_at),
+    finishedAt: fromNullableDatabaseTime(row.finished_at),
+    statistics: (fromJsonColumn(row.statistics) as ItemStatistics | null) ?? null,
+    errors: (fromJsonColumn(row.errors) as ItemError[] | null) ?? [],
+    slotKey: text(row.slot_key),
+  };
+}
+
+/** The HTTP shape of an item. Statistics are zeros until an attempt reports some. */
+export function queueItemJson(item: QueueRow): QueueItem {
+  const statistics = item.statistics ?? noStatistics;
+  return {
+    ID: item.id,
+    StartType: item.startType,
+    ProcessId: item.processId,
+    CreatedDate: item.createdAt.toISOString(),
+    Status: item.status,
+    StartedDate: item.startedAt?.toISOString() ?? null,
+    FinishedDate: item.finishedAt?.toISOString() ?? null,
+    Attempts: item.attempts,
+    Statistics: { Read: statistics.read, Created: statistics.created, Updated: statistics.updated, Skipped: statistics.skipped, Failed: statistics.failed },
+    Errors: item.errors.map((error) => ({ Message: error.message, ...(error.sourceId === undefined ? {} : { SourceId: error.sourceId }), At: error.at })),
+  };
+}

@@ -1,0 +1,32 @@
+/** How driver errors are classified: what the caller is told, and that driver text stays out of it. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConnectorError } from '../../connectors/connector-error.js';
+import { toConnectorError } from '../../connectors/sql/database-errors.js';
+
+function pgError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+const query = { systemId: 'shop', action: 'running a query', statement: true } as const;
+
+test('a free query with $1 (PostgreSQL protocol violation 08P01) is the caller\'s mistake, not an unreachable database', () => {
+  const error = toConnectorError(pgError('08P01', 'bind message supplies 0 parameters, but prepared statement "" requires 1'), query);
+  assert.ok(error instanceof ConnectorError);
+  assert.equal(error.code, 'rejected');
+  assert.match(error.message, /parameter/);
+  assert.doesNotMatch(error.message, /bind message|prepared statement|cannot be reached/);
+});
+
+test('a dropped connection is still unavailable', () => {
+  const error = toConnectorError(pgError('08006', 'connection failure'), query);
+  assert.ok(error instanceof ConnectorError);
+  assert.equal(error.code, 'unavailable');
+});
+
+test('division by zero in a free query says so instead of blaming a value that does not fit', () => {
+  const error = toConnectorError(pgError('22012', 'division by zero'), query);
+  assert.ok(error instanceof ConnectorError);
+  assert.equal(error.code, 'rejected');
+  assert.match(error.message, /divides by zero/);
+});
