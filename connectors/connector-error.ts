@@ -17,7 +17,9 @@ export type ConnectorErrorCode =
   /** The system refused the write (a constraint, a missing required value): HTTP 409. */
   | 'rejected'
   /** The system cannot be reached: HTTP 503. */
-  | 'unavailable';
+  | 'unavailable'
+  /** The system lacks a table or column its definition declares: an operator's fix, HTTP 500. */
+  | 'definition-mismatch';
 
 export class ConnectorError extends Error {
   constructor(

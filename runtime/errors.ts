@@ -32,6 +32,7 @@ const catalogue = {
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   unsupported: { status: 422, title: 'Not supported by the connector' },
   internal: { status: 500, title: 'Internal error' },
+  'definition-mismatch': { status: 500, title: 'Definition does not match the system' },
   unavailable: { status: 503, title: 'System unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
@@ -74,6 +75,7 @@ const connectorCodes: Record<ConnectorErrorCode, ProblemCode> = {
   'read-only': 'read-only',
   rejected: 'rejected',
   unavailable: 'unavailable',
+  'definition-mismatch': 'definition-mismatch',
 };
 
 /** The problem to answer for any thrown value; unknown errors become a bare 500. */

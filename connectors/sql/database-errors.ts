@@ -122,7 +122,7 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
     return new ConnectorError('invalid-value', `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`, { cause: raw });
   }
   if (problem !== null) {
-    return new Error(`${where}: ${context.action} failed: the database does not match the definition (${problem.replace(/^it /, 'the SQL ')})`, { cause: raw });
+    return new ConnectorError('definition-mismatch', `${where}: ${context.action} failed: the database does not match the definition (${problem.replace(/^it /, 'the SQL ')})`, { cause: raw });
   }
   return new Error(`${where}: ${context.action} failed in the database`, { cause: raw });
 }

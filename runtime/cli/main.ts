@@ -48,6 +48,18 @@ export async function main(argv: readonly string[]): Promise<number> {
       exitCode = await serveCommand(options);
     });
 
+  const webhook = program.command('webhook').description('work with webhooks');
+  webhook
+    .command('new')
+    .description('write a new Webhook definition with an unguessable id (to standard output, or appended to --out)')
+    .option('--name <name>', 'administrative label')
+    .option('--sync <id>', 'the sync the webhook starts')
+    .option('--out <file>', 'append the definition to this YAML file')
+    .action(async (options: { name?: string; sync?: string; out?: string }) => {
+      const { webhookNewCommand } = await import('./webhook-new-command.js');
+      exitCode = await webhookNewCommand(options);
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

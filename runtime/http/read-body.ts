@@ -25,18 +25,24 @@ export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
-/** The parsed JSON body; 415 for another content type, 400 with the position for broken JSON. */
+/** The parsed JSON body; 415 for another content type, 400 for broken JSON (without echoing the body). */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
   const type = ctx.get('content-type');
   if (type && !ctx.is('application/json', 'application/*+json')) {
     throw new HttpProblem('unsupported-media-type', `Send the body as application/json, not ${type}.`);
+  }
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    throw new HttpProblem('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`);
   }
   const raw = await readRawBody(ctx, limit);
   if (raw.length === 0) throw new HttpProblem('malformed-json', 'The request needs a JSON body.');
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new HttpProblem('malformed-json', `The body is not valid JSON: ${(error as Error).message}.`);
+    // The parser's own message quotes the body; only the position is passed on.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new HttpProblem('malformed-json', `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`);
   }
 }
 

@@ -137,6 +137,18 @@ describe('error answers', () => {
       }
     });
 
+    it('never echoes the body in a malformed-JSON answer', async () => {
+      const raw = '{"card": "4111-1111-1111-1111", oops}';
+      const answer = await app.call('POST', bodyRoutes[0]!, { raw, headers: { 'content-type': 'application/json' } });
+      assertProblem(answer, 400, 'malformed-json', /The body is not valid JSON/);
+      assert.doesNotMatch(answer.text, /4111|oops/);
+    });
+
+    it('refuses a compressed body with 415 instead of parsing its bytes', async () => {
+      const answer = await app.call('POST', bodyRoutes[0]!, { raw: '\u001f\u008b\u0008\u0000', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      assertProblem(answer, 415, 'unsupported-media-type', /Content-Encoding gzip is not accepted/);
+    });
+
     it('asks for a body where one is required', async () => {
       for (const path of bodyRoutes.slice(2)) assertProblem(await app.call('POST', path, { headers: { 'content-type': 'application/json' } }), 400, 'malformed-json', /needs a JSON body/);
     });
@@ -252,9 +264,9 @@ describe('error answers', () => {
       assert.match(JSON.stringify(logged[0]!.err), /SELECT \* FROM accounts/, 'the log keeps the cause for the operator');
     });
 
-    it('answers an object whose table does not exist with a 500 that names no table', async () => {
+    it('answers an object whose table does not exist with a 500 that says so but names no table', async () => {
       const answer = await app.post('/api/RunConnectionGetDataMin/ghost/Phantom');
-      assertProblem(answer, 500, 'internal');
+      assertProblem(answer, 500, 'definition-mismatch', /the database does not match the definition/);
       assert.doesNotMatch(answer.text, /phantom_table_secret/);
     });
 
