@@ -3,10 +3,10 @@
  * left as it is, so demo changes survive restarts. Delete the .sqlite files to start over.
  * Runs before `npm start` (package.json `prestart`).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import knex from 'knex';
+import { createSqliteFromScript } from './sql-script.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const databases = [
@@ -20,19 +20,7 @@ for (const { sql, file } of databases) {
   // Built under a temporary name and renamed, so an interrupted run never leaves half a database.
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
-  const db = knex({ client: 'sqlite3', connection: { filename: partial }, useNullAsDefault: true });
-  try {
-    const statements = readFileSync(sql, 'utf8')
-      .replace(/^--.*$/gm, '')
-      .split(/;\s*$/m)
-      .map((s) => s.trim())
-      .filter(Boolean);
-    await db.transaction(async (trx) => {
-      for (const statement of statements) await trx.raw(statement);
-    });
-  } finally {
-    await db.destroy();
-  }
+  await createSqliteFromScript(partial, sql);
   renameSync(partial, file);
   console.log(`created ${file} from ${sql}`);
 }

@@ -31,6 +31,7 @@ import { createApp } from '../../runtime/http/create-app.js';
 import type { ConnectionProvider } from '../../runtime/http/resolve-target.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Engine, TestDatabase } from './databases.js';
+import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
 
 const root = resolve(import.meta.dirname, '../..');
 export const quickstartDir = join(root, 'examples', 'quickstart');
@@ -298,23 +299,6 @@ function sqliteKnex(filename: string): Knex {
 function absoluteFilename(database: TestDatabase): string {
   const filename = String(database.connection.filename ?? '');
   return filename === '' || isAbsolute(filename) ? filename : join(database.baseDirectory, filename);
-}
-
-/** What examples/quickstart/create-demo-data.ts does, into `file`. */
-export async function createSqliteFromScript(file: string, script: string): Promise<void> {
-  const db = sqliteKnex(file);
-  try {
-    const statements = (await readFile(script, 'utf8'))
-      .replace(/^--.*$/gm, '')
-      .split(/;\s*$/m)
-      .map((s) => s.trim())
-      .filter(Boolean);
-    await db.transaction(async (trx) => {
-      for (const statement of statements) await trx.raw(statement);
-    });
-  } finally {
-    await db.destroy();
-  }
 }
 
 /** The quickstart's tables on any engine, with the rows of its data/*.sql (read through a scratch SQLite file). */
