@@ -10,6 +10,15 @@
  *   backslash escapes on (the driver escapes bindings with them); one statement per call.
  * - SQLite: foreign keys on, a busy timeout; the file must exist (it is never created here).
  *
+ * The `read` purpose serves reads and counts of objects. On PostgreSQL and MariaDB it is the `data`
+ * pool itself (those pools already run statements side by side). On SQLite a file database gets a
+ * pool of its own with several connections, `PRAGMA query_only` on: SQLite lets any number of
+ * readers work at once, while writes (and their transactions) keep the single `data` connection, as
+ * SQLite has one writer at a time. A reader that meets a write being committed waits for it (busy
+ * timeout), and sees every write that finished before the read started. In-memory databases and
+ * `file:` URIs keep everything on the `data` connection: another connection could open a different
+ * (empty) database there.
+ *
  * The `query` purpose is the dedicated pool of free queries, read-only at the session level:
  * PostgreSQL `default_transaction_read_only`, MariaDB `SET SESSION TRANSACTION READ ONLY`
  * (which also refuses DDL, unlike a READ ONLY transaction alone), SQLite `PRAGMA query_only`.
@@ -22,7 +31,10 @@ import type { ConnectionContext } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import type { Dialect } from './sql-dialect.js';
 
-export type PoolPurpose = 'data' | 'query';
+export type PoolPurpose = 'data' | 'read' | 'query';
+
+/** Connections of a SQLite file's read pool: as many as the driver's worker threads (libuv's default 4). */
+const SQLITE_READERS = 4;
 
 interface ConnectionSettings {
   client?: string;
@@ -83,10 +95,17 @@ export function assertSqliteFileExists(filename: string, systemId: string): void
   });
 }
 
+/** Whether reads of a system get their own pool, or share the `data` pool (see the top of this file). */
+export function hasOwnReadPool(dialect: Dialect, raw: Record<string, unknown>, context: ConnectionContext): boolean {
+  if (dialect !== 'sqlite') return false;
+  const filename = sqliteFilename(raw, context);
+  return filename !== ':memory:' && !filename.startsWith('file:');
+}
+
 function sqliteAfterCreate(purpose: PoolPurpose) {
   return (connection: SqliteDatabase, done: Callback): void => {
     connection.configure('busyTimeout', 5000);
-    const pragmas = purpose === 'query' ? 'PRAGMA foreign_keys = ON; PRAGMA query_only = ON;' : 'PRAGMA foreign_keys = ON;';
+    const pragmas = purpose === 'data' ? 'PRAGMA foreign_keys = ON;' : 'PRAGMA foreign_keys = ON; PRAGMA query_only = ON;';
     connection.exec(pragmas, (error) => done(error, connection));
   };
 }
@@ -133,8 +152,9 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
         client: 'sqlite3',
         useNullAsDefault: true,
         connection: { filename: sqliteFilename(raw, context) },
-        // One connection: SQLite has one writer at a time, and a second one would only wait for it.
-        pool: { min: 1, max: 1, afterCreate: sqliteAfterCreate(purpose) },
+        // Writes: one connection, as SQLite has one writer at a time and a second one would only
+        // wait for it. Reads: several, since SQLite readers do not wait for each other.
+        pool: { min: 1, max: purpose === 'read' ? SQLITE_READERS : 1, afterCreate: sqliteAfterCreate(purpose) },
       };
     case 'postgres':
       return {

@@ -13,10 +13,11 @@ import type { ReadRequest, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';
 import { toConnectorError } from './database-errors.js';
-import { attachGroups } from './group-entries.js';
+import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope, type ResolvedOrder } from './record-query.js';
-import { and, or, toRaw, type SqlFragment } from './sql-fragment.js';
-import { decodeValue } from './value-codec.js';
+import { and, or, rowsOf, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { decoderFor } from './value-codec.js';
+import type { SqlObject } from './object-model.js';
 
 /** Records per page when the request does not say. */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -49,9 +50,21 @@ function after(scope: ObjectScope, order: ResolvedOrder, last: RecordData): SqlF
   );
 }
 
-function decodeRow(scope: ObjectScope, row: Record<string, unknown>): RecordData {
+/** Each field's name and decoder, worked out once per object rather than for every row. */
+const rowDecoders = new WeakMap<SqlObject, ReadonlyArray<readonly [string, (raw: unknown) => unknown]>>();
+
+function decoderOf(object: SqlObject): ReadonlyArray<readonly [string, (raw: unknown) => unknown]> {
+  let decoders = rowDecoders.get(object);
+  if (decoders === undefined) {
+    decoders = [...object.fields.values()].map((field) => [field.name, decoderFor(field.type)] as const);
+    rowDecoders.set(object, decoders);
+  }
+  return decoders;
+}
+
+function decodeRecord(decoders: ReadonlyArray<readonly [string, (raw: unknown) => unknown]>, row: Record<string, unknown>): RecordData {
   const record: RecordData = {};
-  for (const field of scope.object.fields.values()) record[field.name] = decodeValue(field.type, row[field.name]);
+  for (const [name, decode] of decoders) record[name] = decode(row[name]);
   return record;
 }
 
@@ -71,14 +84,23 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     const size = Math.min(pageSize, remaining);
     const seeking = keyset && last !== undefined;
     const condition = seeking ? and([where, after(scope, order, last!)]) : where;
-    let query = selectRecords(scope).where(toRaw(scope.knex, condition)).orderByRaw(orderBy.sql, orderBy.bindings as never).limit(size);
+    // The statement Knex's builder would make, from the SELECT compiled once per object.
     const offset = seeking ? 0 : skip + consumed;
-    if (offset > 0) query = query.offset(offset);
+    const statement =
+      offset > 0 ?
+        sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
+      : sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)}`;
+    const joined = joinedStatement(scope, statement, orderBy);
+    const decoders = decoderOf(scope.object);
     let records: RecordData[];
     try {
-      const rows = (await query) as Array<Record<string, unknown>>;
-      records = rows.map((row) => decodeRow(scope, row));
-      await attachGroups(scope, records);
+      const rows = rowsOf(scope.dialect, await toRaw(scope.knex, joined ?? statement));
+      if (joined !== undefined) {
+        records = foldJoinedRows(scope, rows, (row) => decodeRecord(decoders, row));
+      } else {
+        records = rows.map((row) => decodeRecord(decoders, row));
+        await attachGroups(scope, records);
+      }
     } catch (error) {
       throw toConnectorError(error, { systemId: scope.object.systemId, action });
     }

@@ -19,7 +19,7 @@ import { compileFilter } from './compile-filter.js';
 import type { ColumnOperand } from './filter-operand.js';
 import { groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
 import { column, orderTerm, type Dialect } from './sql-dialect.js';
-import { and, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
+import { and, fixedText, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
 
 export interface ObjectScope {
   knex: Knex;
@@ -93,7 +93,15 @@ export function orderByClause(scope: ObjectScope, order: ResolvedOrder): SqlFrag
   );
 }
 
-/** `SELECT <declared fields> FROM <table> AS r` as a Knex builder. */
-export function selectRecords(scope: ObjectScope): Knex.QueryBuilder {
-  return scope.knex.from({ r: scope.object.table }).select([...scope.object.fields.keys()].map((name) => `r.${name}`));
+/** Objects belong to one connection, so one dialect: their SELECT text is the same for every read. */
+const selectTexts = new WeakMap<SqlObject, SqlFragment>();
+
+/** `SELECT <declared fields> FROM <table> AS r`, compiled by Knex once per object. */
+export function selectRecords(scope: ObjectScope): SqlFragment {
+  let select = selectTexts.get(scope.object);
+  if (select === undefined) {
+    select = fixedText(scope.knex.from({ r: scope.object.table }).select([...scope.object.fields.keys()].map((name) => `r.${name}`)).toSQL());
+    selectTexts.set(scope.object, select);
+  }
+  return select;
 }

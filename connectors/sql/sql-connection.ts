@@ -1,7 +1,8 @@
 /**
  * A Connection to one System of the `sql` connector: the object model built from the definition,
- * and two Knex pools created on first use — one for reads, counts and writes, one (read-only at the
- * session level) for free queries. Nothing touches the database until an operation needs it, so
+ * and Knex pools created on first use — one for writes (and, except on SQLite files, reads and
+ * counts), one for reads and counts of SQLite files (knex-client.ts says why), one (read-only at
+ * the session level) for free queries. Nothing touches the database until an operation needs it, so
  * creating a connection never fails and loads no driver.
  */
 import knexFactory, { type Knex } from 'knex';
@@ -12,7 +13,7 @@ import { checkDatabase } from './check.js';
 import { toConnectorError } from './database-errors.js';
 import { describeObject } from './describe.js';
 import { discoverObjects } from './discover.js';
-import { assertSqliteFileExists, knexConfig, sqliteFilename, type PoolPurpose } from './knex-client.js';
+import { assertSqliteFileExists, hasOwnReadPool, knexConfig, sqliteFilename, type PoolPurpose } from './knex-client.js';
 import { buildObjects, objectNamed, type SqlObject } from './object-model.js';
 import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
@@ -25,6 +26,7 @@ export class SqlConnection implements Connection {
   private readonly objects: ReadonlyMap<string, SqlObject>;
   private readonly pools = new Map<PoolPurpose, Knex>();
   private closed = false;
+  private readonly ownReadPool: boolean;
 
   constructor(
     private readonly system: SystemDefinition,
@@ -32,6 +34,7 @@ export class SqlConnection implements Connection {
   ) {
     this.dialect = dialectOf(system.connection.client);
     this.objects = buildObjects(system);
+    this.ownReadPool = hasOwnReadPool(this.dialect, system.connection, context);
   }
 
   /** The pool of `purpose`, created on first use. */
@@ -41,6 +44,7 @@ export class SqlConnection implements Connection {
         details: { system: this.system.id, reason: 'closed' },
       });
     }
+    if (purpose === 'read' && !this.ownReadPool) return this.pool('data');
     const existing = this.pools.get(purpose);
     if (existing !== undefined) return existing;
     if (this.dialect === 'sqlite') assertSqliteFileExists(sqliteFilename(this.system.connection, this.context), this.system.id);
@@ -54,9 +58,9 @@ export class SqlConnection implements Connection {
     return created;
   }
 
-  private scope(objectName: string): ObjectScope {
+  private scope(objectName: string, purpose: 'data' | 'read'): ObjectScope {
     const object = objectNamed(this.objects, this.system.id, objectName);
-    return { knex: this.pool('data'), dialect: this.dialect, object };
+    return { knex: this.pool(purpose), dialect: this.dialect, object };
   }
 
   describe(object: string): ObjectDescription {
@@ -64,11 +68,11 @@ export class SqlConnection implements Connection {
   }
 
   async *read(object: string, request: ReadRequest = {}): AsyncIterable<RecordData[]> {
-    yield* readPages(this.scope(object), request);
+    yield* readPages(this.scope(object, 'read'), request);
   }
 
   count(object: string, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'signal'> = {}): Promise<number> {
-    return Promise.resolve().then(() => countRecords(this.scope(object), request));
+    return Promise.resolve().then(() => countRecords(this.scope(object, 'read'), request));
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
@@ -76,7 +80,7 @@ export class SqlConnection implements Connection {
   }
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {
-    return Promise.resolve().then(() => writeRecord(this.scope(object), request));
+    return Promise.resolve().then(() => writeRecord(this.scope(object, 'data'), request));
   }
 
   check(): Promise<void> {
@@ -92,7 +96,7 @@ export class SqlConnection implements Connection {
     }
   }
 
-  /** Closes both pools after the statements running on them have finished. */
+  /** Closes the pools after the statements running on them have finished. */
   async close(): Promise<void> {
     this.closed = true;
     const pools = [...this.pools.values()];

@@ -7,6 +7,7 @@
  * Fragment text written in this folder never contains a `?` other than a placeholder.
  */
 import type { Knex } from 'knex';
+import type { Dialect } from './sql-dialect.js';
 
 export interface SqlFragment {
   readonly sql: string;
@@ -82,4 +83,26 @@ export function not(part: SqlFragment): SqlFragment {
 
 export function toRaw(knex: Knex, fragment: SqlFragment): Knex.Raw {
   return knex.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]);
+}
+
+/**
+ * The SQL text Knex makes of a statement without values (a column list, a quoted name), ready to
+ * be reused in fragments: worked out once, it spares compiling the same builder on every read. A
+ * `?` inside a quoted name is escaped, so Knex never takes it for a placeholder.
+ */
+export function fixedText(compiled: Knex.Sql): SqlFragment {
+  if (compiled.bindings.length > 0) throw new Error('fixedText: the statement has bindings');
+  return text(compiled.sql.replace(/\?/g, '\\?'));
+}
+
+/** The rows of a `knex.raw` SELECT, which each driver answers in its own shape. */
+export function rowsOf(dialect: Dialect, result: unknown): Array<Record<string, unknown>> {
+  switch (dialect) {
+    case 'sqlite':
+      return result as Array<Record<string, unknown>>;
+    case 'postgres':
+      return (result as { rows: Array<Record<string, unknown>> }).rows;
+    case 'mysql':
+      return (result as [Array<Record<string, unknown>>, unknown])[0];
+  }
 }

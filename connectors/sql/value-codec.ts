@@ -30,48 +30,106 @@ function isoDateTime(raw: unknown): string | null {
   return millis === null ? null : new Date(millis).toISOString();
 }
 
-/** A database value as the record carries it. */
-export function decodeValue(type: FieldType | undefined, raw: unknown): unknown {
+/**
+ * DateTime text already in the form decodeValue gives (what SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ')`
+ * stores): decoding returns it unchanged — a real instant prints back the same, and an impossible
+ * day (`02-30`) is not an instant, so the text is kept — without parsing it on every read.
+ */
+const CANONICAL_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+type Decoder = (raw: unknown) => unknown;
+
+function decodeString(raw: unknown): unknown {
+  if (typeof raw === 'string') return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  if (raw instanceof Date) return isoDateTime(raw) ?? String(raw);
+  return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
+}
+
+function decodeInteger(raw: unknown): unknown {
+  if (typeof raw === 'number') return raw;
   if (raw === null || raw === undefined) return null;
   if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  switch (type) {
-    case 'String':
-      if (typeof raw === 'string') return raw;
-      if (raw instanceof Date) return isoDateTime(raw) ?? String(raw);
-      return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
-    case 'Integer':
-      if (typeof raw === 'bigint') return integerFromText(raw.toString());
-      if (typeof raw === 'string') return integerFromText(raw) ?? numberOf(raw) ?? raw;
-      if (typeof raw === 'boolean') return raw ? 1 : 0;
-      return raw;
-    case 'Number':
-      if (typeof raw === 'bigint') return Number(raw);
-      if (typeof raw === 'string') return numberOf(raw) ?? raw;
-      return raw;
-    case 'Boolean':
-      if (typeof raw === 'number' || typeof raw === 'bigint') return Number(raw) !== 0;
-      if (typeof raw === 'string') return booleanOf(raw) ?? (raw === 't' ? true : raw === 'f' ? false : raw);
-      return raw;
-    case 'Date': {
-      if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString().slice(0, 10);
-      if (typeof raw !== 'string') return raw;
-      const parts = matchIsoDate(raw, 0, 'lenient');
-      return parts !== null && isoDateProblem(parts) === null ? raw.slice(0, 10) : raw;
-    }
-    case 'DateTime':
-      return isoDateTime(raw) ?? raw;
-    case 'Json':
-      if (typeof raw !== 'string') return raw;
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        return raw;
-      }
-    case undefined:
-      if (raw instanceof Date) return isoDateTime(raw);
-      if (typeof raw === 'bigint') return integerFromText(raw.toString());
-      return raw;
+  if (typeof raw === 'bigint') return integerFromText(raw.toString());
+  if (typeof raw === 'string') return integerFromText(raw) ?? numberOf(raw) ?? raw;
+  if (typeof raw === 'boolean') return raw ? 1 : 0;
+  return raw;
+}
+
+function decodeNumber(raw: unknown): unknown {
+  if (typeof raw === 'number') return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw === 'bigint') return Number(raw);
+  if (typeof raw === 'string') return numberOf(raw) ?? raw;
+  return raw;
+}
+
+function decodeBoolean(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw === 'number' || typeof raw === 'bigint') return Number(raw) !== 0;
+  if (typeof raw === 'string') return booleanOf(raw) ?? (raw === 't' ? true : raw === 'f' ? false : raw);
+  return raw;
+}
+
+function decodeDate(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString().slice(0, 10);
+  if (typeof raw !== 'string') return raw;
+  const parts = matchIsoDate(raw, 0, 'lenient');
+  return parts !== null && isoDateProblem(parts) === null ? raw.slice(0, 10) : raw;
+}
+
+function decodeDateTime(raw: unknown): unknown {
+  if (typeof raw === 'string' && CANONICAL_DATE_TIME.test(raw)) return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  return isoDateTime(raw) ?? raw;
+}
+
+function decodeJson(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
   }
+}
+
+function decodeUntyped(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (raw instanceof Date) return isoDateTime(raw);
+  if (typeof raw === 'bigint') return integerFromText(raw.toString());
+  return raw;
+}
+
+const DECODERS: Record<FieldType, Decoder> = {
+  String: decodeString,
+  Integer: decodeInteger,
+  Number: decodeNumber,
+  Boolean: decodeBoolean,
+  Date: decodeDate,
+  DateTime: decodeDateTime,
+  Json: decodeJson,
+};
+
+/**
+ * The decoder of one field type, so that readers pick it once per field rather than switching on
+ * the type for every value. Each one starts with the most common case of its type.
+ */
+export function decoderFor(type: FieldType | undefined): Decoder {
+  return type === undefined ? decodeUntyped : DECODERS[type];
+}
+
+/** A database value as the record carries it. */
+export function decodeValue(type: FieldType | undefined, raw: unknown): unknown {
+  return decoderFor(type)(raw);
 }
 
 export interface EncodeTarget {
