@@ -34,3 +34,21 @@ test('every YAML example of the README validates together with the quickstart', 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The README's curl example of a read, replayed against the quickstart exactly as written. */
+test('the README curl example reads Ada, the customer whose main address is in London', async () => {
+  const { quickstartApp } = await import('./support/http-app.js');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const command = /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/RunConnectionGetDataMin\/\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'.*\\\n\s+-d '((?:[^']|'\\'')*)'/.exec(readme);
+  assert.ok(command, 'the README shows a curl read with a bearer token and a -d body');
+  const [, path, token, shellBody] = command;
+  const body = shellBody!.replaceAll(`'\\''`, `'`);
+  const app = await quickstartApp({ env: { QUICKSTART_API_TOKEN: token! } });
+  try {
+    const answer = await app.call('POST', path!, { raw: body, headers: { 'content-type': 'application/json' }, token: token! });
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual((answer.json as Array<{ name: string }>).map((record) => record.name), ['Ada Lovelace']);
+  } finally {
+    await app.close();
+  }
+});
