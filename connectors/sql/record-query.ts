@@ -17,9 +17,10 @@ import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';
 import { compileFilter } from './compile-filter.js';
 import type { ColumnOperand } from './filter-operand.js';
-import { groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
+import { fieldNamed, groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
 import { column, orderTerm, type Dialect } from './sql-dialect.js';
 import { and, fixedText, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
+import { encodeValue } from './value-codec.js';
 
 export interface ObjectScope {
   knex: Knex;
@@ -49,6 +50,18 @@ export function idCondition(scope: ObjectScope, id: Readonly<Record<string, unkn
     throw new ConnectorError('invalid-value', `${object.name}: the id needs every key field; missing ${missing.join(', ')}`, {
       details: { object: object.name, missing },
     });
+  }
+  // An id that cannot be a value of its key field (GETDATA_ID "abc" for an Integer key) is a
+  // mistake worth a 400, not an empty answer.
+  for (const name of object.key) {
+    const type = fieldNamed(object, name).type;
+    try {
+      encodeValue(type, id[name], { dialect: scope.dialect, label: `${object.name}.${name}` });
+    } catch (error) {
+      // The value is not repeated: ids arrive in URLs and parameters, and the caller has it.
+      if (!(error instanceof ConnectorError)) throw error;
+      throw new ConnectorError('invalid-value', `the id of ${object.name} is not a valid ${type} value for its key field ${name}`, { cause: error, details: { field: name } });
+    }
   }
   return and(object.key.map((name) => compareWithConstant(scope.dialect, fieldColumn(scope, [name]), '=', id[name])));
 }

@@ -154,7 +154,7 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
     assert.deepEqual(ids((await readAll(connection!, 'Customer', { id: { id: 7 } })).records), [7]);
     assert.deepEqual(ids((await readAll(connection!, 'Customer', { id: { id: '7' } })).records), [7]);
     assert.deepEqual((await readAll(connection!, 'Customer', { id: { id: 999_999 } })).records, []);
-    assert.deepEqual((await readAll(connection!, 'Customer', { id: { id: 'x' } })).records, []);
+    await rejectsWith(() => readAll(connection!, 'Customer', { id: { id: 'x' } }), 'invalid-value');
     const account = await readAll(connection!, 'Account', { id: { AccountNumber: 'a-1' } });
     assert.deepEqual(account.records.map((record) => record.AccountName), ['first lower']);
     await rejectsWith(() => readAll(connection!, 'Customer', { id: { name: 'Ada' } }), 'unknown-field');

@@ -150,9 +150,14 @@ function injectionSuite(database: () => TestDatabase): void {
     await assertIntact();
   });
 
-  test('payloads as id values find nothing', async () => {
+  test('payloads as id values find nothing, or are refused as values of an Integer key', async () => {
     for (const payload of PAYLOADS) {
       for (const [object, id] of [['Account', { AccountNumber: payload }], ['Customer', { id: payload }]] as const) {
+        if (object === 'Customer') {
+          // The Customer key is an Integer: a payload is refused as a value, before any SQL.
+          await assert.rejects(() => readAll(connection, object, { id }), (error: unknown) => error instanceof ConnectorError && error.code === 'invalid-value' && !/SELECT|customers|OR 1=1/.test(error.message));
+          continue;
+        }
         try {
           assert.deepEqual((await readAll(connection, object, { id })).records, []);
         } catch (error) {

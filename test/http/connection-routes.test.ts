@@ -82,6 +82,9 @@ describe('connection routes on the quickstart', () => {
     it('reads one record with GETDATA_ID', async () => {
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', '4')])), [4]);
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', '99')])), []);
+      // Not an Integer at all: a mistake in the request, answered 400 rather than an empty list.
+      assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', 'abc')]), 400, 'invalid-value', /not a valid Integer value for its key field id/);
+      assertProblem(await app.get('/api/GetDataObject/crm/Customer/abc'), 400, 'invalid-value');
       const account = await app.post('/api/RunConnectionGetDataMin/erp/Account', [read('GETDATA_ID', 'C-2')]);
       assert.deepEqual(account.json, [{ AccountNumber: 'C-2', AccountName: 'Grace Hopper (old name)', Email: 'grace@example.com', City: 'Arlington', Country: 'US', SyncedAt: null }]);
     });
