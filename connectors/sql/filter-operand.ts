@@ -57,23 +57,8 @@ export function describeColumn(column: ColumnOperand): string {
   return column.type === undefined ? `'${column.label}'` : `'${column.label}' (${column.type})`;
 }
 
-/** `true`/`false` as the JS evaluator reads a value compared with a boolean; null when it is none. */
-export function booleanOf(raw: unknown): boolean | null {
-  if (typeof raw === 'boolean') return raw;
-  if (typeof raw === 'number') return raw === 1 ? true : raw === 0 ? false : null;
-  if (typeof raw === 'string') {
-    const spelled = raw.trim().toLowerCase();
-    if (spelled === 'true' || spelled === '1') return true;
-    if (spelled === 'false' || spelled === '0') return false;
-  }
-  return null;
-}
-
-// The same rule as compare-values.ts: a string that is entirely a finite decimal number.
-const NUMERIC_TEXT = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
-
-export function numberOf(raw: string): number | null {
-  if (!NUMERIC_TEXT.test(raw)) return null;
-  const parsed = Number(raw);
-  return Number.isFinite(parsed) ? parsed : null;
-}
+/**
+ * Booleans and numeric text are read exactly as the JS evaluator reads them, so a compiled filter
+ * and the in-memory predicate agree: the same functions, not copies.
+ */
+export { booleanFrom as booleanOf, numberFromText as numberOf } from '../../runtime/expression/index.js';

@@ -12,14 +12,14 @@ export type Truth = boolean | null;
 const NUMERIC_TEXT = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
 /** The number a string spells, when it is entirely a finite decimal number. */
-function numberFromText(text: string): number | null {
+export function numberFromText(text: string): number | null {
   if (!NUMERIC_TEXT.test(text)) return null;
   const value = Number(text);
   return Number.isFinite(value) ? value : null;
 }
 
 /** Booleans as other systems spell them: 1/0 (SQLite, MySQL), 'true'/'false'/'1'/'0' (forms, query strings). */
-function booleanFrom(value: unknown): boolean | null {
+export function booleanFrom(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : null;
   if (typeof value === 'string') {

@@ -53,24 +53,23 @@ function rawRows(result: unknown): Array<Record<string, unknown>> {
   return ((result as { rows?: unknown[] }).rows ?? []) as Array<Record<string, unknown>>;
 }
 
-const postgresClaim = `
+/**
+ * One statement claims a batch. PostgreSQL skips rows other claimers hold; SQLite needs no lock
+ * clause because the statement is itself the one writer transaction.
+ */
+function claimStatement(lockClause: '' | 'FOR UPDATE SKIP LOCKED'): string {
+  return `
   UPDATE queue_items
      SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
    WHERE id IN (SELECT id FROM queue_items
                  WHERE status = 'Pending' AND run_after <= ?
                  ORDER BY run_after, created_at
                  LIMIT ?
-                 FOR UPDATE SKIP LOCKED)
+                 ${lockClause})
   RETURNING *`;
-
-const sqliteClaim = `
-  UPDATE queue_items
-     SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
-   WHERE id IN (SELECT id FROM queue_items
-                 WHERE status = 'Pending' AND run_after <= ?
-                 ORDER BY run_after, created_at
-                 LIMIT ?)
-  RETURNING *`;
+}
+const postgresClaim = claimStatement('FOR UPDATE SKIP LOCKED');
+const sqliteClaim = claimStatement('');
 
 const mysqlSelectDue = `
   SELECT id FROM queue_items

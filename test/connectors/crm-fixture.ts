@@ -85,6 +85,19 @@ function dateTimeFor(engine: Engine, iso: string | null): string | null {
   return iso !== null && engine === 'mariadb' ? iso.replace('T', ' ').replace('Z', '') : iso;
 }
 
+/** The quickstart's typed-group table (addresses of type main/invoice), the same on every engine. */
+export async function createCustomerAddressesTable(admin: Knex): Promise<void> {
+  await admin.schema.createTable('customer_addresses', (t: Knex.CreateTableBuilder) => {
+    t.integer('customer_id').unsigned().notNullable().references('id').inTable('customers').onDelete('CASCADE');
+    t.string('type', 20).notNullable();
+    t.string('street', 200);
+    t.string('city', 200);
+    t.string('zip', 40);
+    t.string('country', 2);
+    t.primary(['customer_id', 'type']);
+  });
+}
+
 export async function createCrm(database: TestDatabase): Promise<void> {
   const { admin, engine } = database;
   await admin.schema.createTable('customers', (t: Knex.CreateTableBuilder) => {
@@ -99,15 +112,7 @@ export async function createCrm(database: TestDatabase): Promise<void> {
     t.text('notes', 'longtext');
     t.json('meta');
   });
-  await admin.schema.createTable('customer_addresses', (t: Knex.CreateTableBuilder) => {
-    t.integer('customer_id').unsigned().notNullable().references('id').inTable('customers').onDelete('CASCADE');
-    t.string('type', 20).notNullable();
-    t.string('street', 200);
-    t.string('city', 200);
-    t.string('zip', 40);
-    t.string('country', 2);
-    t.primary(['customer_id', 'type']);
-  });
+  await createCustomerAddressesTable(admin);
   await admin.schema.createTable('accounts', (t: Knex.CreateTableBuilder) => {
     // Account numbers differ by case only ('A-1', 'a-1'): MariaDB needs a binary collation to keep both.
     const number = t.string('AccountNumber', 40).primary();

@@ -32,6 +32,7 @@ import type { ConnectionProvider } from '../../runtime/http/resolve-target.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Engine, TestDatabase } from './databases.js';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
+import { createCustomerAddressesTable } from '../connectors/crm-fixture.js';
 
 const root = resolve(import.meta.dirname, '../..');
 export const quickstartDir = join(root, 'examples', 'quickstart');
@@ -312,15 +313,7 @@ async function createQuickstartTables(database: TestDatabase, scratch: string): 
     t.boolean('active').notNullable().defaultTo(true);
     t.datetime('updated_at', { precision: 3 });
   });
-  await admin.schema.createTable('customer_addresses', (t) => {
-    t.integer('customer_id').unsigned().notNullable().references('id').inTable('customers').onDelete('CASCADE');
-    t.string('type', 20).notNullable();
-    t.string('street', 200);
-    t.string('city', 200);
-    t.string('zip', 40);
-    t.string('country', 2);
-    t.primary(['customer_id', 'type']);
-  });
+  await createCustomerAddressesTable(admin);
   await admin.schema.createTable('accounts', (t) => {
     t.string('AccountNumber', 40).primary();
     t.string('AccountName', 200).notNullable();
