@@ -1,0 +1,198 @@
+/**
+ * The scenario the sync benchmarks share: `people` in one SQLite file become `contacts` in
+ * another, through a JSONata mapping and a key-match upsert — once by Syncline's sync engine, and
+ * once by the copy an engineer would write by hand with Knex and plain JavaScript (keyset pages,
+ * the same mapping as a function, one multi-row upsert per page in a transaction). Both produce
+ * the same target rows; `targetDigest` proves it.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadDefinitions } from '../../definitions/load-definitions.js';
+import type { Snapshot } from '../../definitions/snapshot.js';
+import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
+import { migrate } from '../../runtime/database/migrate.js';
+import { openDatabase, type RuntimeDatabase } from '../../runtime/database/open-database.js';
+import type { RunEnvironment } from '../../runtime/execution/process-run.js';
+
+export const syncId = 'people-to-contacts';
+export const pageSize = 1000;
+
+const cities = ['Lisbon', 'Porto', 'Braga', 'Coimbra', 'Faro', 'Aveiro', 'Évora', 'Leiria'];
+
+function sqlite(filename: string): Knex {
+  return knexFactory({ client: 'sqlite3', connection: { filename }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+}
+
+/** Writes `count` people to a new SQLite file (one transaction, multi-row inserts). */
+export async function createSource(filename: string, count: number): Promise<void> {
+  const knex = sqlite(filename);
+  try {
+    await knex.raw('PRAGMA journal_mode = WAL');
+    await knex.schema.createTable('people', (table) => {
+      table.integer('id').primary();
+      table.string('first_name').notNullable();
+      table.string('last_name').notNullable();
+      table.string('email');
+      table.string('city');
+    });
+    await knex.transaction(async (trx) => {
+      const batch: Array<Record<string, unknown>> = [];
+      for (let id = 1; id <= count; id += 1) {
+        batch.push({ id, first_name: `First${id}`, last_name: `Last${id % 977}`, email: `Person.${id}@Example.COM`, city: cities[id % cities.length] });
+        // Knex inserts many rows on SQLite as one compound SELECT, which SQLite caps at 500 terms.
+        if (batch.length === 400 || id === count) await trx('people').insert(batch.splice(0));
+      }
+    });
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/** An empty `contacts` table keyed by ContactNumber. */
+export async function createTarget(filename: string): Promise<void> {
+  const knex = sqlite(filename);
+  try {
+    await knex.raw('PRAGMA journal_mode = WAL');
+    await knex.schema.createTable('contacts', (table) => {
+      table.string('ContactNumber').primary();
+      table.string('FullName').notNullable();
+      table.string('Email');
+      table.string('City');
+    });
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/** The definitions of the two systems and the sync, in a new directory. */
+export function writeDefinitions(directory: string, files: { source: string; target: string }): void {
+  writeFileSync(
+    join(directory, 'benchmark.yaml'),
+    `kind: System
+id: people
+connector: sql
+connection: { client: sqlite3, filename: ${JSON.stringify(files.source)} }
+objects:
+  Person:
+    table: people
+    key: [id]
+    fields:
+      id: { type: Integer }
+      first_name: { type: String }
+      last_name: { type: String }
+      email: { type: String }
+      city: { type: String }
+---
+kind: System
+id: contacts
+connector: sql
+connection: { client: sqlite3, filename: ${JSON.stringify(files.target)} }
+objects:
+  Contact:
+    table: contacts
+    key: [ContactNumber]
+    fields:
+      ContactNumber: { type: String, required: true }
+      FullName: { type: String, required: true }
+      Email: { type: String }
+      City: { type: String }
+---
+kind: Sync
+id: ${syncId}
+source: { system: people, object: Person, order: id asc }
+target: { system: contacts, object: Contact }
+mapping: |
+  { "ContactNumber": "P-" & $string(id), "FullName": first_name & " " & last_name, "Email": $lowercase(email), "City": city }
+match:
+  where: "ContactNumber = #ContactNumber#"
+  onNoMatch: create
+  onMatch: update
+batchSize: ${pageSize}
+timeout: 2h
+`,
+  );
+}
+
+/** The mapping above, by hand. */
+function mapPerson(person: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ContactNumber: `P-${String(person.id)}`,
+    FullName: `${String(person.first_name)} ${String(person.last_name)}`,
+    Email: typeof person.email === 'string' ? person.email.toLowerCase() : null,
+    City: person.city ?? null,
+  };
+}
+
+/** The hand-written copy: keyset pages, map, one upsert per page. Answers the records copied. */
+export async function handWrittenCopy(files: { source: string; target: string }): Promise<number> {
+  const source = sqlite(files.source);
+  const target = sqlite(files.target);
+  let copied = 0;
+  try {
+    for (let after = 0; ; ) {
+      const page = (await source('people').where('id', '>', after).orderBy('id').limit(pageSize)) as Array<Record<string, unknown>>;
+      if (page.length === 0) break;
+      const rows = page.map(mapPerson);
+      await target.transaction(async (trx) => {
+        // Four bindings per row; 250 rows per statement.
+        for (let start = 0; start < rows.length; start += 250) {
+          await trx('contacts').insert(rows.slice(start, start + 250)).onConflict('ContactNumber').merge();
+        }
+      });
+      copied += page.length;
+      after = Number(page.at(-1)!.id);
+    }
+  } finally {
+    await Promise.all([source.destroy(), target.destroy()]);
+  }
+  return copied;
+}
+
+/** SHA-256 over every target row in key order, and how many there are. */
+export async function targetDigest(filename: string): Promise<{ rows: number; digest: string }> {
+  const knex = sqlite(filename);
+  try {
+    const hash = createHash('sha256');
+    let rows = 0;
+    for (let after = ''; ; ) {
+      const page = (await knex('contacts').where('ContactNumber', '>', after).orderBy('ContactNumber').limit(5000)) as Array<Record<string, unknown>>;
+      if (page.length === 0) break;
+      for (const row of page) hash.update(JSON.stringify([row.ContactNumber, row.FullName, row.Email, row.City])).update('\n');
+      rows += page.length;
+      after = String(page.at(-1)!.ContactNumber);
+    }
+    return { rows, digest: hash.digest('hex') };
+  } finally {
+    await knex.destroy();
+  }
+}
+
+export interface SyncBench {
+  directory: string;
+  environment: RunEnvironment;
+  close(): Promise<void>;
+}
+
+/** Definitions for the two files, loaded, with a migrated runtime database beside them. */
+export async function syncEnvironment(files: { source: string; target: string }): Promise<SyncBench> {
+  const directory = mkdtempSync(join(tmpdir(), 'syncline-bench-defs-'));
+  writeDefinitions(directory, files);
+  const loaded = await loadDefinitions([directory]);
+  if (!loaded.ok) throw new Error(`benchmark definitions do not load: ${JSON.stringify(loaded.problems)}`);
+  const snapshot: Snapshot = loaded.snapshot;
+  const db: RuntimeDatabase = await openDatabase(parseDatabaseUrl(`sqlite:${join(directory, 'runtime.db')}`));
+  await migrate(db);
+  const connections = new ConnectionPool({ baseDirectory: directory });
+  return {
+    directory,
+    environment: { snapshot, connections, db },
+    async close() {
+      await connections.closeAll();
+      await db.close();
+    },
+  };
+}
