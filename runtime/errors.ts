@@ -26,6 +26,8 @@ const catalogue = {
   'unknown-system': { status: 404, title: 'Unknown system' },
   'unknown-object': { status: 404, title: 'Unknown object' },
   'record-not-found': { status: 404, title: 'Record not found' },
+  'unknown-process': { status: 404, title: 'Unknown sync or flow' },
+  'unknown-queue-item': { status: 404, title: 'Unknown queue item' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   rejected: { status: 409, title: 'Rejected by the system' },
   'body-too-large': { status: 413, title: 'Request body too large' },

@@ -8,6 +8,8 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
 import { authenticate } from './auth.js';
 import { connectionRoutes } from './connection-routes.js';
@@ -15,6 +17,7 @@ import { healthRoutes } from './health-routes.js';
 import { createHttpMetrics } from './metrics.js';
 import { openApiFor } from './openapi/build-openapi.js';
 import { problemMiddleware } from './problem-middleware.js';
+import { queueRoutes } from './queue-routes.js';
 import { defaultBodyLimit } from './read-body.js';
 import { requestLog } from './request-log.js';
 import type { ConnectionProvider } from './resolve-target.js';
@@ -29,6 +32,14 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Version published in the interface description. */
   version?: string;
+  /** The runtime database (queue items); migrated before the app serves. */
+  db: RuntimeDatabase;
+  /** Runs the items of StartProcessDirect and ExecuteProcess in this process. */
+  runner: ItemRunner;
+  /** How long StartProcessDirect and ExecuteProcess wait before answering 202 with the running item. */
+  syncTimeLimitMs: number;
+  /** Whether a daemon runs in this process, for /readyz (default: none does). */
+  daemonActive?: () => boolean;
 }
 
 export function createApp(options: AppOptions): Koa {
@@ -47,7 +58,7 @@ export function createApp(options: AppOptions): Koa {
 
   // Route matching is case-insensitive: installations of the service differ in spelling.
   const open = new Router({ sensitive: false });
-  healthRoutes(open, holder);
+  healthRoutes(open, holder, { db: options.db, ...(options.daemonActive ? { daemonActive: options.daemonActive } : {}) });
   open.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
@@ -61,7 +72,9 @@ export function createApp(options: AppOptions): Koa {
   api.get('/openapi.json', (ctx) => {
     ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
   });
-  connectionRoutes(api, { connections: options.connections, bodyLimit: options.bodyLimit ?? defaultBodyLimit });
+  const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
+  connectionRoutes(api, { connections: options.connections, bodyLimit });
+  queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
 
   app.use(open.routes()).use(open.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());

@@ -43,7 +43,7 @@ export function resolveObject(target: SystemTarget, name: string): ObjectDescrip
 }
 
 /** Exact match first; otherwise a unique case-insensitive one (routes are case-insensitive). */
-function findIgnoringCase<V>(map: ReadonlyMap<string, V>, key: string): V | undefined {
+export function findIgnoringCase<V>(map: ReadonlyMap<string, V>, key: string): V | undefined {
   const exact = map.get(key);
   if (exact) return exact;
   const lower = key.toLowerCase();

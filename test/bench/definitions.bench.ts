@@ -24,7 +24,11 @@ import { sha256 } from '../../runtime/http/auth.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { defaultDebounceMs, minimumDebounceMs, watchDefinitions } from '../../definitions/watch-definitions.js';
+import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
+import { migrate } from '../../runtime/database/migrate.js';
+import { openDatabase } from '../../runtime/database/open-database.js';
 import { createApp } from '../../runtime/http/create-app.js';
+import { runProcess } from '../../runtime/sync/run-process.js';
 import { createLogger } from '../../runtime/log.js';
 import { generateDefinitions, thousand } from './generate-definitions.js';
 import { median, ms, percentile, table, timed } from './stats.js';
@@ -140,7 +144,13 @@ async function reloadBench(label: string, dir: string, file: string, runs: numbe
   const holder = new SnapshotHolder(loaded.snapshot);
   const watcher = watchDefinitions([dir], holder);
   const connections = new ConnectionPool({ baseDirectory: process.cwd() });
-  const server = createApp({ holder, log: createLogger('silent'), connections, adminTokenHash: sha256(randomUUID()) }).listen(0, '127.0.0.1');
+  // /readyz counts the queue, so the server needs a runtime database, as `serve` has.
+  const runtimeDir = await mkdtemp(join(tmpdir(), 'syncline-bench-runtime-'));
+  const db = await openDatabase(parseDatabaseUrl(`sqlite:${join(runtimeDir, 'runtime.sqlite')}`));
+  await migrate(db);
+  const log = createLogger('silent');
+  const runner = { db, snapshot: () => holder.current, connections, log, runProcess, workerId: 'bench', leaseMs: 30_000 };
+  const server = createApp({ holder, log, connections, adminTokenHash: sha256(randomUUID()), db, runner, syncTimeLimitMs: 60_000 }).listen(0, '127.0.0.1');
   try {
     await Promise.all([watcher.ready, once(server, 'listening')]);
     const readyz = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
@@ -185,6 +195,8 @@ async function reloadBench(label: string, dir: string, file: string, runs: numbe
     server.close();
     server.closeAllConnections();
     await watcher.close();
+    await db.close();
+    await rm(runtimeDir, { recursive: true, force: true });
   }
 }
 

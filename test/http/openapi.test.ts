@@ -101,6 +101,15 @@ const paths = {
   setData: '/api/RunConnectionSetData/{system_key}/{object_type}',
   setDataMin: '/api/RunConnectionSetDataMin/{system_key}/{object_type}',
 };
+const queuePaths = {
+  adHoc: '/api/StartProcessAdHoc/{syncId}/{sourceId}',
+  addAction: '/api/AddAction',
+  direct: '/api/StartProcessDirect/{syncId}/{sourceId}',
+  execute: '/api/ExecuteProcess/{syncId}',
+  getAction: '/api/GetAction/{queueId}',
+};
+const syncId = 'crm-customers-to-erp';
+const unknownItem = '00000000-0000-4000-8000-000000000000';
 
 interface Scenario {
   what: string;
@@ -178,6 +187,27 @@ const scenarios: Scenario[] = [
   { what: 'minimal write, read-only field', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/crm/Customer', body: { id: 1000, name: 'X' }, status: 403 },
   { what: 'minimal write, wrong type', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/crm/Customer', body: { name: 'X', active: 'perhaps' }, status: 400 },
   { what: 'minimal write, unknown object', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/erp/Invoice', body: { a: 1 }, status: 404 },
+  { what: 'ad-hoc start', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/1`, status: 200 },
+  { what: 'ad-hoc start, unknown sync', template: queuePaths.adHoc, method: 'post', path: '/api/StartProcessAdHoc/nope/1', status: 404 },
+  { what: 'ad-hoc start, source id too long', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/${'1'.repeat(1025)}`, status: 400 },
+  { what: 'ad-hoc start, no token', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/1`, token: null, status: 401 },
+  { what: 'ad-hoc start, missing scope', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/1`, token: tokens.queueOnly, status: 403 },
+  { what: 'add action', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'manual', WhereClause: 'id > 1', ActionParams: [{ Name: 'a', Value: 'b' }] }, status: 200, valid: true },
+  { what: 'add action, ad hoc with a source', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'AdHoc', SourceId: '2' }, status: 200, valid: true },
+  { what: 'add action, bad fields', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'never', Extra: 1 }, status: 400 },
+  { what: 'add action, bad WhereClause', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'manual', WhereClause: 'salary > 1' }, status: 400 },
+  { what: 'add action, unknown process', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: 'nope', StartType: 'manual' }, status: 404 },
+  { what: 'add action, not on the allow-list', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: 'nope', StartType: 'manual' }, token: tokens.queueWriter, status: 403 },
+  { what: 'add action, not JSON', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', raw: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
+  { what: 'add action, too large', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', raw: tooLarge, headers: json, status: 413 },
+  { what: 'direct start', template: queuePaths.direct, method: 'post', path: `/api/StartProcessDirect/${syncId}/1`, status: 200 },
+  { what: 'direct start, unknown sync', template: queuePaths.direct, method: 'post', path: '/api/StartProcessDirect/nope/1', status: 404 },
+  { what: 'execute', template: queuePaths.execute, method: 'post', path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'manual', WhereClause: "email <> ''", ActionParams: [] }, status: 200, valid: true },
+  { what: 'execute, bad start type', template: queuePaths.execute, method: 'post', path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'AdHoc' }, status: 400 },
+  { what: 'execute, missing scope', template: queuePaths.execute, method: 'post', path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'manual' }, token: tokens.reader, status: 403 },
+  { what: 'get action, unknown', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, status: 404 },
+  { what: 'get action, missing scope', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, token: tokens.reader, status: 403 },
+  { what: 'get action, no token', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, token: null, status: 401 },
   { what: 'interface description', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', status: 200 },
   { what: 'interface description, no token', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', token: null, status: 401 },
   { what: 'health', template: '/healthz', method: 'get', path: '/healthz', token: null, status: 200 },
@@ -227,9 +257,9 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('documents every route the server answers, with operation ids', () => {
-    assert.deepEqual(Object.keys(document.paths).sort(), [...Object.values(paths), '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort());
+    assert.deepEqual(Object.keys(document.paths).sort(), [...Object.values(paths), ...Object.values(queuePaths), '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort());
     const operationIds = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => (operation as Json).operationId));
-    for (const id of ['RunConnectionGetData', 'RunConnectionGetDataMin', 'GetDataObject', 'RunConnectionGetQueryData', 'RunConnectionSetData', 'RunConnectionSetDataMin']) assert.ok(operationIds.includes(id), id);
+    for (const id of ['StartProcessAdHoc', 'AddAction', 'StartProcessDirect', 'ExecuteProcess', 'GetAction', 'RunConnectionGetData', 'RunConnectionGetDataMin', 'GetDataObject', 'RunConnectionGetQueryData', 'RunConnectionSetData', 'RunConnectionSetDataMin']) assert.ok(operationIds.includes(id), id);
     assert.equal(new Set(operationIds).size, operationIds.length, 'operation ids are unique');
   });
 
@@ -260,6 +290,44 @@ describe('GET /api/openapi.json', () => {
       assert.ok(own(record), `${system}/${object} ${JSON.stringify(record)}: ${JSON.stringify(own.errors)}`);
       const other = checker.record(system === 'crm' ? 'erp' : 'crm', system === 'crm' ? 'Account' : 'Customer');
       assert.ok(!other(record), `a ${object} record must not pass as the other object: ${JSON.stringify(record)}`);
+    }
+  });
+
+  it('lists the sync ids (and flow ids where flows may start) as enums, and describes a polled item', async () => {
+    const parameter = (template: string) => ((Object.values(document.paths[template] as Json)[0] as Json).parameters as Json[]).find((p) => p.name === 'syncId');
+    assert.deepEqual(parameter(queuePaths.adHoc)?.schema.enum, [syncId]);
+    assert.deepEqual(parameter(queuePaths.direct)?.schema.enum, [syncId]);
+    assert.deepEqual(parameter(queuePaths.execute)?.schema.enum, [syncId]);
+    assert.deepEqual(document.paths[queuePaths.addAction].post.requestBody.content['application/json'].schema.properties.ProcessId.enum, [syncId]);
+    const started = await app.post(`/api/StartProcessAdHoc/${syncId}/3`);
+    const checker = new DocumentChecker(document);
+    checker.checkAnswer(queuePaths.getAction, 'get', await app.get(`/api/GetAction/${started.json.ID}`), 'get action');
+    checker.checkAnswer(queuePaths.getAction, 'get', await app.get(`/api/GetAction/${started.json.ID}`, tokens.queueOnly), 'get action, queue:read');
+  });
+
+  it('describes the 202 of a run past the time limit, and a 503 of /readyz', async () => {
+    const slow = await quickstartApp({ syncTimeLimitMs: 20, runProcess: (real) => async (environment, start) => (await sleep(300), real(environment, start)) });
+    try {
+      const checker = new DocumentChecker(document);
+      const accepted = await slow.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual' });
+      assert.equal(accepted.status, 202, accepted.text);
+      checker.checkAnswer(queuePaths.execute, 'post', accepted, 'execute past the limit');
+      const direct = await slow.post(`/api/StartProcessDirect/${syncId}/1`);
+      assert.equal(direct.status, 202, direct.text);
+      checker.checkAnswer(queuePaths.direct, 'post', direct, 'direct start past the limit');
+      for (const id of [accepted.json.ID, direct.json.ID]) {
+        for (let polled = await slow.get(`/api/GetAction/${id}`); ; polled = await slow.get(`/api/GetAction/${id}`)) {
+          checker.checkAnswer(queuePaths.getAction, 'get', polled, 'polled item');
+          if (polled.json.Status !== 'InProgress') break;
+          await sleep(25);
+        }
+      }
+      await slow.db.close();
+      const unready = await slow.get('/readyz', null);
+      assert.equal(unready.status, 503, unready.text);
+      checker.checkAnswer('/readyz', 'get', unready, 'readiness without a database');
+    } finally {
+      await slow.close();
     }
   });
 

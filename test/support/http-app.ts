@@ -12,6 +12,10 @@
  * Both add `test-clients.yaml` with API clients of narrower rights (see `tokens`), capture the log
  * as parsed JSON lines, and can watch the definitions for hot reload. Definitions see only the
  * environment given here, never the developer's.
+ *
+ * Both open a migrated runtime database (queue items) as `serve` does: an SQLite file in the
+ * temporary directory for the quickstart, the TestDatabase itself for engineApp; and run direct
+ * starts with the real sync engine. No daemon runs: enqueued items stay Pending.
  */
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +31,13 @@ import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import { watchDefinitions, type DefinitionsWatcher } from '../../definitions/watch-definitions.js';
 import { sha256 } from '../../runtime/http/auth.js';
+import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
+import { migrate } from '../../runtime/database/migrate.js';
+import { openDatabase, type RuntimeDatabase } from '../../runtime/database/open-database.js';
+import type { RunProcess } from '../../runtime/execution/process-run.js';
+import type { ItemRunner } from '../../runtime/execution/run-held-item.js';
 import { createApp } from '../../runtime/http/create-app.js';
+import { runProcess } from '../../runtime/sync/run-process.js';
 import type { ConnectionProvider } from '../../runtime/http/resolve-target.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Engine, TestDatabase } from './databases.js';
@@ -49,6 +59,8 @@ export const tokens = {
   erpWriter: 'erp-writer-token-0123456789-abcdefghij-never-logged',
   /** queue:read only. */
   queueOnly: 'queue-only-token-0123456789-abcdefghij-never-logged',
+  /** queue:read and queue:write, sync allow-list [crm-customers-to-erp] (plus syncs of `files`). */
+  queueWriter: 'queue-writer-token-0123456789-abcdefghij-never-logged',
   /** systems:read and systems:query, defined by tokenSha256. */
   hashed: 'hashed-token-0123456789-abcdefghij-never-logged',
 } as const;
@@ -69,6 +81,12 @@ kind: ApiClient
 id: test-queue-only
 token: \${env:QUEUE_ONLY_TOKEN}
 scopes: [queue:read]
+---
+kind: ApiClient
+id: test-queue-writer
+token: \${env:QUEUE_WRITER_TOKEN}
+scopes: [queue:read, queue:write]
+syncs: [crm-customers-to-erp]
 ---
 kind: ApiClient
 id: test-hashed
@@ -114,6 +132,8 @@ export interface HttpApp {
   crm: Knex;
   erp: Knex;
   engine: Engine;
+  /** The runtime database (queue items). */
+  db: RuntimeDatabase;
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
   post(path: string, body?: unknown, token?: string | null): Promise<Answer>;
   get(path: string, token?: string | null): Promise<Answer>;
@@ -132,6 +152,12 @@ export interface AppSettings {
   files?: Record<string, string>;
   /** The logger instead of the capturing one (`logs` stays empty), e.g. for benchmarks. */
   log?: Logger;
+  /** How long direct starts wait before answering 202 (default 60 s). */
+  syncTimeLimitMs?: number;
+  /** Wraps the sync engine's runProcess (to slow a run down or make it fail). */
+  runProcess?: (real: RunProcess) => RunProcess;
+  /** What /readyz says about a daemon in this process. */
+  daemonActive?: () => boolean;
 }
 
 /** The quickstart over fresh SQLite files in a temporary directory. */
@@ -148,6 +174,7 @@ export async function quickstartApp(settings: AppSettings = {}): Promise<HttpApp
     dir,
     definitions,
     engine: 'sqlite',
+    runtimeUrl: `sqlite:${join(dir, 'runtime.sqlite')}`,
     crm,
     erp,
     env: { CRM_DB: crmFile, ERP_DB: erpFile },
@@ -170,6 +197,7 @@ export async function engineApp(database: TestDatabase, settings: AppSettings = 
     dir,
     definitions,
     engine: database.engine,
+    runtimeUrl: database.engine === 'sqlite' ? `sqlite:${absoluteFilename(database)}` : String(database.connection.url),
     crm: database.admin,
     erp: database.admin,
     env: { DATABASE_URL: String(database.connection.url ?? ''), DATABASE_FILE: absoluteFilename(database) },
@@ -183,6 +211,8 @@ interface StartParts {
   dir: string;
   definitions: string;
   engine: Engine;
+  /** Where the runtime database lives (parseDatabaseUrl). */
+  runtimeUrl: string;
   crm: Knex;
   erp: Knex;
   env: Record<string, string>;
@@ -197,6 +227,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     READER_TOKEN: tokens.reader,
     ERP_WRITER_TOKEN: tokens.erpWriter,
     QUEUE_ONLY_TOKEN: tokens.queueOnly,
+    QUEUE_WRITER_TOKEN: tokens.queueWriter,
     ...parts.env,
     ...settings.env,
   };
@@ -212,13 +243,29 @@ async function start(parts: StartParts): Promise<HttpApp> {
   }
   const logs: LogLine[] = [];
   const log = settings.log ?? pino({ level: 'debug', base: { service: 'syncline' } }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
+  const db = await openDatabase(parseDatabaseUrl(parts.runtimeUrl));
+  await migrate(db);
+  const connections = settings.connections ? settings.connections(pool) : pool;
+  const runner: ItemRunner = {
+    db,
+    snapshot: () => holder.current,
+    connections,
+    log,
+    runProcess: settings.runProcess ? settings.runProcess(runProcess) : runProcess,
+    workerId: `http-test-${process.pid}`,
+    leaseMs: 30_000,
+  };
   const app = createApp({
     holder,
     log,
-    connections: settings.connections ? settings.connections(pool) : pool,
+    connections,
     adminTokenHash: sha256(tokens.admin),
     ...(settings.bodyLimit === undefined ? {} : { bodyLimit: settings.bodyLimit }),
     version: '0.0.0-test',
+    db,
+    runner,
+    syncTimeLimitMs: settings.syncTimeLimitMs ?? 60_000,
+    ...(settings.daemonActive === undefined ? {} : { daemonActive: settings.daemonActive }),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -249,6 +296,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     crm: parts.crm,
     erp: parts.erp,
     engine: parts.engine,
+    db,
     call,
     post: (path, body, token) => call('POST', path, { ...(body === undefined ? {} : { body }), ...(token === undefined ? {} : { token }) }),
     get: (path, token) => call('GET', path, token === undefined ? {} : { token }),
@@ -258,6 +306,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
       server.closeAllConnections();
       await once(server, 'close');
       await pool.closeAll();
+      await db.close();
       await parts.cleanup();
       await rm(parts.dir, { recursive: true, force: true });
     },

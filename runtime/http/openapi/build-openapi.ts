@@ -5,6 +5,7 @@
  */
 import type { Snapshot } from '../../../definitions/snapshot.js';
 import { connectionPaths } from './connection-paths.js';
+import { queuePaths, queueSchemas } from './queue-paths.js';
 import { sharedComponents } from './shared-components.js';
 import { recordSchema, recordSchemaName } from './record-schemas.js';
 
@@ -40,12 +41,13 @@ function build(snapshot: Snapshot, version: string): OpenApiDocument {
     security: [{ bearer: [] }],
     paths: {
       ...healthPaths(),
+      ...queuePaths(snapshot),
       ...connectionPaths(snapshot),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of an ApiClient definition, or the admin token.' } },
       responses: shared.responses,
-      schemas: { ...shared.schemas, ...recordSchemas },
+      schemas: { ...shared.schemas, ...queueSchemas(), ...recordSchemas },
     },
   };
 }
@@ -54,11 +56,19 @@ function healthPaths() {
   const open = { security: [] as unknown[] };
   const json = (schema: unknown) => ({ 'application/json': { schema } });
   const ids = { type: 'array', items: { type: 'string' } };
+  const count = { type: 'integer', minimum: 0 };
+  const queue = {
+    type: 'object',
+    description: 'Queue items by status, when the earliest Pending one is due, and whether this process runs a daemon (without one anywhere, Pending items wait).',
+    required: ['Pending', 'InProgress', 'Complete', 'Failed', 'nextDue', 'daemon'],
+    properties: { Pending: count, InProgress: count, Complete: count, Failed: count, nextDue: { type: ['string', 'null'], format: 'date-time' }, daemon: { enum: ['active', 'inactive'] } },
+  };
   const ready = {
     type: 'object',
-    required: ['status', 'snapshot', 'lastReload'],
+    required: ['status', 'snapshot', 'lastReload', 'queue'],
     properties: {
       status: { const: 'ready' },
+      queue,
       snapshot: {
         type: 'object',
         required: ['digest', 'loadedAt', 'files', 'definitions'],
@@ -78,7 +88,20 @@ function healthPaths() {
   };
   return {
     '/healthz': { get: { ...open, operationId: 'health', summary: 'The process answers.', responses: { 200: { description: 'Alive.', content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
-    '/readyz': { get: { ...open, operationId: 'ready', summary: 'Definitions loaded; the last reload and its problems.', responses: { 200: { description: 'Ready.', content: json(ready) } } } },
+    '/readyz': {
+      get: {
+        ...open,
+        operationId: 'ready',
+        summary: 'Definitions loaded, the last reload and its problems; the queue.',
+        responses: {
+          200: { description: 'Ready.', content: json(ready) },
+          503: {
+            description: 'The runtime database does not answer; the reason says why.',
+            content: json({ type: 'object', required: ['status', 'reason', 'snapshot', 'lastReload'], properties: { ...ready.properties, status: { const: 'unready' }, reason: { type: 'string' } } }),
+          },
+        },
+      },
+    },
     '/metrics': { get: { ...open, operationId: 'metrics', summary: 'Prometheus metrics.', responses: { 200: { description: 'Metrics in the Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
     '/api/openapi.json': {
       get: {

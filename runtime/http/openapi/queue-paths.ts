@@ -1,0 +1,145 @@
+/**
+ * The five queue routes and their schemas, with the snapshot's sync ids (and, where a flow may be
+ * started, flow ids) as enums. Start types are listed in their answered spelling; requests may use
+ * any case.
+ */
+import type { Snapshot } from '../../../definitions/snapshot.js';
+import { queueStatuses, startTypes } from '../../queue/queue-item.js';
+import { executeStartTypes, valueLimits } from '../queue-body.js';
+
+const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const errorResponses = { 400: ref('BadRequest'), 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: ref('NotFound'), default: ref('Problem') };
+const bodyResponses = { 413: ref('TooLarge'), 415: ref('UnsupportedMediaType') };
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const item = { $ref: '#/components/schemas/QueueItem' };
+const itemUrl = { description: 'The GetAction URL of the item, for polling.', schema: { type: 'string' } };
+const whereClause = { type: ['string', 'null'], maxLength: valueLimits.whereClause, description: "A filter on the sync's source records (a flow's: its first sync's), AND-ed with the sync's own; the expression grammar of GETDATA_WHERE. #params.Name# takes an ActionParam." };
+const actionParams = { type: ['array', 'null'], maxItems: valueLimits.actionParams, items: { $ref: '#/components/schemas/ActionParam' }, description: 'Parameters of the run: $params in the mapping, #params.Name# in filters.' };
+
+/** Components of the queue routes. */
+export function queueSchemas() {
+  const timestamp = { type: 'string', format: 'date-time' };
+  const count = { type: 'integer', minimum: 0 };
+  return {
+    QueueItem: {
+      type: 'object',
+      description: 'A queue item: the seed\'s five fields (ID, StartType, ProcessId, CreatedDate, Status), then its run.',
+      required: ['ID', 'StartType', 'ProcessId', 'CreatedDate', 'Status', 'StartedDate', 'FinishedDate', 'Attempts', 'Statistics', 'Errors'],
+      properties: {
+        ID: { type: 'string', format: 'uuid', description: 'For polling with GetAction.' },
+        StartType: { enum: [...startTypes] },
+        ProcessId: { type: 'string', description: 'The sync or flow the item runs.' },
+        CreatedDate: timestamp,
+        Status: { enum: [...queueStatuses] },
+        StartedDate: { type: ['string', 'null'], format: 'date-time', description: 'Start of the current or last attempt.' },
+        FinishedDate: { type: ['string', 'null'], format: 'date-time' },
+        Attempts: count,
+        Statistics: {
+          type: 'object',
+          description: 'Records of the last attempt that reported any; zeros before.',
+          required: ['Read', 'Created', 'Updated', 'Skipped', 'Failed'],
+          properties: { Read: count, Created: count, Updated: count, Skipped: count, Failed: count },
+          additionalProperties: false,
+        },
+        Errors: {
+          type: 'array',
+          description: 'Errors of every attempt, oldest first: a record\'s (with its SourceId) or the whole attempt\'s.',
+          items: { type: 'object', required: ['Message', 'At'], properties: { Message: { type: 'string' }, SourceId: { type: 'string' }, At: timestamp }, additionalProperties: false },
+        },
+      },
+      additionalProperties: false,
+    },
+    ActionParam: {
+      type: 'object',
+      required: ['Name', 'Value'],
+      properties: { Name: { type: 'string', minLength: 1 }, Value: { type: 'string', maxLength: valueLimits.actionParamValue } },
+      additionalProperties: false,
+    },
+    ExecuteProcessBody: {
+      type: 'object',
+      required: ['StartType'],
+      properties: {
+        StartType: { enum: [...executeStartTypes], description: 'Any case is accepted.' },
+        WhereClause: whereClause,
+        ActionParams: actionParams,
+      },
+      additionalProperties: false,
+    },
+  };
+}
+
+export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
+  const syncs = [...snapshot.syncs.keys()];
+  const processes = [...new Set([...syncs, ...snapshot.flows.keys()])];
+  const enumOrString = (values: string[]) => (values.length ? { type: 'string', enum: values } : { type: 'string' });
+  const syncParameter = { name: 'syncId', in: 'path', required: true, schema: enumOrString(syncs), description: 'The sync (ad-hoc starts run one source record through one sync; flows have no direct record processing).' };
+  const processParameter = { name: 'syncId', in: 'path', required: true, schema: enumOrString(processes), description: 'The sync or flow.' };
+  const sourceParameter = { name: 'sourceId', in: 'path', required: true, schema: { type: 'string', maxLength: valueLimits.sourceId }, description: 'The source record: its key value, or the GUID of a record-store entry.' };
+  const pending = { description: 'The Pending item; a daemon runs it. Content-Location is its GetAction URL.', headers: { 'Content-Location': itemUrl }, content: json(item) };
+  const direct = {
+    200: { description: 'The finished item (Complete or Failed) with its statistics and errors.', headers: { 'Content-Location': itemUrl }, content: json(item) },
+    202: { description: 'The run outlasted the synchronous time limit and goes on; the InProgress item, to poll at Location.', headers: { Location: itemUrl }, content: json(item) },
+  };
+  return {
+    '/api/StartProcessAdHoc/{syncId}/{sourceId}': {
+      post: {
+        operationId: 'StartProcessAdHoc',
+        summary: 'Queue one source record for a sync (scope queue:write); a daemon runs it.',
+        tags: ['queue'],
+        parameters: [syncParameter, sourceParameter],
+        responses: { 200: pending, ...errorResponses },
+      },
+    },
+    '/api/AddAction': {
+      post: {
+        operationId: 'AddAction',
+        summary: 'Queue a start of any kind of a sync or flow (scope queue:write); a daemon runs it.',
+        tags: ['queue'],
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['ProcessId', 'StartType'],
+            properties: {
+              ProcessId: enumOrString(processes),
+              StartType: { enum: [...startTypes], description: 'Any case is accepted.' },
+              SourceId: { type: ['string', 'null'], minLength: 1, maxLength: valueLimits.sourceId, description: 'One source record (syncs only).' },
+              WhereClause: whereClause,
+              ActionParams: actionParams,
+            },
+            additionalProperties: false,
+          }),
+        },
+        responses: { 200: pending, ...errorResponses, ...bodyResponses },
+      },
+    },
+    '/api/StartProcessDirect/{syncId}/{sourceId}': {
+      post: {
+        operationId: 'StartProcessDirect',
+        summary: 'Run one source record through a sync in this request and answer the finished item (scope queue:write).',
+        tags: ['queue'],
+        parameters: [syncParameter, sourceParameter],
+        responses: { ...direct, ...errorResponses },
+      },
+    },
+    '/api/ExecuteProcess/{syncId}': {
+      post: {
+        operationId: 'ExecuteProcess',
+        summary: 'Run a sync or flow in this request and answer the finished item (scope queue:write).',
+        tags: ['queue'],
+        parameters: [processParameter],
+        requestBody: { required: true, content: json({ $ref: '#/components/schemas/ExecuteProcessBody' }) },
+        responses: { ...direct, ...errorResponses, ...bodyResponses },
+      },
+    },
+    '/api/GetAction/{queueId}': {
+      get: {
+        operationId: 'GetAction',
+        summary: 'Status, statistics and errors of a queue item (scope queue:read).',
+        tags: ['queue'],
+        parameters: [{ name: 'queueId', in: 'path', required: true, schema: { type: 'string' }, description: 'The ID a start answered.' }],
+        responses: { 200: { description: 'The item.', content: json(item) }, 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: ref('NotFound'), default: ref('Problem') },
+      },
+    },
+  };
+}

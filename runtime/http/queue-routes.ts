@@ -1,0 +1,136 @@
+/**
+ * The five queue routes of the service: two asynchronous starts (StartProcessAdHoc, AddAction),
+ * which only enqueue a Pending item for a daemon; two synchronous ones (StartProcessDirect,
+ * ExecuteProcess), which run the process in this request; and GetAction, the status of an item.
+ *
+ * Status codes, decided here once:
+ * - The asynchronous starts answer 200 with the item. The seed's only words for their result are
+ *   "Queue item returned" and the only success status it names is 200, so clients written against
+ *   the service read the item from a 200; 201 would be more RESTful but breaks clients that test
+ *   for 200. `Content-Location` names the item's GetAction URL (RFC 9110 §8.7: the body is that
+ *   resource's representation), which is what polling needs.
+ * - The synchronous starts answer 200 with the finished item (Complete or Failed: a failed run is
+ *   still a run the request did) and its statistics; past `syncTimeLimitMs`, 202 Accepted with the
+ *   still-running item and `Location` of GetAction. The run goes on either way.
+ * - Every check (scope, allow-list, existence, the body, the WhereClause) comes before anything is
+ *   enqueued or run, so a refused request leaves no item behind.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Snapshot } from '../../definitions/snapshot.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { HttpProblem } from '../errors.js';
+import type { ItemRunner } from '../execution/run-held-item.js';
+import { enqueue, type NewQueueItem } from '../queue/enqueue.js';
+import { getItem } from '../queue/get-item.js';
+import { queueItemJson, type QueueRow } from '../queue/queue-item.js';
+import { requireScope } from './auth.js';
+import { parseAddActionBody, parseExecuteProcessBody, valueLimits, type StartRequest } from './queue-body.js';
+import { readJsonBody } from './read-body.js';
+import { mayRead, quoted, resolveProcess, type ProcessTarget } from './resolve-process.js';
+import { runDirect } from './run-direct.js';
+import { checkWhereClause } from './where-clause.js';
+
+export interface QueueRouteOptions {
+  db: RuntimeDatabase;
+  runner: ItemRunner;
+  /** How long StartProcessDirect and ExecuteProcess wait for the run before answering 202. */
+  syncTimeLimitMs: number;
+  bodyLimit: number;
+}
+
+export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyLimit }: QueueRouteOptions): void {
+  router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
+    const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: true });
+    const sourceId = sourceIdOf(ctx.params.sourceId!);
+    const { item } = await enqueue(db, { processId: target.id, startType: 'AdHoc', sourceId, maxAttempts: attemptsOf(target) });
+    answer(ctx, 200, item);
+  });
+
+  router.post('/AddAction', async (ctx) => {
+    requireScope(ctx, 'queue:write');
+    const request = parseAddActionBody(await readJsonBody(ctx, bodyLimit));
+    const target = resolveProcess(ctx, request.processId, { syncsOnly: false });
+    checkStart(ctx.state.snapshot as Snapshot, target, request);
+    const { item } = await enqueue(db, { ...newItem(target, request), maxAttempts: attemptsOf(target) });
+    answer(ctx, 200, item);
+  });
+
+  const runInRequest = async (ctx: Context, target: ProcessTarget, request: StartRequest) => {
+    // One attempt: the caller waits for this outcome, so a retry must not be scheduled behind its back.
+    const run = await runDirect(runner, ctx.state.snapshot as Snapshot, { ...newItem(target, request), maxAttempts: 1 }, syncTimeLimitMs);
+    if (run.finished) answer(ctx, 200, run.item);
+    else {
+      ctx.set('Location', itemUrl(run.item));
+      answer(ctx, 202, run.item);
+    }
+  };
+
+  router.post('/StartProcessDirect/:syncId/:sourceId', async (ctx) => {
+    const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: true });
+    await runInRequest(ctx, target, { startType: 'AdHoc', sourceId: sourceIdOf(ctx.params.sourceId!) });
+  });
+
+  router.post('/ExecuteProcess/:syncId', async (ctx) => {
+    const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: false });
+    const request = parseExecuteProcessBody(await readJsonBody(ctx, bodyLimit));
+    checkStart(ctx.state.snapshot as Snapshot, target, request);
+    await runInRequest(ctx, target, request);
+  });
+
+  router.get('/GetAction/:queueId', async (ctx) => {
+    const principal = requireScope(ctx, 'queue:read');
+    const id = ctx.params.queueId!;
+    const item = await getItem(db, id);
+    // An item of a process outside the client's allow-list is answered exactly like an unknown id
+    // (404, not 403): the URL names no sync, so a 403 would confirm that the id exists and leak
+    // which work other clients start. Ids are random UUIDs; there is nothing else to reveal.
+    if (!item || !mayRead(principal, ctx.state.snapshot as Snapshot, item.processId)) {
+      throw new HttpProblem('unknown-queue-item', `There is no queue item ${quoted(id)}. Queue item ids are the ID of what StartProcessAdHoc, AddAction, StartProcessDirect and ExecuteProcess answered.`);
+    }
+    ctx.body = queueItemJson(item);
+  });
+}
+
+function answer(ctx: Context, status: number, item: QueueRow): void {
+  ctx.status = status;
+  if (status === 200) ctx.set('Content-Location', itemUrl(item));
+  ctx.body = queueItemJson(item);
+}
+
+function itemUrl(item: QueueRow): string {
+  return `/api/GetAction/${item.id}`;
+}
+
+function newItem(target: ProcessTarget, request: StartRequest): NewQueueItem {
+  return {
+    processId: target.id,
+    startType: request.startType,
+    ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
+    ...(request.whereClause === undefined ? {} : { whereClause: request.whereClause }),
+    ...(request.actionParams === undefined ? {} : { actionParams: request.actionParams }),
+  };
+}
+
+/** Attempts in all for a queued item: a sync's retries + 1; a flow retries its syncs itself, not as a whole. */
+function attemptsOf(target: ProcessTarget): number {
+  return target.kind === 'sync' ? target.entry.definition.retries.max + 1 : 1;
+}
+
+function sourceIdOf(text: string): string {
+  if (text.length > valueLimits.sourceId) {
+    const message = `The source id has ${text.length} characters; at most ${valueLimits.sourceId} are accepted.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path: 'path.sourceId', message }] });
+  }
+  return text;
+}
+
+/** What can only be checked knowing the process: a source record needs a sync; the WhereClause must parse against it. */
+function checkStart(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): void {
+  if (target.kind === 'flow' && request.sourceId !== undefined) {
+    throw new HttpProblem('invalid-request', `'${target.id}' is a flow, and a flow has no direct record processing: leave SourceId out, or start one of its syncs.`, {
+      errors: [{ path: '/SourceId', message: `'${target.id}' is a flow; a flow takes no SourceId.` }],
+    });
+  }
+  if (request.whereClause !== undefined) checkWhereClause(snapshot, target, request.whereClause);
+}
