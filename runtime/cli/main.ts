@@ -43,9 +43,45 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--port <port>', 'port to listen on (env SYNCLINE_PORT)')
     .option('--host <host>', 'address to listen on (env SYNCLINE_HOST)')
     .option('--body-limit <size>', 'largest request body, e.g. 1mib (env SYNCLINE_BODY_LIMIT)')
-    .action(async (options: { definitions?: string; port?: string; host?: string; bodyLimit?: string }) => {
+    .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
+    .option('--concurrency <n>', 'queue items run at once (env SYNCLINE_CONCURRENCY)')
+    .option('--no-daemon', 'serve the API only; queued items stay Pending until a daemon runs them')
+    .action(async (options: { definitions?: string; port?: string; host?: string; bodyLimit?: string; db?: string; concurrency?: string; daemon: boolean }) => {
       const { serveCommand } = await import('./serve-command.js');
       exitCode = await serveCommand(options);
+    });
+
+  program
+    .command('daemon')
+    .description('run the queue daemon and scheduler without the HTTP API (a scale-out worker)')
+    .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
+    .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
+    .option('--concurrency <n>', 'queue items run at once (env SYNCLINE_CONCURRENCY)')
+    .action(async (options: { definitions?: string; db?: string; concurrency?: string }) => {
+      const { daemonCommand } = await import('./daemon-command.js');
+      exitCode = await daemonCommand(options);
+    });
+
+  program
+    .command('migrate')
+    .description('create or upgrade the runtime database')
+    .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
+    .action(async (options: { db?: string }) => {
+      const { migrateCommand } = await import('./migrate-command.js');
+      exitCode = await migrateCommand(options);
+    });
+
+  program
+    .command('run')
+    .description('run a sync or flow now, in this process, with progress and a statistics table (exit 1 when it fails or records fail)')
+    .argument('<id>', 'the sync or flow to run')
+    .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
+    .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
+    .option('--where <filter>', 'WhereClause: AND-ed with the sync\'s own filter')
+    .option('--param <name=value>', 'an action parameter ($params.name, #params.name#); repeat for more', (value: string, list: string[] = []) => [...list, value])
+    .action(async (id: string, options: { definitions?: string; db?: string; where?: string; param?: string[] }) => {
+      const { runCommand } = await import('./run-command.js');
+      exitCode = await runCommand(id, options);
     });
 
   const webhook = program.command('webhook').description('work with webhooks');

@@ -1,85 +1,106 @@
 /**
  * `syncline serve` — loads the definitions, serves them over HTTP and reloads them when files
- * change. Definitions that are invalid at start are printed and the process exits 1: serving
- * nothing would hide the mistake.
+ * change; opens (and migrates) the runtime database, and unless --no-daemon runs the queue daemon
+ * and scheduler in the same process. Definitions that are invalid at start are printed and the
+ * process exits 1: serving nothing would hide the mistake. A database that cannot be opened is
+ * one line and exit 1.
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
-import { loadDefinitions } from '../../definitions/load-definitions.js';
-import { DefinitionsPathError } from '../../definitions/load/find-files.js';
-import { formatProblem } from '../../definitions/problem.js';
-import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
-import { watchDefinitions } from '../../definitions/watch-definitions.js';
+import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
+import { newWorkerId } from '../daemon/worker-id.js';
+import type { ItemRunner } from '../execution/run-held-item.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
 import { createLogger } from '../log.js';
-import { serveSettings, SettingsError, type ServeFlags } from '../settings.js';
+import { queueSettings, serveSettings, SettingsError, type QueueFlags, type ServeFlags } from '../settings.js';
+import { runProcess } from '../sync/run-process.js';
+import { loadWatchedDefinitions } from './load-watched-definitions.js';
+import { openMigratedDatabase } from './open-runtime-database.js';
 
-export async function serveCommand(flags: ServeFlags): Promise<number> {
+export interface ServeCommandFlags extends ServeFlags, QueueFlags {
+  /** False with --no-daemon: the API alone, items stay Pending until a daemon takes them. */
+  daemon?: boolean;
+}
+
+export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   // Registered first, so a signal during start-up also ends the process cleanly.
   const stop = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   let settings;
+  let queue;
   try {
     settings = serveSettings(flags);
+    queue = queueSettings(flags);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);
     return 2;
   }
   const log = createLogger();
-  let loaded;
-  try {
-    loaded = await loadDefinitions([settings.definitions]);
-  } catch (error) {
-    if (!(error instanceof DefinitionsPathError)) throw error;
-    process.stderr.write(`error: definitions: ${error.message}\n`);
-    return 2;
-  }
-  if (!loaded.ok) {
-    for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
-    process.stderr.write(`not serving: ${loaded.problems.length} problem(s) in ${settings.definitions}\n`);
-    return 1;
-  }
+  const definitions = await loadWatchedDefinitions(settings.definitions, log, 'not serving');
+  if (typeof definitions === 'number') return definitions;
+  const { holder, watcher } = definitions;
 
-  const holder = new SnapshotHolder(loaded.snapshot);
   const connections = new ConnectionPool({ baseDirectory: process.cwd() });
-  const watcher = watchDefinitions([settings.definitions], holder);
   holder.on('swap', (snapshot) => {
-    log.info({ digest: snapshot.digest.slice(0, 12), durationMs: Math.round(holder.status.durationMs) }, 'definitions reloaded');
     // Connections of systems that changed or went away are closed; the others are kept.
     connections.retain([...snapshot.systems.values()].map((s) => s.definition)).catch((error: unknown) => log.warn({ err: error }, 'closing a stale connection failed'));
   });
-  holder.on('rejected', (problems) => {
-    // One line per problem, so the log reads like `syncline validate`.
-    for (const problem of problems) log.warn({ problem: problem.code }, `reload rejected, old definitions keep serving: ${formatProblem(problem)}`);
-  });
+  const db = await openMigratedDatabase(queue.database, log);
+  if (db === undefined) {
+    await Promise.all([watcher.close(), connections.closeAll()]);
+    return 1;
+  }
 
-  const app = createApp({ holder, log, connections, adminTokenHash: sha256(adminToken()), bodyLimit: settings.bodyLimit, version: packageVersion() });
+  const runnerFor = (role: string): ItemRunner => ({ db, snapshot: () => holder.current, connections, log, runProcess, workerId: newWorkerId(role), leaseMs: queue.leaseMs });
+  // The API's direct runs hold items under their own id, so stopping the daemon never releases them.
+  const runner = runnerFor('api');
+  let workers: QueueWorkers | undefined;
+  if (flags.daemon !== false) workers = await startQueueWorkers(runnerFor('daemon'), holder, queue);
+  else log.info('--no-daemon: queued items stay Pending until a daemon on this database runs them');
+
+  const closeAll = async (): Promise<void> => {
+    await workers?.stop();
+    await Promise.all([watcher.close(), connections.closeAll()]);
+    await db.close();
+  };
+  const app = createApp({
+    holder,
+    log,
+    connections,
+    adminTokenHash: sha256(adminToken()),
+    bodyLimit: settings.bodyLimit,
+    version: packageVersion(),
+    db,
+    runner,
+    syncTimeLimitMs: queue.syncTimeLimitMs,
+    daemonActive: () => workers !== undefined,
+  });
   const server = app.listen(settings.port, settings.host);
   try {
     await once(server, 'listening');
   } catch (error) {
     process.stderr.write(`error: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}\n`);
-    await Promise.all([watcher.close(), connections.closeAll()]);
+    await closeAll();
     return 1;
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  log.info({ definitions: settings.definitions, files: loaded.snapshot.files.length }, `serving on http://${host}:${port}`);
+  log.info({ definitions: settings.definitions, files: holder.current.files.length, database: queue.database.display, daemon: workers !== undefined }, `serving on http://${host}:${port}`);
 
   const signal = await stop;
   log.info({ signal }, 'shutting down');
-  await watcher.close();
   server.close();
   server.closeIdleConnections();
+  // Requests in flight (direct runs among them) finish before the database closes under them.
   await once(server, 'close');
-  await connections.closeAll();
+  await closeAll();
   return 0;
 }
 

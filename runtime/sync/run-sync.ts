@@ -12,6 +12,7 @@
  * read, including under updateAll (one source record updating three targets is one update).
  */
 import type { Connection, ObjectDescription, PlaceholderValues, RecordData, WriteRequest, WriteResult } from '../../connectors/connection.js';
+import { ConnectorError } from '../../connectors/connector-error.js';
 import type { SyncEntry } from '../../definitions/snapshot.js';
 import type { SyncDefinition } from '../../definitions/types.js';
 import type { ProcessStart, RunEnvironment, RunOutcome } from '../execution/process-run.js';
@@ -300,7 +301,9 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };
   } catch (error) {
     const stop = stopFor(error, `sync '${definition.id}'`, signal);
-    environment.log?.warn({ sync: definition.id, err: error }, `sync ${definition.id} failed: ${stop.message}`);
+    // An expected stop (a system away, a bad WhereClause) is said in one line; only a surprise keeps its stack.
+    const expected = error instanceof RunStop || error instanceof ConnectorError;
+    environment.log?.warn({ sync: definition.id, retryable: stop.retryable, ...(expected ? {} : { err: error }) }, `sync ${definition.id} failed: ${stop.message}`);
     const report = run?.report ?? early;
     return { ...report.failed(stop), recordStore: { read: run?.guidsRead ?? [], failed: run?.guidsFailed ?? [] } };
   }

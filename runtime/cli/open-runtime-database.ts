@@ -1,0 +1,34 @@
+/**
+ * The runtime database of a command: opened and migrated, or one clear line on standard error.
+ * Long-running commands migrate at start so a fresh database needs no separate step.
+ */
+import type { DatabaseLocation } from '../database/database-url.js';
+import { migrate } from '../database/migrate.js';
+import { openDatabase, type RuntimeDatabase } from '../database/open-database.js';
+import type { Logger } from '../log.js';
+
+/** The migrated database, or undefined after printing why it cannot be used. */
+export async function openMigratedDatabase(location: DatabaseLocation, log?: Logger): Promise<RuntimeDatabase | undefined> {
+  let db: RuntimeDatabase;
+  try {
+    db = await openDatabase(location);
+  } catch (error) {
+    process.stderr.write(`error: ${oneLine(error)}\n`);
+    return undefined;
+  }
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) log?.info({ database: location.display, applied }, 'runtime database migrated');
+  } catch (error) {
+    process.stderr.write(`error: ${oneLine(error)}\n`);
+    await db.close();
+    return undefined;
+  }
+  return db;
+}
+
+/** A driver's message may span lines (MariaDB's, a stack in a cause); the first says what happened. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0]!.trim();
+}

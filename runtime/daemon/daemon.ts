@@ -1,0 +1,208 @@
+/**
+ * The queue daemon: claims due items up to a concurrency limit and runs each with runHeldItem;
+ * reaps items of lost workers; prunes finished items past their retention age.
+ *
+ * It claims as many items as it has free slots, in one batch, and sleeps until work may be due:
+ * woken by listenForWork (enqueues in this process; NOTIFY on PostgreSQL) and by a finished item
+ * (a slot came free), otherwise after the poll interval, or sooner when the next backed-off item
+ * comes due. Database errors are logged and the loop goes on after a growing pause: a daemon
+ * outlives a database restart.
+ *
+ * stop(): no more claims; running items get the drain time to finish, then they are aborted and
+ * whatever is still held is released (Pending again, the interrupted attempt not counted).
+ */
+import type { ItemRunner } from '../execution/run-held-item.js';
+import { runHeldItem } from '../execution/run-held-item.js';
+import { claim } from '../queue/claim.js';
+import { listenForWork, type WorkListener } from '../queue/notify.js';
+import { prune } from '../queue/prune.js';
+import { nextRunAfter } from '../queue/queue-summary.js';
+import { reap } from '../queue/reap.js';
+import { release } from '../queue/release.js';
+import { queueDefaults } from '../settings.js';
+import { WakeSignal } from './wake-signal.js';
+
+export interface DaemonOptions {
+  /** Runs the claimed items; its workerId and leaseMs are the daemon's. */
+  runner: ItemRunner;
+  /** Items run at once (default queueDefaults.concurrency). */
+  concurrency?: number;
+  /** Longest idle sleep, in ms (default queueDefaults.pollIntervalMs). */
+  pollIntervalMs?: number;
+  /** Between reaper runs, in ms (default: half the lease, so a lost item waits at most 1.5 leases). */
+  reapIntervalMs?: number;
+  /** Finished items older than this are deleted, in ms (default queueDefaults.retentionMs). */
+  retentionMs?: number;
+  /** Between prunes, in ms (default one hour; the first runs at start). */
+  pruneIntervalMs?: number;
+  /** On stop, how long running items may take to finish, in ms (default queueDefaults.drainMs). */
+  drainMs?: number;
+}
+
+export interface Daemon {
+  readonly workerId: string;
+  /** Items running now. */
+  readonly running: number;
+  /** Stops claiming, drains, interrupts and releases; resolves when all is settled. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Longest pause after repeated database errors. */
+const maxErrorPauseMs = 30_000;
+/** How soon to look again when due items were skipped as locked. */
+const skippedRetryMs = 100;
+/** After aborting, how long runs get to notice before their items are released anyway. */
+const abortGraceMs = 2000;
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { runner } = options;
+  const { db, log, workerId } = runner;
+  const concurrency = options.concurrency ?? queueDefaults.concurrency;
+  const pollIntervalMs = options.pollIntervalMs ?? queueDefaults.pollIntervalMs;
+  const drainMs = options.drainMs ?? queueDefaults.drainMs;
+  const retentionMs = options.retentionMs ?? queueDefaults.retentionMs;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`daemon: concurrency must be a whole number of at least 1, not ${concurrency}`);
+
+  const wake = new WakeSignal();
+  const running = new Map<string, { done: Promise<void>; controller: AbortController }>();
+  let stopping = false;
+
+  let listener: WorkListener | undefined;
+  try {
+    listener = await listenForWork(db, () => wake.wake(), { onError: (error) => log.warn({ err: error }, 'queue notifications lost; reconnecting, polling meanwhile') });
+  } catch (error) {
+    // Polling still finds the work, only later.
+    log.warn({ err: error }, `cannot listen for queue notifications; polling every ${pollIntervalMs}ms instead`);
+  }
+
+  const start = (item: Parameters<typeof runHeldItem>[1]): void => {
+    const controller = new AbortController();
+    const done = runHeldItem(runner, item, { signal: controller.signal })
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Recording the end failed (the database went away): the lease runs out and the reaper retries the item.
+        log.error({ err: error, itemId: item.id, processId: item.processId }, 'could not record the end of an item; the reaper will return it');
+      })
+      .finally(() => {
+        running.delete(item.id);
+        wake.wake();
+      });
+    running.set(item.id, { done, controller });
+  };
+
+  const claimLoop = async (): Promise<void> => {
+    let errorPauseMs = pollIntervalMs;
+    while (!stopping) {
+      let sleepMs = pollIntervalMs;
+      try {
+        const free = concurrency - running.size;
+        if (free > 0) {
+          const items = await claim(db, { workerId, limit: free, leaseMs: runner.leaseMs });
+          if (stopping) {
+            await release(db, { workerId, ids: items.map((item) => item.id) });
+            break;
+          }
+          for (const item of items) start(item);
+          // A full batch may have left more due items behind: look again as soon as a slot is free.
+          if (items.length === free) continue;
+          const next = await nextRunAfter(db);
+          if (next !== null) {
+            const wait = next.getTime() - Date.now();
+            // Due but not claimed: the claim skipped rows another transaction had locked for a
+            // moment (a claimer, or a reaper scanning past them on MariaDB); look again soon.
+            sleepMs = Math.min(sleepMs, wait > 0 ? wait + 5 : skippedRetryMs);
+          }
+        }
+        errorPauseMs = pollIntervalMs;
+      } catch (error) {
+        log.error({ err: error }, `the queue cannot be read; trying again in ${errorPauseMs}ms`);
+        sleepMs = errorPauseMs;
+        errorPauseMs = Math.min(errorPauseMs * 2, maxErrorPauseMs);
+      }
+      if (!stopping) await wake.sleep(sleepMs);
+    }
+  };
+
+  const every = (intervalMs: number, name: string, task: () => Promise<void>): { stop(): Promise<void> } => {
+    let timer: NodeJS.Timeout | undefined;
+    let current: Promise<void> | undefined;
+    let stopped = false;
+    const run = (): void => {
+      current = task()
+        .catch((error: unknown) => log.error({ err: error }, `${name} failed; trying again in ${intervalMs}ms`))
+        .finally(() => {
+          current = undefined;
+          if (!stopped) timer = setTimeout(run, intervalMs);
+        });
+    };
+    run();
+    return {
+      async stop() {
+        stopped = true;
+        if (timer !== undefined) clearTimeout(timer);
+        await current;
+      },
+    };
+  };
+
+  const reaper = every(options.reapIntervalMs ?? Math.max(runner.leaseMs / 2, 100), 'reaping lost items', async () => {
+    const reaped = await reap(db);
+    if (reaped.pending.length + reaped.failed.length > 0) log.warn({ pending: reaped.pending, failed: reaped.failed }, 'reaped items of lost workers');
+  });
+  const pruner = every(options.pruneIntervalMs ?? 3_600_000, 'pruning finished items', async () => {
+    const deleted = await prune(db, { retentionMs });
+    if (deleted > 0) log.info({ deleted, retentionMs }, 'pruned finished items');
+  });
+
+  const loop = claimLoop();
+  log.info({ workerId, concurrency, pollIntervalMs, leaseMs: runner.leaseMs, database: db.location.display }, 'daemon started');
+
+  let stopped: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    stopping = true;
+    wake.wake();
+    await loop;
+    await Promise.all([reaper.stop(), pruner.stop(), listener?.close()]);
+
+    const all = () => Promise.allSettled([...running.values()].map((entry) => entry.done));
+    if (running.size > 0) {
+      log.info({ running: running.size, drainMs }, 'daemon stopping; waiting for running items');
+      if (!(await within(all(), drainMs))) {
+        const interrupted = [...running.keys()];
+        log.warn({ items: interrupted }, 'drain time over; interrupting running items and releasing them');
+        for (const entry of running.values()) entry.controller.abort(new Error('the daemon is stopping'));
+        await within(all(), abortGraceMs);
+        try {
+          const released = await release(db, { workerId, ids: interrupted });
+          log.info({ released }, 'released interrupted items back to Pending');
+        } catch (error) {
+          // Their leases run out and a reaper returns them, with the attempt counted.
+          log.error({ err: error, items: interrupted }, 'could not release interrupted items; the reaper will return them');
+        }
+      }
+    }
+    log.info({ workerId }, 'daemon stopped');
+  };
+
+  return {
+    workerId,
+    get running() {
+      return running.size;
+    },
+    stop() {
+      stopped ??= stop();
+      return stopped;
+    },
+  };
+}
+
+/** True when `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

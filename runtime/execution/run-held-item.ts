@@ -1,0 +1,223 @@
+/**
+ * Running an item this process holds (claimed by the daemon, or started by a direct HTTP run or
+ * `syncline run`) to its end, and recording the end on the item.
+ *
+ * While the run goes on, a heartbeat every lease/3 extends the lease and stores the statistics so
+ * far (queue/record-progress.ts). Three things stop a run early, through one AbortSignal:
+ * - the sync's `timeout` — the attempt fails and, like any failure that may pass, is retried;
+ * - a heartbeat that finds the item no longer held (the lease ran out and a reaper took it back,
+ *   so another worker may be running it now) — the result is dropped, nothing is written;
+ * - the caller's signal (the daemon stopping) — an unfinished run is left held, and the caller
+ *   hands it back with release().
+ * The outcome decides the rest: Complete → Complete; Failed and retryable → another attempt after
+ * the sync's backoff, or Failed once the attempts are used up; Failed and not retryable → Failed.
+ */
+import type { Snapshot } from '../../definitions/snapshot.js';
+import { parseDuration } from '../../definitions/duration.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { Logger } from '../log.js';
+import { completeItem, type NewItemError } from '../queue/complete.js';
+import { getItem } from '../queue/get-item.js';
+import { noStatistics, type ItemStatistics, type QueueRow } from '../queue/queue-item.js';
+import { recordProgress } from '../queue/record-progress.js';
+import { failAttempt, type RetryPolicy } from '../queue/retry.js';
+import type { RunOutcome, RunProcess } from './process-run.js';
+
+/** What running held items needs; one per process (the daemon and the HTTP routes share its shape). */
+export interface ItemRunner {
+  db: RuntimeDatabase;
+  /** The current definitions; read once when a run starts, which then keeps that snapshot. */
+  snapshot: () => Snapshot;
+  connections: ConnectionProvider;
+  log: Logger;
+  runProcess: RunProcess;
+  /** The id this process holds items under. */
+  workerId: string;
+  /** How long a hold lasts without a heartbeat, in ms; heartbeats come every third of it. */
+  leaseMs: number;
+}
+
+export interface RunHeldItemOptions {
+  /** Aborts the run (the daemon stopping); an unfinished item is then left held for release(). */
+  signal?: AbortSignal;
+  /** Called as the run's statistics grow. */
+  onProgress?: (statistics: Readonly<ItemStatistics>) => void;
+}
+
+/**
+ * Flows have no retry settings of their own; a flow item that is retried at all (maxAttempts > 1)
+ * waits like a sync with the default `retries` (sync.schema.json: backoff 30s, maxBackoff 1h).
+ */
+const flowRetry: RetryPolicy = { backoffMs: 30_000, maxBackoffMs: 3_600_000 };
+
+/** Why the run was stopped early, when it was. */
+type Interruption = { kind: 'timeout'; timeoutMs: number; text: string } | { kind: 'lost' } | { kind: 'stopped' };
+
+interface ProcessSettings {
+  timeoutMs?: number;
+  timeoutText?: string;
+  retry: RetryPolicy;
+}
+
+function processSettings(snapshot: Snapshot, processId: string): ProcessSettings | undefined {
+  const sync = snapshot.syncs.get(processId);
+  if (sync !== undefined) {
+    const { definition } = sync;
+    const timeoutMs = parseDuration(definition.timeout);
+    return {
+      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutText: definition.timeout }),
+      retry: {
+        backoffMs: parseDuration(definition.retries.backoff) ?? flowRetry.backoffMs,
+        maxBackoffMs: parseDuration(definition.retries.maxBackoff) ?? flowRetry.maxBackoffMs,
+      },
+    };
+  }
+  return snapshot.flows.has(processId) ? { retry: flowRetry } : undefined;
+}
+
+/** Runs the held `item` to its end; answers the item as stored afterwards. */
+export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: RunHeldItemOptions = {}): Promise<QueueRow> {
+  const { db, log, workerId } = runner;
+  const started = performance.now();
+  const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
+  const snapshot = runner.snapshot();
+  const settings = processSettings(snapshot, item.processId);
+  const reread = async (): Promise<QueueRow> => (await getItem(db, item.id)) ?? item;
+
+  if (settings === undefined) {
+    // Renamed or deleted since it was enqueued: no later attempt can succeed either.
+    const message = `process '${item.processId}' is no longer defined: no sync or flow has this id in the current definitions (${snapshot.digest.slice(0, 12)})`;
+    await finish({ status: 'Failed', statistics: { ...noStatistics }, errors: [{ message }], retryable: false });
+    return reread();
+  }
+
+  log.info(fields, 'item started');
+  const controller = new AbortController();
+  let interruption: Interruption | undefined;
+  const interrupt = (why: Interruption): void => {
+    if (interruption !== undefined) return;
+    interruption = why;
+    controller.abort(why);
+  };
+  const onCallerAbort = (): void => interrupt({ kind: 'stopped' });
+  if (options.signal?.aborted) onCallerAbort();
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const timeout =
+    settings.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => interrupt({ kind: 'timeout', timeoutMs: settings.timeoutMs!, text: settings.timeoutText! }), settings.timeoutMs);
+
+  let latest: Readonly<ItemStatistics> | undefined;
+  let stored: Readonly<ItemStatistics> | undefined;
+  const heartbeats = startHeartbeats(runner.leaseMs / 3, async () => {
+    const statistics = latest === stored ? undefined : latest;
+    try {
+      const held = await recordProgress(db, { id: item.id, workerId, leaseMs: runner.leaseMs, ...(statistics === undefined ? {} : { statistics }) });
+      if (held) stored = statistics ?? stored;
+      else interrupt({ kind: 'lost' });
+    } catch (error) {
+      // The lease still runs for two more heartbeats; a database that stays away loses the item to the reaper.
+      log.warn({ ...fields, err: error }, 'heartbeat failed; retrying at the next one');
+    }
+  });
+
+  let outcome: RunOutcome | undefined;
+  let thrown: unknown;
+  try {
+    outcome = await runner.runProcess(
+      { snapshot, connections: runner.connections, db, log },
+      {
+        processId: item.processId,
+        sourceId: item.sourceId,
+        whereClause: item.whereClause,
+        actionParams: item.actionParams,
+        signal: controller.signal,
+        onProgress: (statistics) => {
+          latest = statistics;
+          options.onProgress?.(statistics);
+        },
+      },
+    );
+  } catch (error) {
+    thrown = error;
+  } finally {
+    if (timeout !== undefined) clearTimeout(timeout);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+    await heartbeats.stop();
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const statistics = { ...(outcome?.statistics ?? latest ?? noStatistics) };
+
+  if (interruption?.kind === 'lost') {
+    log.warn({ ...fields, durationMs }, 'item lost: its lease ran out and the reaper took it back; the result of this run is dropped');
+    return reread();
+  }
+  if (interruption?.kind === 'stopped' && outcome?.status !== 'Complete') {
+    // The caller stops and releases the item; the interrupted attempt is not the item's failure.
+    log.info({ ...fields, durationMs }, 'item interrupted by shutdown; left for release');
+    return reread();
+  }
+  if (interruption?.kind === 'timeout' && outcome?.status !== 'Complete') {
+    const message = `the run took longer than its timeout of ${interruption.text} and was stopped`;
+    await finish({ status: 'Failed', statistics, errors: [{ message }, ...(outcome?.errors ?? []).filter((error) => error.sourceId !== undefined)], retryable: true }, durationMs);
+    return reread();
+  }
+  if (outcome === undefined) {
+    // A bug in the engine, not a failure of the run: say so on the item, keep the details in the log.
+    log.error({ ...fields, durationMs, err: thrown }, 'the run threw an unexpected error');
+    const message = `the run stopped on an internal error (${errorName(thrown)}); the runtime log of worker ${workerId} has the details`;
+    await finish({ status: 'Failed', statistics, errors: [{ message }], retryable: false }, durationMs);
+    return reread();
+  }
+  await finish({ ...outcome, statistics }, durationMs);
+  return reread();
+
+  /** Records the outcome on the item, as the worker holding it. */
+  async function finish(result: RunOutcome, durationMs = 0): Promise<void> {
+    const attempt = { id: item.id, workerId, statistics: result.statistics, errors: result.errors as readonly NewItemError[] };
+    let status: string | undefined;
+    if (result.status === 'Complete' || !result.retryable) {
+      status = (await completeItem(db, { ...attempt, status: result.status })) ? result.status : undefined;
+    } else {
+      const failed = await failAttempt(db, { ...attempt, retry: settings?.retry ?? flowRetry });
+      status = failed?.status;
+      if (failed?.status === 'Pending') log.info({ ...fields, runAfter: failed.runAfter.toISOString() }, 'item will be retried');
+    }
+    const summary = { ...fields, statistics: result.statistics, errors: result.errors.length, durationMs };
+    if (status === undefined) log.warn(summary, 'item finished, but was no longer held by this worker; the result is dropped');
+    else log.info({ ...summary, status }, 'item finished');
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+interface Heartbeats {
+  /** Stops the beats and waits for one in flight, so nothing writes after the result. */
+  stop(): Promise<void>;
+}
+
+/** Calls `beat` every `intervalMs`, never two at once. */
+function startHeartbeats(intervalMs: number, beat: () => Promise<void>): Heartbeats {
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    timer = setTimeout(() => {
+      inFlight = beat().finally(() => {
+        inFlight = undefined;
+        if (!stopped) schedule();
+      });
+    }, intervalMs);
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}

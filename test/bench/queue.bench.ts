@@ -1,0 +1,225 @@
+/**
+ * Queue throughput on PostgreSQL: Syncline's queue next to graphile-worker 0.17, the same number
+ * of no-op items on the same server in the same run, each in a fresh database of its own.
+ *
+ * - Enqueue: N items, from 10 concurrent callers, while no worker runs (Syncline `enqueue`, which
+ *   also sends its NOTIFY; graphile-worker `addJob`).
+ * - Drain: 2 worker processes each, 10 items at once per process (`syncline daemon --concurrency
+ *   10`; graphile-worker `run({ concurrency: 10 })`). The clock starts when both processes of a
+ *   side say they are ready and stops when no item is left; items finished during start-up are
+ *   left out of the count, so start-up cost (tsx, definitions, migrations) is not measured.
+ *
+ * A Syncline no-op item is a real sync run: claim, load the sync, read its (empty) SQLite source
+ * table, record statistics, complete. A graphile-worker no-op job runs an empty function.
+ * Goal: Syncline drains at ≥ 1.0× graphile-worker's items/s.
+ *
+ * `npx tsx test/bench/queue.bench.ts`, or `npm run bench queue`. BENCH_QUEUE_ITEMS (default 5000),
+ * BENCH_QUEUE_ROUNDS (default 2, alternating which side goes first), BENCH_POSTGRES_URL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import knexFactory, { type Knex } from 'knex';
+import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
+import { migrate } from '../../runtime/database/migrate.js';
+import { openDatabase } from '../../runtime/database/open-database.js';
+import { enqueue } from '../../runtime/queue/enqueue.js';
+import { median, table } from './stats.js';
+
+const items = Number(process.env.BENCH_QUEUE_ITEMS ?? 5000);
+const rounds = Number(process.env.BENCH_QUEUE_ROUNDS ?? 2);
+const serverUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const processes = 2;
+const concurrency = 10;
+const callers = 10;
+const goalRatio = 1.0;
+const root = resolve(import.meta.dirname, '../..');
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** Runs `count` calls of `call` from `callers` concurrent loops; answers the elapsed ms. */
+async function concurrently(count: number, call: () => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next < count) {
+        next += 1;
+        await call();
+      }
+    }),
+  );
+  return performance.now() - started;
+}
+
+interface Side {
+  name: string;
+  enqueue(count: number): Promise<number>;
+  /** Items not yet finished. */
+  remaining(): Promise<number>;
+  /** Spawns one worker process; resolves once it says it is ready. */
+  startWorker(): Promise<ChildProcess>;
+  close(): Promise<void>;
+}
+
+/** Resolves when a line of the child's standard output passes `ready`. */
+function whenReady(child: ChildProcess, ready: (line: string) => boolean, name: string): Promise<ChildProcess> {
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolveChild, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (ready(line)) resolveChild(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${name} worker exited (${code}) before it was ready: ${stderr.slice(-1500)}`)));
+  });
+}
+
+async function countRows(knex: Knex, sql: string): Promise<number> {
+  const result = (await knex.raw(sql)) as { rows: Array<{ n: string }> };
+  return Number(result.rows[0]!.n);
+}
+
+async function synclineSide(url: string, folder: string): Promise<Side> {
+  writeFileSync(
+    join(folder, 'noop.yaml'),
+    `kind: System
+id: bench
+connector: sql
+connection: { client: sqlite3, filename: ${JSON.stringify(join(folder, 'noop.sqlite'))} }
+objects:
+  Nothing:
+    table: nothing
+    key: [id]
+    fields:
+      id: { type: Integer }
+---
+kind: Sync
+id: noop
+source: { system: bench, object: Nothing }
+target: { system: bench, object: Nothing }
+mapping: '{ "id": id }'
+`,
+  );
+  const sqlite = knexFactory({ client: 'sqlite3', connection: { filename: join(folder, 'noop.sqlite') }, useNullAsDefault: true });
+  await sqlite.schema.createTable('nothing', (t) => t.integer('id').primary());
+  await sqlite.destroy();
+  const db = await openDatabase(parseDatabaseUrl(url), { poolSize: callers });
+  await migrate(db);
+  return {
+    name: 'Syncline',
+    enqueue: (count) => concurrently(count, () => enqueue(db, { processId: 'noop', startType: 'manual' })),
+    remaining: () => countRows(db.knex, "SELECT COUNT(*) AS n FROM queue_items WHERE status <> 'Complete'"),
+    startWorker() {
+      const child = spawn(process.execPath, [join(root, 'bin', 'syncline.js'), 'daemon', '--definitions', folder, '--db', url, '--concurrency', String(concurrency)], {
+        cwd: root,
+        env: { ...process.env, SYNCLINE_LOG_LEVEL: 'info', SYNCLINE_POLL_INTERVAL: '1s' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // The daemon's first log line about itself comes once it is about to claim.
+      return whenReady(child, (line) => /daemon/i.test(line) && /start/i.test(line), 'Syncline');
+    },
+    close: () => db.close(),
+  };
+}
+
+async function graphileSide(url: string): Promise<Side> {
+  const { makeWorkerUtils } = await import('graphile-worker');
+  const utils = await makeWorkerUtils({ connectionString: url });
+  await utils.migrate();
+  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
+  return {
+    name: 'graphile-worker 0.17',
+    enqueue: (count) => concurrently(count, () => utils.addJob('noop', {})),
+    remaining: () => countRows(knex, 'SELECT COUNT(*) AS n FROM graphile_worker._private_jobs'),
+    startWorker() {
+      const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--graphile-worker', url], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      return whenReady(child, (line) => line === 'ready', 'graphile-worker');
+    },
+    async close() {
+      await utils.release();
+      await knex.destroy();
+    },
+  };
+}
+
+/** The graphile-worker process: a pool of `concurrency` running the no-op task until SIGTERM. */
+async function graphileWorker(url: string): Promise<void> {
+  const { run, Logger } = await import('graphile-worker');
+  // Silent, as the Syncline daemons' logs go nowhere either.
+  const silent = new Logger(() => () => {});
+  const runner = await run({ connectionString: url, concurrency, noHandleSignals: true, pollInterval: 1000, logger: silent, taskList: { noop: async () => {} } });
+  process.stdout.write('ready\n');
+  process.once('SIGTERM', () => void runner.stop().then(() => process.exit(0)));
+  await runner.promise;
+}
+
+interface RoundResult {
+  enqueueMs: number;
+  drainMs: number;
+  drained: number;
+}
+
+async function measure(side: Side): Promise<RoundResult> {
+  const enqueueMs = await side.enqueue(items);
+  const workers = await Promise.all(Array.from({ length: processes }, () => side.startWorker()));
+  const startedAt = performance.now();
+  const before = await side.remaining();
+  while ((await side.remaining()) > 0) await sleep(20);
+  const drainMs = performance.now() - startedAt;
+  await Promise.all(
+    workers.map(async (worker) => {
+      const exited = once(worker, 'exit');
+      worker.kill('SIGTERM');
+      await exited;
+    }),
+  );
+  return { enqueueMs, drainMs, drained: before };
+}
+
+async function main(): Promise<void> {
+  const server = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  const names = { syncline: `syncline_bench_${randomBytes(4).toString('hex')}`, graphile: `graphile_bench_${randomBytes(4).toString('hex')}` };
+  const folder = mkdtempSync(join(tmpdir(), 'syncline-bench-queue-'));
+  try {
+    for (const name of Object.values(names)) await server.raw('CREATE DATABASE ??', [name]);
+    const sides = [await synclineSide(withDatabase(serverUrl, names.syncline), folder), await graphileSide(withDatabase(serverUrl, names.graphile))];
+    const results = new Map<string, RoundResult[]>(sides.map((side) => [side.name, []]));
+    try {
+      for (let round = 0; round < rounds; round += 1) {
+        for (const side of round % 2 === 0 ? sides : [...sides].reverse()) results.get(side.name)!.push(await measure(side));
+      }
+    } finally {
+      await Promise.all(sides.map((side) => side.close()));
+    }
+    const summary = sides.map((side) => {
+      const list = results.get(side.name)!;
+      return {
+        name: side.name,
+        enqueuePerSecond: median(list.map((r) => items / (r.enqueueMs / 1000))),
+        drainPerSecond: median(list.map((r) => r.drained / (r.drainMs / 1000))),
+      };
+    });
+    const [syncline, graphile] = summary as [(typeof summary)[number], (typeof summary)[number]];
+    console.log(`\n${items} no-op items per round, ${rounds} rounds; enqueue from ${callers} concurrent callers; drain by ${processes} processes × ${concurrency} at once; PostgreSQL ${new URL(serverUrl).host}\n`);
+    console.log(table(['queue', 'enqueue items/s', 'drain items/s'], summary.map((s) => [s.name, s.enqueuePerSecond.toFixed(0), s.drainPerSecond.toFixed(0)])));
+    const drainRatio = syncline.drainPerSecond / graphile.drainPerSecond;
+    console.log(`\nSyncline / graphile-worker: drain ${drainRatio.toFixed(2)}× (goal ≥ ${goalRatio}×: ${drainRatio >= goalRatio ? 'met' : 'NOT met'}), enqueue ${(syncline.enqueuePerSecond / graphile.enqueuePerSecond).toFixed(2)}× (medians of the rounds)`);
+  } finally {
+    for (const name of Object.values(names)) await server.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => {});
+    await server.destroy();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--graphile-worker') await graphileWorker(process.argv[3]!);
+else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
