@@ -10,6 +10,7 @@
 import type { Expression } from '../runtime/expression/index.js';
 import type { OrderTerm } from '../runtime/order/parse-order.js';
 import type { FieldType, SystemDefinition } from '../definitions/types.js';
+import type { ConnectorError } from './connector-error.js';
 import type { ConnectorSpec } from './spec.js';
 
 export type RecordData = Record<string, unknown>;
@@ -105,6 +106,14 @@ export interface Connection {
   query(request: QueryRequest): Promise<QueryResult>;
   /** Creates or updates one record with its groups, atomically where the system has transactions. */
   write(object: string, request: WriteRequest): Promise<WriteResult>;
+  /**
+   * Several writes of one object at once, each with exactly the meaning of `write`, in one
+   * transaction where the system has them. Each request succeeds or fails on its own: the answer
+   * holds, in request order, the WriteResult or the ConnectorError of each (a failing record is
+   * rolled back alone and the others are kept). Rejects only when the whole batch cannot be written
+   * (the system unreachable, or a failure that cannot be pinned on one record); nothing is kept then.
+   */
+  writeMany(object: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>>;
   /** Resolves when the system can be reached; rejects with a ConnectorError saying why not. */
   check(): Promise<void>;
   /** Candidate objects of the system (tables, collections) with their fields. */

@@ -19,6 +19,7 @@ import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
 import type { ObjectScope } from './record-query.js';
 import { dialectOf, type Dialect } from './sql-dialect.js';
+import { writeMany } from './write-many.js';
 import { writeRecord } from './write.js';
 
 export class SqlConnection implements Connection {
@@ -81,6 +82,21 @@ export class SqlConnection implements Connection {
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {
     return Promise.resolve().then(() => writeRecord(this.scope(object, 'data'), request));
+  }
+
+  writeMany(object: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>> {
+    if (requests.length === 0) return Promise.resolve([]);
+    return Promise.resolve().then(() => {
+      let scope: ObjectScope;
+      try {
+        scope = this.scope(object, 'data');
+      } catch (error) {
+        // An undeclared object is every request's failure, as `write` would answer each of them.
+        if (error instanceof ConnectorError && error.code === 'unknown-object') return requests.map(() => error);
+        throw error;
+      }
+      return writeMany(scope, requests);
+    });
   }
 
   check(): Promise<void> {

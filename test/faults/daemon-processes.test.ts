@@ -17,7 +17,7 @@ import { startCli, type CliProcess } from '../support/cli-process.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { openRuntime, runtimeUrl, waitUntil, writeDefinitions } from './fault-setup.js';
 
-const itemCount = 5000;
+const itemCount = Number(process.env.SYNCLINE_FAULT_ITEMS ?? 5000);
 const killedSyncRecords = 10_000;
 
 const objects = `  Job:
@@ -63,9 +63,10 @@ target: { system: work, object: Copy }
 mapping: '{ "id": id, "name": name }'
 match: { where: "id = #id#", onNoMatch: create, onMatch: update }
 batchSize: 100
-retries: { max: 2, backoff: 1s }
----
-kind: Sync
+retries: { max: 2, backoff: 1s }`;
+
+/** Only the schedule test's daemons see the schedule: it would add items to the other tests' queue. */
+const scheduledSync = `kind: Sync
 id: every-two-seconds
 source: { system: work, object: Tick }
 target: { system: work, object: Execution }
@@ -85,6 +86,7 @@ async function stopAll(daemons: readonly CliProcess[]): Promise<void> {
 await describeEachDatabase('daemon processes', (database) => {
   let runtime: RuntimeDatabase;
   let definitions: string;
+  let scheduleDefinitions: string;
   const running: CliProcess[] = [];
 
   before(async () => {
@@ -112,6 +114,7 @@ await describeEachDatabase('daemon processes', (database) => {
     await admin('ticks').insert({ id: 1 });
     runtime = await openRuntime(database());
     definitions = writeDefinitions(database(), objects, syncs);
+    scheduleDefinitions = writeDefinitions(database(), objects, scheduledSync);
   });
 
   after(async () => {
@@ -127,8 +130,11 @@ await describeEachDatabase('daemon processes', (database) => {
     await enqueueRange(1, itemCount / 2);
     const daemons = [1, 2, 3].map(() => daemon(definitions, runtimeUrl(database())));
     running.push(...daemons);
+    await Promise.all(daemons.map((d) => d.waitForLog((entry) => entry.msg === 'daemon running')));
     await enqueueRange(itemCount / 2 + 1, itemCount);
-    await waitUntil(`${itemCount} Complete items`, async () => (await countByStatus(runtime)).Complete === itemCount, 240_000, 250);
+    await waitUntil(`${itemCount} Complete items`, async () => (await countByStatus(runtime)).Complete === itemCount, 240_000, 250).catch(async (error: Error) => {
+      throw new Error(`${error.message}; queue: ${JSON.stringify(await countByStatus(runtime))}; daemon problems: ${JSON.stringify(daemons.flatMap((d) => d.logs.filter((entry) => entry.level >= 40)).slice(0, 5))}`);
+    });
     await stopAll(daemons);
 
     assert.deepEqual(await countByStatus(runtime), { Pending: 0, InProgress: 0, Complete: itemCount, Failed: 0 });
@@ -160,7 +166,7 @@ await describeEachDatabase('daemon processes', (database) => {
     await stopAll([second]);
 
     const finished = (await getItem(runtime, item.id))!;
-    assert.equal(finished.attempts, 2, 'the lost attempt counts, the second one finished');
+    assert.equal(finished.attempts, 2, `the lost attempt counts, the second one finished: ${JSON.stringify(finished)}`);
     assert.match(finished.errors[0]?.message ?? '', /lost its worker .* returned to Pending for attempt 2 of 3/);
     const statistics = finished.statistics!;
     assert.equal(statistics.read, killedSyncRecords);
@@ -175,7 +181,8 @@ await describeEachDatabase('daemon processes', (database) => {
   });
 
   it('two daemons with the same schedule enqueue one item per slot', { timeout: 60_000 }, async () => {
-    const daemons = [daemon(definitions, runtimeUrl(database())), daemon(definitions, runtimeUrl(database()))];
+    const daemons = [daemon(scheduleDefinitions, runtimeUrl(database())), daemon(scheduleDefinitions, runtimeUrl(database()))];
+    await Promise.all(daemons.map((d) => d.waitForLog((entry) => entry.msg === 'daemon running')));
     running.push(...daemons);
     const scheduled = async () => (await runtime.knex('queue_items').where('process_id', 'every-two-seconds').select('slot_key', 'status', 'start_type')) as Array<{ slot_key: string; status: string; start_type: string }>;
     await waitUntil('three scheduled slots to be run', async () => (await scheduled()).filter((item) => item.status === 'Complete').length >= 3, 30_000, 200);

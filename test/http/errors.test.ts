@@ -116,6 +116,7 @@ describe('error answers', () => {
             count: fail,
             query: fail,
             write: fail,
+            writeMany: fail,
             check: fail,
             discover: fail,
             close: () => connection.close(),

@@ -1,0 +1,96 @@
+/**
+ * The lookup of many writes at once: the records each one's match finds, with one SELECT per chunk
+ * of writes that match on the same fields, instead of one per write.
+ *
+ * A chunk's condition is built from the same pieces as a single write's (compare-column.ts through
+ * `fieldColumn`), so typing and case rules are the same: `(k IN (…))` for one field (`equalsAny`,
+ * plus `k IS NULL` when a write matches on null), an OR of each write's own condition for several.
+ * The rows come back with their match columns, and `matchesValue` — the JS side of those same
+ * comparisons — tells which write each row belongs to. Chunks hold at most `MAX_BINDINGS` bound
+ * values, within every engine's limits and small enough for the planner to use the index.
+ */
+import type { Knex } from 'knex';
+import type { RecordData } from '../connection.js';
+import { equalsAny } from './compare-column.js';
+import { equalityKey, matchesValue } from './match-values.js';
+import type { PreparedWrite, Row } from './prepare-write.js';
+import { fieldColumn, type ObjectScope } from './record-query.js';
+import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
+import { decodeValue } from './value-codec.js';
+
+const MAX_BINDINGS = 500;
+
+interface Lookup {
+  /** Position of the write in the list given to `findRecords`. */
+  position: number;
+  match: Readonly<RecordData>;
+  condition: SqlFragment;
+}
+
+/** Writes that match on the same fields, in chunks of at most MAX_BINDINGS bindings. */
+function chunksOf(writes: ReadonlyArray<PreparedWrite | undefined>): Array<{ fields: string[]; lookups: Lookup[] }> {
+  type Chunk = { fields: string[]; lookups: Lookup[]; bindings: number };
+  const open = new Map<string, Chunk>();
+  const chunks: Chunk[] = [];
+  writes.forEach((write, position) => {
+    if (write?.match === undefined || write.condition === undefined) return;
+    const fields = Object.keys(write.match).sort();
+    const set = fields.join('\u0000');
+    const bindings = write.condition.bindings.length;
+    let chunk = open.get(set);
+    if (chunk === undefined || chunk.bindings + bindings > MAX_BINDINGS) {
+      chunk = { fields, lookups: [], bindings: 0 };
+      open.set(set, chunk);
+      chunks.push(chunk);
+    }
+    chunk.lookups.push({ position, match: write.match, condition: write.condition });
+    chunk.bindings += bindings;
+  });
+  return chunks;
+}
+
+function chunkCondition(scope: ObjectScope, fields: readonly string[], lookups: readonly Lookup[]): SqlFragment {
+  const [only, ...more] = fields;
+  if (only === undefined || more.length > 0) return or(lookups.map((lookup) => lookup.condition));
+  const column = fieldColumn(scope, [only]);
+  const constants = lookups.map((lookup) => lookup.match[only]).filter((constant) => constant !== null && constant !== undefined);
+  const nulls = constants.length < lookups.length ? [sql`(${column.sql} IS NULL)`] : [];
+  return or([...(constants.length > 0 ? [equalsAny(scope.dialect, column, constants)] : []), ...nulls]);
+}
+
+/**
+ * The key columns of the records each write finds, by position (`[]` for a write that is undefined
+ * or identifies nothing). Unlike a single write's lookup, all the records found are given, not two.
+ */
+export async function findRecords(trx: Knex.Transaction, scope: ObjectScope, writes: ReadonlyArray<PreparedWrite | undefined>): Promise<Row[][]> {
+  const { object } = scope;
+  const found: Row[][] = writes.map(() => []);
+  for (const { fields, lookups } of chunksOf(writes)) {
+    const types = fields.map((name) => object.fields.get(name)!.type);
+    const columns = [...new Set([...object.key, ...fields])];
+    const rows = (await trx.from({ r: object.table }).select(columns.map((name) => `r.${name}`)).where(toRaw(trx, chunkCondition(scope, fields, lookups)))) as Row[];
+    // Requests indexed by their values' equality keys; the rest are compared with every row.
+    const keyed = new Map<string, Lookup[]>();
+    const unkeyed: Lookup[] = [];
+    for (const lookup of lookups) {
+      const key = compositeKey(fields.map((name, index) => equalityKey(types[index]!, lookup.match[name])));
+      if (key === undefined) unkeyed.push(lookup);
+      else keyed.set(key, [...(keyed.get(key) ?? []), lookup]);
+    }
+    for (const row of rows) {
+      const stored = fields.map((name, index) => decodeValue(types[index], row[name]));
+      const key = compositeKey(fields.map((_, index) => equalityKey(types[index]!, stored[index])));
+      const candidates = key === undefined ? lookups : [...(keyed.get(key) ?? []), ...unkeyed];
+      const rawKey = Object.fromEntries(object.key.map((name) => [name, row[name]]));
+      for (const lookup of candidates) {
+        if (fields.every((name, index) => matchesValue(stored[index], lookup.match[name]))) found[lookup.position]!.push(rawKey);
+      }
+    }
+  }
+  return found;
+}
+
+function compositeKey(parts: ReadonlyArray<string | undefined>): string | undefined {
+  if (parts.length === 1) return parts[0];
+  return parts.some((part) => part === undefined) ? undefined : JSON.stringify(parts);
+}

@@ -1,0 +1,287 @@
+/**
+ * Many writes of one object in one transaction, each meaning exactly what `write` means (the
+ * checks of prepare-write.ts, the create/update decision, groups upserted per record), but with
+ * far fewer statements:
+ *
+ * - The records are looked up a window at a time (find-records.ts: one SELECT per chunk).
+ * - Runs of plain writes (no group entries; creates with their whole key) go in chunks, each in a
+ *   savepoint: consecutive creates with the same columns as multi-row INSERTs, updates one UPDATE
+ *   each by the key found. When a chunk fails, it is rolled back to its savepoint and redone record
+ *   by record, each in a savepoint of its own, so only the culprits fail — PostgreSQL would
+ *   otherwise refuse everything after the first error, and a record is never half written.
+ * - Writes with group entries, or creates whose key the database generates (RETURNING or the insert
+ *   id tells which, one row at a time), are stored alone in a savepoint, as `write` stores them.
+ *
+ * Statements run in request order. A write whose lookup could be changed by an earlier write of the
+ * batch — it may find what that one writes (`independentRun`), or both find the same record
+ * (`firstSharedRecord`) — starts a new window, looked up after the earlier ones are stored, so a
+ * batch gives what the same writes one after the other would.
+ *
+ * A failure the connector cannot pin on one record — the system unreachable, an unclassified
+ * database error — rolls the whole batch back and rejects it.
+ */
+import type { Knex } from 'knex';
+import type { WriteRequest, WriteResult } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import { toConnectorError } from './database-errors.js';
+import { findRecords } from './find-records.js';
+import { keyString } from './group-entries.js';
+import { equalityKey, matchesValue } from './match-values.js';
+import { ambiguousMatch, createRow, leavesKeyToDatabase, prepareWrite, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
+import type { ObjectScope } from './record-query.js';
+import { decodeValue, encodeValue } from './value-codec.js';
+import { hasGroupEntries, storeRecord } from './write.js';
+
+export type WriteAnswer = WriteResult | ConnectorError;
+
+/** Writes looked up together; the rest of a batch is looked up after these are stored. */
+const WINDOW = 1000;
+/** Plain writes per savepoint: a failing chunk is redone record by record, so not too many. */
+const CHUNK = 250;
+/** Rows per multi-row INSERT: Knex writes SQLite's as a compound SELECT, limited to 500 terms. */
+const INSERT_ROWS = 500;
+/** Bound values per INSERT, well within SQLite's (32,766), PostgreSQL's (65,535) and MariaDB's limits. */
+const INSERT_BINDINGS = 10_000;
+
+type Operation =
+  | { kind: 'insert'; position: number; row: Row }
+  | { kind: 'update'; position: number; prepared: PreparedWrite; rawKey: Row }
+  /** Stored as `write` stores it: group entries, or a generated key. */
+  | { kind: 'alone'; position: number; prepared: PreparedWrite; found: readonly Row[] };
+
+type PlainOperation = Exclude<Operation, { kind: 'alone' }>;
+
+export async function writeMany(scope: ObjectScope, requests: readonly WriteRequest[]): Promise<WriteAnswer[]> {
+  const { object } = scope;
+  const answers: Array<WriteAnswer | undefined> = new Array(requests.length);
+  const context = { systemId: object.systemId, action: `writing ${object.name}` };
+  const answerError = (position: number, error: unknown): void => {
+    const failure = toConnectorError(error, context);
+    if (!(failure instanceof ConnectorError) || failure.code === 'unavailable') throw failure;
+    answers[position] = failure;
+  };
+  const prepared = requests.map((request, position) => {
+    try {
+      return prepareWrite(scope, request);
+    } catch (error) {
+      answerError(position, error);
+      return undefined;
+    }
+  });
+  if (prepared.every((write) => write === undefined)) return answers as WriteAnswer[];
+  try {
+    await scope.knex.transaction(async (trx) => {
+      for (let start = 0; start < prepared.length; ) {
+        const window = prepared.slice(start, independentRun(scope, prepared, start, Math.min(prepared.length, start + WINDOW)));
+        const found = await findRecords(trx, scope, window);
+        const end = start + firstSharedRecord(scope, found);
+        const operations: Operation[] = [];
+        for (let position = start; position < end; position += 1) {
+          const write = prepared[position];
+          const rows = found[position - start]!;
+          if (write === undefined) continue;
+          if (rows.length > 1) answers[position] = ambiguousMatch(object, write);
+          else if (hasGroupEntries(write.request)) operations.push({ kind: 'alone', position, prepared: write, found: rows });
+          else if (rows.length === 1) operations.push({ kind: 'update', position, prepared: write, rawKey: rows[0]! });
+          else {
+            try {
+              const row = createRow(scope, write);
+              operations.push(leavesKeyToDatabase(object, row) ? { kind: 'alone', position, prepared: write, found: rows } : { kind: 'insert', position, row });
+            } catch (error) {
+              answerError(position, error);
+            }
+          }
+        }
+        await storeOperations(trx, scope, operations, answers, answerError);
+        start = end;
+      }
+    });
+  } catch (error) {
+    throw toConnectorError(error, context);
+  }
+  return answers as WriteAnswer[];
+}
+
+/** Stores the operations in order: plain ones in chunks, the others alone. */
+async function storeOperations(trx: Knex.Transaction, scope: ObjectScope, operations: readonly Operation[], answers: Array<WriteAnswer | undefined>, answerError: (position: number, error: unknown) => void): Promise<void> {
+  let chunk: PlainOperation[] = [];
+  const flush = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const plain = chunk;
+    chunk = [];
+    try {
+      const results = await trx.transaction((savepoint) => storePlain(savepoint, scope, plain));
+      plain.forEach((operation, index) => (answers[operation.position] = results[index]));
+    } catch (error) {
+      if (plain.length === 1) return answerError(plain[0]!.position, error);
+      const failure = toConnectorError(error, { systemId: scope.object.systemId, action: `writing ${scope.object.name}` });
+      if (failure instanceof ConnectorError && failure.code === 'unavailable') throw failure;
+      for (const operation of plain) {
+        try {
+          answers[operation.position] = (await trx.transaction((savepoint) => storePlain(savepoint, scope, [operation])))[0];
+        } catch (single) {
+          answerError(operation.position, single);
+        }
+      }
+    }
+  };
+  for (const operation of operations) {
+    if (operation.kind !== 'alone') {
+      chunk.push(operation);
+      if (chunk.length >= CHUNK) await flush();
+      continue;
+    }
+    await flush();
+    try {
+      answers[operation.position] = await trx.transaction((savepoint) => storeRecord(savepoint, scope, operation.prepared, operation.found));
+    } catch (error) {
+      answerError(operation.position, error);
+    }
+  }
+  await flush();
+}
+
+/** Plain operations in order; consecutive creates with the same columns as one INSERT. */
+async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations: readonly PlainOperation[]): Promise<WriteResult[]> {
+  const { object } = scope;
+  const results: WriteResult[] = [];
+  for (let index = 0; index < operations.length; ) {
+    const operation = operations[index]!;
+    if (operation.kind === 'update') {
+      const { settable } = operation.prepared;
+      if (Object.keys(settable).length > 0) await trx.raw(...updateStatement(object.table, settable, operation.rawKey));
+      const rawKey = { ...operation.rawKey };
+      for (const name of object.key) if (Object.hasOwn(settable, name)) rawKey[name] = settable[name];
+      results.push(writeResult(object, 'updated', rawKey));
+      index += 1;
+      continue;
+    }
+    // Knex gives a column missing from some rows of a multi-row INSERT NULL (SQLite) or DEFAULT,
+    // where a single write would leave it to the column's default: only equal column sets share one.
+    const columns = columnSet(operation.row);
+    const limit = Math.max(1, Math.min(INSERT_ROWS, Math.floor(INSERT_BINDINGS / Math.max(1, Object.keys(operation.row).length))));
+    const rows: Row[] = [];
+    while (index < operations.length && rows.length < limit) {
+      const next = operations[index]!;
+      if (next.kind !== 'insert' || columnSet(next.row) !== columns) break;
+      rows.push(next.row);
+      index += 1;
+    }
+    await trx(object.table).insert(rows);
+    for (const row of rows) results.push(writeResult(object, 'created', row));
+  }
+  return results;
+}
+
+/**
+ * `UPDATE table SET … WHERE key = …` as Knex's builder makes it (`where(rawKey).update(settable)`),
+ * written through `knex.raw` because the builder's own cost is a third of a SQLite update's.
+ */
+function updateStatement(table: string, settable: Row, rawKey: Row): [string, Knex.RawBinding[]] {
+  const bindings: unknown[] = [table];
+  const sets: string[] = [];
+  for (const [name, value] of Object.entries(settable)) {
+    sets.push('?? = ?');
+    bindings.push(name, value);
+  }
+  const conditions: string[] = [];
+  for (const [name, value] of Object.entries(rawKey)) {
+    conditions.push(value === null || value === undefined ? '?? IS NULL' : '?? = ?');
+    bindings.push(name);
+    if (value !== null && value !== undefined) bindings.push(value);
+  }
+  return [`UPDATE ?? SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`, bindings as Knex.RawBinding[]];
+}
+
+function columnSet(row: Row): string {
+  return Object.keys(row).sort().join('\u0000');
+}
+
+/**
+ * The end of the run of writes from `start` (at most `limit`) none of which may find what an
+ * earlier one of the run writes: a write ends the run when an earlier one sets its match fields to
+ * values it matches (or may, leaving some of them to the database). What a write sets is taken as
+ * if it created the record — its values and its match values — which covers updates as well.
+ */
+function independentRun(scope: ObjectScope, prepared: ReadonlyArray<PreparedWrite | undefined>, start: number, limit: number): number {
+  const { object } = scope;
+  const matchFields = new Set<string>();
+  for (let position = start; position < limit; position += 1) for (const name of Object.keys(prepared[position]?.match ?? {})) matchFields.add(name);
+  if (matchFields.size === 0) return limit;
+  // What each earlier write of the run sets, as read back, for the fields any write matches on.
+  const written = new Map<number, Map<string, unknown>>();
+  const byKey = new Map<string, Map<string, number[]>>();
+  const unkeyed = new Map<string, number[]>();
+  const setting = new Map<string, number[]>();
+  const lacking = new Map<string, number[]>();
+  const push = <K>(map: Map<K, number[]>, key: K, position: number): void => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [position]);
+    else list.push(position);
+  };
+  for (let position = start; position < limit; position += 1) {
+    const write = prepared[position];
+    if (write === undefined) continue;
+    if (write.match !== undefined && position > start) {
+      const match = write.match;
+      const candidates = new Set<number>();
+      for (const [name, constant] of Object.entries(match)) {
+        const key = equalityKey(object.fields.get(name)!.type, constant);
+        for (const list of [key === undefined ? setting.get(name) : byKey.get(name)?.get(key), unkeyed.get(name), lacking.get(name)]) {
+          for (const earlier of list ?? []) candidates.add(earlier);
+        }
+      }
+      for (const earlier of candidates) {
+        const values = written.get(earlier)!;
+        const differs = Object.entries(match).some(([name, constant]) => values.has(name) && !matchesValue(values.get(name), constant));
+        if (!differs) return position;
+      }
+    }
+    const values = new Map<string, unknown>();
+    for (const name of matchFields) {
+      const field = object.fields.get(name)!;
+      let encoded: unknown;
+      if (Object.hasOwn(write.settable, name)) encoded = write.settable[name];
+      else if (write.match !== undefined && Object.hasOwn(write.match, name)) {
+        try {
+          encoded = encodeValue(field.type, write.match[name], { dialect: scope.dialect, label: name });
+        } catch {
+          // Such a create is refused, and an update leaves the value as it was: unknown here.
+          push(lacking, name, position);
+          continue;
+        }
+      } else {
+        push(lacking, name, position);
+        continue;
+      }
+      const stored = decodeValue(field.type, encoded);
+      values.set(name, stored);
+      push(setting, name, position);
+      const key = equalityKey(field.type, stored);
+      if (key === undefined) push(unkeyed, name, position);
+      else {
+        const byValue = byKey.get(name) ?? new Map<string, number[]>();
+        byKey.set(name, byValue);
+        push(byValue, key, position);
+      }
+    }
+    written.set(position, values);
+  }
+  return limit;
+}
+
+/**
+ * How many writes of a window come before the first one that found a record an earlier one of the
+ * window writes: that one is looked up again once the earlier ones are stored.
+ */
+function firstSharedRecord(scope: ObjectScope, found: ReadonlyArray<readonly Row[]>): number {
+  const { key } = scope.object;
+  const touched = new Set<string>();
+  for (let index = 0; index < found.length; index += 1) {
+    const records = found[index]!.map((row) => key.map((name) => keyString(row[name])).join('\u0000'));
+    if (records.some((record) => touched.has(record))) return index;
+    // A write that finds several records is refused, so it touches none of them.
+    if (records.length === 1) touched.add(records[0]!);
+  }
+  return found.length;
+}
