@@ -147,6 +147,15 @@ async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations:
   const results: WriteResult[] = [];
   for (let index = 0; index < operations.length; ) {
     const operation = operations[index]!;
+    if (operation.kind === 'update' && scope.dialect === 'sqlite') {
+      const batch = updateBatch(object.key, operations, index);
+      if (batch.length > 1) {
+        await trx.raw(...batchUpdateStatement(object.table, object.key, batch));
+        for (const update of batch) results.push(writeResult(object, 'updated', { ...update.rawKey }));
+        index += batch.length;
+        continue;
+      }
+    }
     if (operation.kind === 'update') {
       const { settable } = operation.prepared;
       if (Object.keys(settable).length > 0) await trx.raw(...updateStatement(object.table, settable, operation.rawKey));
@@ -191,6 +200,55 @@ function updateStatement(table: string, settable: Row, rawKey: Row): [string, Kn
     if (value !== null && value !== undefined) bindings.push(value);
   }
   return [`UPDATE ?? SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`, bindings as Knex.RawBinding[]];
+}
+
+type UpdateOperation = Extract<PlainOperation, { kind: 'update' }>;
+
+/**
+ * Consecutive updates from `start` that one statement can make: the same settable columns, key
+ * columns among them only with the value the record already has (a mapping that writes the key
+ * it matched on), a key without nulls, and something else to set; as many as the bindings allow.
+ */
+function updateBatch(key: readonly string[], operations: readonly PlainOperation[], start: number): UpdateOperation[] {
+  const first = operations[start] as UpdateOperation;
+  const columns = columnSet(first.prepared.settable);
+  const width = key.length + Object.keys(first.prepared.settable).length;
+  const limit = Math.max(1, Math.min(INSERT_ROWS, Math.floor(INSERT_BINDINGS / width)));
+  const batch: UpdateOperation[] = [];
+  for (let index = start; index < operations.length && batch.length < limit; index += 1) {
+    const next = operations[index]!;
+    if (next.kind !== 'update' || columnSet(next.prepared.settable) !== columns) break;
+    const settable = next.prepared.settable;
+    if (key.some((name) => next.rawKey[name] === null || next.rawKey[name] === undefined || (Object.hasOwn(settable, name) && String(settable[name]) !== String(next.rawKey[name])))) break;
+    if (Object.keys(settable).every((name) => key.includes(name))) break;
+    batch.push(next);
+  }
+  return batch;
+}
+
+/**
+ * SQLite: many updates in one statement, each row's new values joined in by its key —
+ *   UPDATE t SET c = v.column2, … FROM (VALUES (?, ?, …), …) AS v WHERE t.k = v.column1 AND …
+ * The keys were just read from the table inside this transaction (SQLite's write lock is held),
+ * so every row is there; a failing statement is redone record by record by the caller.
+ */
+function batchUpdateStatement(table: string, key: readonly string[], batch: readonly UpdateOperation[]): [string, Knex.RawBinding[]] {
+  const settable = Object.keys(batch[0]!.prepared.settable).filter((name) => !key.includes(name));
+  const bindings: unknown[] = [table];
+  const sets = settable.map((name, index) => {
+    bindings.push(name);
+    return `?? = v.column${key.length + index + 1}`;
+  });
+  const placeholders = `(${[...key, ...settable].map(() => '?').join(', ')})`;
+  for (const update of batch) {
+    for (const name of key) bindings.push(update.rawKey[name]);
+    for (const name of settable) bindings.push(update.prepared.settable[name]);
+  }
+  const conditions = key.map((name, index) => {
+    bindings.push(table, name);
+    return `??.?? = v.column${index + 1}`;
+  });
+  return [`UPDATE ?? SET ${sets.join(', ')} FROM (VALUES ${batch.map(() => placeholders).join(', ')}) AS v WHERE ${conditions.join(' AND ')}`, bindings as Knex.RawBinding[]];
 }
 
 function columnSet(row: Row): string {

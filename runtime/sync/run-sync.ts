@@ -37,6 +37,12 @@ export interface SyncOutcome extends RunOutcome {
 
 type Groups = NonNullable<WriteRequest['groups']>;
 
+/** The writes one source record needs (one, or one per target under updateAll). */
+interface PendingWrite {
+  record: Mapped;
+  requests: WriteRequest[];
+}
+
 /** A source record past its precondition and mapping, ready to be matched and written. */
 interface Mapped {
   source: SourceRecord;
@@ -96,20 +102,28 @@ class SyncRun {
       } catch (error) {
         throw stopFor(error, `searching ${this.targetLabel}`, this.signal);
       }
+      const writes: PendingWrite[] = [];
+      // Match values this page creates: a later record with the same values finds that record
+      // (writeMany writes in order and looks again), so the match rules treat it as one match.
+      const creating = new Set<string>();
       for (const [i, record] of mapped.entries()) {
-        this.checkSignal();
         const values = tuples[i];
-        const matches = values === undefined ? [] : index.find(values);
         const equalities = values === undefined ? {} : Object.fromEntries(plan.equalities.map((e, j) => [e.field, values[j]]));
-        const created = await this.apply(record, matches, matches.length, equalities);
-        // Later records of this page with the same key update what this one created.
-        if (created !== undefined && values !== undefined) index.add({ ...record.values, ...equalities, ...created.key });
+        let matches = values === undefined ? [] : index.find(values);
+        const created = values === undefined ? undefined : JSON.stringify(values);
+        if (matches.length === 0 && created !== undefined && creating.has(created)) matches = [equalities];
+        const pending = matches.length === 1 && matches[0] === equalities ? this.decideRepeat(record, equalities) : this.decide(record, matches, matches.length, equalities);
+        if (pending === undefined) continue;
+        if (matches.length === 0 && created !== undefined) creating.add(created);
+        writes.push(pending);
       }
+      await this.writeAll(writes);
+    } else if (plan.kind === 'create') {
+      await this.writeAll(mapped.map((record) => this.decide(record, [], 0, {})).filter((pending): pending is PendingWrite => pending !== undefined));
     } else {
       for (const record of mapped) {
         this.checkSignal();
-        if (plan.kind === 'create') await this.apply(record, [], 0, {});
-        else await this.applySearched(record, plan.where);
+        await this.applySearched(record, plan.where);
       }
     }
   }
@@ -163,23 +177,27 @@ class SyncRun {
       }
       throw stopFor(error, `searching ${this.targetLabel}`, this.signal);
     }
-    await this.apply(record, matches, count, {});
+    const pending = this.decide(record, matches, count, {});
+    if (pending !== undefined) await this.writeAll([pending]);
   }
 
-  /** Creates, updates or skips per the match rules; answers what a create wrote. */
-  private async apply(record: Mapped, matches: readonly RecordData[], count: number, equalities: RecordData): Promise<WriteResult | undefined> {
+  /**
+   * Per the match rules: counts a skip or a failure at once, or answers the writes the record
+   * needs (one, or one per target under updateAll).
+   */
+  private decide(record: Mapped, matches: readonly RecordData[], count: number, equalities: RecordData): PendingWrite | undefined {
     const match = this.definition.match;
     const statistics = this.report.statistics;
+    const request = (identity: RecordData): WriteRequest => ({ values: record.values, groups: record.groups, match: identity });
     if (matches.length === 0) {
       if (match?.onNoMatch === 'skip') {
         statistics.skipped += 1;
         return undefined;
       }
       // With a batched match the key values go along, so the connector upserts by them: a record
-      // created since the search (another run, a retry after a crash) is updated, not doubled.
-      const result = await this.write(record, equalities);
-      if (result !== undefined) statistics[result.action] += 1;
-      return result?.action === 'created' ? result : undefined;
+      // created since the search (another run, a retry after a crash, an earlier record of this
+      // page) is updated, not doubled.
+      return { record, requests: [request(equalities)] };
     }
     let targets: readonly RecordData[];
     if (matches.length === 1) {
@@ -204,28 +222,45 @@ class SyncRun {
           return undefined;
       }
     }
-    let created = 0;
-    for (const target of targets) {
-      // The found record's own key identifies it: the match fields may not be unique.
-      const result = await this.write(record, Object.fromEntries(this.description.key.map((field) => [field, target[field]])));
-      if (result === undefined) return undefined;
-      if (result.action === 'created') created += 1;
-    }
-    // A record deleted since the search is created again by the connector; count what happened.
-    statistics[created === targets.length ? 'created' : 'updated'] += 1;
-    return undefined;
+    // The found record's own key identifies it: the match fields may not be unique.
+    return { record, requests: targets.map((target) => request(Object.fromEntries(this.description.key.map((field) => [field, target[field]])))) };
   }
 
-  /** One write; a rejected record fails alone, anything else stops the run. */
-  private async write(record: Mapped, match: RecordData): Promise<WriteResult | undefined> {
+  /** A record whose match values an earlier record of this page creates: one match, by those values. */
+  private decideRepeat(record: Mapped, equalities: RecordData): PendingWrite | undefined {
+    if (this.definition.match?.onMatch === 'skip') {
+      this.report.statistics.skipped += 1;
+      return undefined;
+    }
+    return { record, requests: [{ values: record.values, groups: record.groups, match: equalities }] };
+  }
+
+  /**
+   * The writes of a page in one call to the connector (one transaction, batched statements). A
+   * rejected record fails alone; anything else stops the run. A record deleted since the search
+   * is created again by the connector; the statistics count what happened.
+   */
+  private async writeAll(writes: readonly PendingWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    this.checkSignal();
+    let results: Array<WriteResult | ConnectorError>;
     try {
-      return await this.target.write(this.definition.target.object, { values: record.values, groups: record.groups, match });
+      results = await this.target.writeMany(this.definition.target.object, writes.flatMap((write) => write.requests));
     } catch (error) {
-      if (isRecordRejection(error)) {
-        this.fail(record.source, error.message);
-        return undefined;
-      }
       throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
+    }
+    let at = 0;
+    for (const write of writes) {
+      const own = results.slice(at, at + write.requests.length);
+      at += write.requests.length;
+      const error = own.find((result): result is ConnectorError => result instanceof ConnectorError);
+      if (error !== undefined) {
+        if (!isRecordRejection(error)) throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
+        this.fail(write.record.source, error.message);
+        continue;
+      }
+      const created = own.filter((result) => (result as WriteResult).action === 'created').length;
+      this.report.statistics[created === own.length ? 'created' : 'updated'] += 1;
     }
   }
 }
