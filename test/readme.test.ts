@@ -52,3 +52,35 @@ test('the README curl example reads Ada, the customer whose main address is in L
     await app.close();
   }
 });
+
+/**
+ * The README's ExecuteProcess example, replayed against a fresh quickstart exactly as written: the
+ * run answers what the README shows (statistics, status), and the GetAction example reads that item.
+ */
+test('the README ExecuteProcess and GetAction examples answer what the README shows', async () => {
+  const { quickstartApp } = await import('./support/http-app.js');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const command = /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/ExecuteProcess\/\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'.*\\\n\s+-d '((?:[^']|'\\'')*)'\n```\n\n```json\n(\{"ID"[\s\S]*?)\n```/.exec(readme);
+  assert.ok(command, 'the README shows a curl ExecuteProcess with a bearer token and a -d body, followed by its answer');
+  const [, path, token, shellBody, shownText] = command;
+  const shown = JSON.parse(shownText!) as { ID: string; Status: string; Statistics: unknown; Errors: unknown[] };
+  const getAction = /curl -s http:\/\/127\.0\.0\.1:3000\/api\/GetAction\/(\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'/.exec(readme);
+  assert.ok(getAction, 'the README shows a curl GetAction with a bearer token');
+  assert.equal(getAction[1], shown.ID, 'the GetAction example reads the item the ExecuteProcess example answered');
+  assert.equal(getAction[2], token);
+  const app = await quickstartApp({ env: { QUICKSTART_API_TOKEN: token! } });
+  try {
+    const body = shellBody!.replaceAll(`'\\''`, `'`);
+    const answer = await app.call('POST', path!, { raw: body, headers: { 'content-type': 'application/json' }, token: token! });
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(Object.keys(answer.json as object), Object.keys(shown));
+    assert.equal(answer.json.Status, shown.Status);
+    assert.deepEqual(answer.json.Statistics, shown.Statistics);
+    assert.deepEqual(answer.json.Errors, shown.Errors);
+    const item = await app.get(`/api/GetAction/${answer.json.ID as string}`, token!);
+    assert.equal(item.status, 200, item.text);
+    assert.deepEqual(item.json, answer.json);
+  } finally {
+    await app.close();
+  }
+});

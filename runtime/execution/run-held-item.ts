@@ -98,7 +98,8 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   const interrupt = (why: Interruption): void => {
     if (interruption !== undefined) return;
     interruption = why;
-    controller.abort(why);
+    // The engine reports the reason as the run's message: an Error that says it.
+    controller.abort(new Error(interruptionText(why)));
   };
   const onCallerAbort = (): void => interrupt({ kind: 'stopped' });
   if (options.signal?.aborted) onCallerAbort();
@@ -188,6 +189,12 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     if (status === undefined) log.warn(summary, 'item finished, but was no longer held by this worker; the result is dropped');
     else log.info({ ...summary, status }, 'item finished');
   }
+}
+
+function interruptionText(why: Interruption): string {
+  if (why.kind === 'timeout') return `the run took longer than its timeout of ${why.text}`;
+  if (why.kind === 'lost') return 'the item was taken back after its lease ran out';
+  return 'the process is shutting down';
 }
 
 function errorName(error: unknown): string {

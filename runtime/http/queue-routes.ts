@@ -112,7 +112,7 @@ function newItem(target: ProcessTarget, request: StartRequest): NewQueueItem {
   };
 }
 
-/** Attempts in all for a queued item: a sync's retries + 1; a flow retries its syncs itself, not as a whole. */
+/** Attempts in all for a queued item: a sync's retries + 1; a flow has no retry settings and gets one. */
 function attemptsOf(target: ProcessTarget): number {
   return target.kind === 'sync' ? target.entry.definition.retries.max + 1 : 1;
 }

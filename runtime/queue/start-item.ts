@@ -2,7 +2,9 @@
  * Start: a new item that is InProgress from the moment it exists, held by the process that
  * inserts it (StartProcessDirect, ExecuteProcess, `syncline run`), which then runs it itself.
  * Its first attempt is counted and its lease starts now, exactly as if a daemon had claimed it;
- * if that process dies, the reaper returns the item to Pending and a daemon finishes it.
+ * if that process dies, the reaper takes the item back after the lease: to Pending for a daemon
+ * when it has attempts left, else Failed with an error saying its worker was lost (the direct
+ * routes and `syncline run` start items with one attempt: their caller waits for that outcome).
  *
  * In one write transaction (write-transaction.ts), so no claimer ever sees it Pending:
  *   INSERT INTO queue_items (…) VALUES (…, 'Pending', 0, …)           (enqueue.ts insertItem)
