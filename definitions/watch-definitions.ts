@@ -74,6 +74,7 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
   };
 
   const roots = paths.map((path) => resolve(path));
+  const dataFile = /\.(sqlite3?|db|log)(-wal|-shm|-journal)?$|\.partial$/i;
   // Only the part below a watched root counts: a root given as ../defs or under ~/.config must
   // not have every one of its files ignored.
   const belowRoot = (path: string): string => {
@@ -83,7 +84,9 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
   };
   const watcher: FSWatcher = watch(roots, {
     ignoreInitial: true,
-    ignored: (path, stats) => hiddenSegment.test(belowRoot(path)) || (!!stats?.isFile() && !definitionFile.test(path)),
+    // Data files often live beside definitions (the quickstart's SQLite files do): they change on
+    // every write, and telling them apart by name spares chokidar an lstat per change.
+    ignored: (path, stats) => hiddenSegment.test(belowRoot(path)) || dataFile.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
   });
   watcher.on('all', (event, path) => {
     if (definitionFile.test(path) || event === 'addDir' || event === 'unlinkDir') schedule();
