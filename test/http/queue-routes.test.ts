@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
+import { flowClientToken, queueFiles } from '../support/queue-fixtures.js';
 
 const syncId = 'crm-customers-to-erp';
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -16,36 +17,6 @@ const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const itemKeys = ['Attempts', 'CreatedDate', 'Errors', 'FinishedDate', 'ID', 'ProcessId', 'StartType', 'StartedDate', 'Statistics', 'Status'];
 const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 };
 
-/** Extra definitions: a record-store sync, a flow over it, a second system sync, and a client allowed the flow's syncs. */
-export const queueFiles = {
-  'queue-extra.yaml': `kind: Sync
-id: erp-inbox
-name: Stored records to ERP accounts
-source: { recordStore: true }
-target: { system: erp, object: Account }
-mapping: '{ "AccountNumber": id, "AccountName": name }'
-match: { where: "AccountNumber = #AccountNumber#", onNoMatch: create, onMatch: update }
----
-kind: Sync
-id: crm-copy
-name: A sync no allow-list names
-source: { system: crm, object: Customer, where: "active = 1" }
-target: { system: erp, object: Account }
-mapping: '{ "AccountNumber": "X-" & $string(id), "AccountName": name }'
-match: { where: "AccountNumber = #AccountNumber#", onNoMatch: create, onMatch: update }
----
-kind: Flow
-id: inbox-then-customers
-steps: [{ sync: erp-inbox }, { sync: crm-customers-to-erp }]
----
-kind: ApiClient
-id: test-flow-client
-token: \${env:FLOW_CLIENT_TOKEN}
-scopes: [queue:read, queue:write]
-syncs: [erp-inbox, crm-customers-to-erp]
-`,
-};
-export const flowClientToken = 'flow-client-token-0123456789-abcdefghij-never-logged';
 
 function assertProblem(answer: Answer, status: number, code: string, detail?: RegExp): void {
   assert.equal(answer.status, status, answer.text);
