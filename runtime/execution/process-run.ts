@@ -33,6 +33,27 @@ export interface ProcessStart {
   signal?: AbortSignal;
   /** Called as the statistics grow (at least once per page); cheap to call. */
   onProgress?: (statistics: Readonly<ItemStatistics>) => void;
+  /**
+   * Source records given in memory (a webhook's saveWithSync): a sync reads these instead of its
+   * source, under its own `where`. Flows ignore it.
+   */
+  records?: ReadonlyArray<Record<string, unknown>>;
+  /**
+   * Called once for each source record a sync creates, updates, skips by its match rules, or fails.
+   * Records the `where` or the precondition leave out are not reported (they count as skipped).
+   */
+  onRecord?: (outcome: RecordOutcome) => void;
+}
+
+/** What became of one source record of a sync run. */
+export interface RecordOutcome {
+  /** Its key, first column, GUID — or, for given records, the 1-based position. */
+  sourceId: string | undefined;
+  result: 'created' | 'updated' | 'skipped' | 'failed';
+  /** Keys of the target records written (several under updateAll). */
+  keys?: ReadonlyArray<Record<string, unknown>>;
+  /** Why it failed. */
+  message?: string;
 }
 
 export interface RunOutcome {

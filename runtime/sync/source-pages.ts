@@ -14,6 +14,10 @@
  *   converts each value to its key field's type; one that does not fit fails the run, not retried.
  * - query: the value of the query's first column (queries have no declared key).
  * - record store: the record's GUID.
+ *
+ * Given records (a webhook's saveWithSync hands its request's records over in memory) replace the
+ * source: they pass the filter in memory, as record-store records do, and their source ids are
+ * their 1-based positions.
  */
 import type { Connection, PlaceholderValues, RecordData } from '../../connectors/connection.js';
 import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
@@ -42,6 +46,8 @@ export interface SourceRequest {
   placeholders: PlaceholderValues;
   sourceId: string | undefined;
   signal: AbortSignal | undefined;
+  /** Records to use instead of reading the source. */
+  records?: ReadonlyArray<RecordData>;
 }
 
 /** `a AND b`, either optional; the node range is meaningless here (nothing reports positions). */
@@ -53,6 +59,7 @@ export function andFilters(a: Expression | undefined, b: Expression | undefined)
 
 export function sourcePages(request: SourceRequest): AsyncIterable<SourceRecord[]> {
   const source = request.sync.definition.source;
+  if (request.records !== undefined) return givenPages(request, request.records);
   if (source.recordStore) return recordStorePages(request);
   if (source.query !== undefined) return queryPages(request, source.query);
   return objectPages(request, source.object!);
@@ -126,6 +133,19 @@ async function* queryPages(request: SourceRequest, name: string): AsyncGenerator
     if (rows.length > 0) yield rows.map((record) => ({ record, sourceId: first === undefined ? undefined : String(record[first.name] ?? '') }));
     if (rows.length < batchSize) return;
   }
+}
+
+/** A filter over records in memory: they have no connector to push it to. */
+function memoryFilter(filter: Expression | undefined, placeholders: PlaceholderValues): (record: RecordData) => boolean {
+  if (filter === undefined) return () => true;
+  return (record) => evaluateCondition(filter, { field: (path) => resolvePath(record, path), placeholder: placeholders });
+}
+
+async function* givenPages(request: SourceRequest, records: ReadonlyArray<RecordData>): AsyncGenerator<SourceRecord[]> {
+  const passes = memoryFilter(request.filter, request.placeholders);
+  const batchSize = request.sync.definition.batchSize;
+  const numbered = records.map((record, index) => ({ record, sourceId: String(index + 1) })).filter((source) => passes(source.record));
+  for (let at = 0; at < numbered.length; at += batchSize) yield numbered.slice(at, at + batchSize);
 }
 
 async function* recordStorePages(request: SourceRequest): AsyncGenerator<SourceRecord[]> {

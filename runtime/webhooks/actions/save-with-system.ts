@@ -1,0 +1,89 @@
+/**
+ * saveWithSystem: a direct write of one record to the webhook's system/object — no sync.
+ *
+ * 1. The record: the write mapping over the request data, or the data as it is; it must be one JSON
+ *    object. Its properties named like a group of the object are that group's entries by type.
+ * 2. The target search (`targetSearch`, `#Field#` = request values, bound) finds the record to
+ *    write: none → onNoMatch (create, or skip); one → onMatch (update it, by its own key, or skip);
+ *    several → 409 several-matches and nothing is written (guessing which to update would be
+ *    worse). Without a target search the connector writes by the object's key when the record holds
+ *    it (update or create), and creates otherwise.
+ * 3. The answer: with a result mapping (else the read mapping), the stored record is read back by
+ *    the key the write answered — so generated keys are there — and mapped: 200 with that. When the
+ *    match rules skip, the record found (if any) is mapped the same way, so "create unless it
+ *    exists, answer its id" works. Nothing to answer: 204.
+ */
+import type { RecordData, WriteRequest } from '../../../connectors/connection.js';
+import { HttpProblem } from '../../errors.js';
+import type { WebhookAnswer, WebhookCall } from '../webhook-call.js';
+import { evaluateMapping } from './apply-mapping.js';
+import { isPlainRecord, requestPlaceholders } from './request-values.js';
+import { collect, systemOf } from './system-connection.js';
+import { sayFilter } from './ticker-filter.js';
+
+export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> {
+  const { entry, ticker } = call;
+  const hook = entry.definition;
+  const object = hook.object!;
+  const label = `${hook.system}/${object}`;
+  const data = call.request.data;
+  const signal = call.signal === undefined ? {} : { signal: call.signal };
+  ticker.say('start', `saveWithSystem: writing ${label}`);
+  const { connection } = await systemOf(call, hook.system!);
+  const description = connection.describe(object);
+
+  const record = entry.writeMapping === undefined ? data : await evaluateMapping(entry.writeMapping, data, { request: data }, 'writeMapping');
+  if (!isPlainRecord(record)) {
+    const what = record === undefined ? 'nothing' : Array.isArray(record) ? 'an array' : typeof record;
+    if (entry.writeMapping !== undefined) throw new HttpProblem('mapping-failed', `writeMapping produced ${what}, not one record (a JSON object) for ${label}.`);
+    throw new HttpProblem('invalid-request', `The request data must be one JSON object (a record of ${label}), not ${what}.`, { errors: [{ path: '', message: 'expected a JSON object' }] });
+  }
+  const groupNames = new Set(description.groups.map((group) => group.name));
+  const values: RecordData = {};
+  const groups: NonNullable<WriteRequest['groups']> = {};
+  for (const [name, value] of Object.entries(record)) {
+    if (groupNames.has(name) && isPlainRecord(value)) (groups as Record<string, unknown>)[name] = value;
+    else values[name] = value;
+  }
+
+  let match: RecordData | undefined;
+  if (entry.targetSearch !== undefined) {
+    sayFilter(ticker, 'targetSearch', entry.targetSearch);
+    // Two found tell one from several.
+    const found = await collect(connection.read(object, { filter: entry.targetSearch, placeholders: requestPlaceholders(data), limit: 2, pageSize: 2, ...signal }), 2);
+    ticker.say('hits', `${found.length === 2 ? 'several' : found.length} record(s) of ${label} match`, { count: found.length });
+    const existing = found[0];
+    if (found.length > 1) {
+      throw new HttpProblem('several-matches', `Several records of ${label} match the webhook's targetSearch; nothing was written. Make the search identify one record.`);
+    }
+    if (existing === undefined && hook.onNoMatch === 'skip') {
+      ticker.say('written', `nothing written: no record of ${label} matches and onNoMatch is skip`, { action: 'skipped' });
+      return { status: 204 };
+    }
+    if (existing !== undefined && hook.onMatch === 'skip') {
+      ticker.say('written', `nothing written: a record of ${label} matches and onMatch is skip`, { action: 'skipped' });
+      return answerWith(call, existing, 'skipped');
+    }
+    // The found record's own key identifies it: the search fields may not be unique.
+    if (existing !== undefined) match = Object.fromEntries(description.key.map((field) => [field, existing[field]]));
+  }
+
+  const written = await connection.write(object, { values, ...(Object.keys(groups).length > 0 ? { groups } : {}), ...(match === undefined ? {} : { match }) });
+  ticker.say('written', `${written.action} a record of ${label}`, { action: written.action, key: written.key });
+  const mapping = entry.resultMapping ?? entry.readMapping;
+  if (mapping === undefined) return { status: 204 };
+  const [stored] = await collect(connection.read(object, { id: written.key, limit: 1, ...signal }), 1);
+  if (stored === undefined) {
+    ticker.say('warning', `the written record of ${label} cannot be read back by its key; nothing to answer`);
+    return { status: 204 };
+  }
+  return answerWith(call, stored, written.action);
+}
+
+async function answerWith(call: WebhookCall, stored: RecordData, action: string): Promise<WebhookAnswer> {
+  const { entry } = call;
+  const mapping = entry.resultMapping ?? entry.readMapping;
+  if (mapping === undefined) return { status: 204 };
+  const body = await evaluateMapping(mapping, stored, { request: call.request.data, action }, entry.resultMapping ? 'resultMapping' : 'readMapping');
+  return body === undefined ? { status: 204 } : { status: 200, body };
+}
