@@ -1,0 +1,200 @@
+/**
+ * The webhook routes of the operator console (scope `console`), the API the console's webhook
+ * pages and the test dialog use (DESIGN §9), and `syncline webhook test`:
+ *
+ *   GET    /api/console/webhooks/:id/log                      entries, newest first (limit, cursor, pinned)
+ *   GET    /api/console/webhooks/:id/log/:entryId             one entry: ticker, payload, response
+ *   POST   /api/console/webhooks/:id/log/:entryId/pin         pin (kept past the retention)
+ *   DELETE /api/console/webhooks/:id/log/:entryId/pin         unpin
+ *   POST   /api/console/webhooks/:id/log/:entryId/replay      run a pinned entry's request again
+ *   POST   /api/console/webhooks/:id/test                     {data} or {pin}; server-sent events
+ *
+ * The seed's test function "goes to the real webhook URL and triggers all configured actions for
+ * real; it is not a simulation". Test and replay run the request through `executeWebhook`, the
+ * very code the route /api/webhooks/:id runs after reading the HTTP request (security, condition,
+ * action, redirect, log), in this process: the same path without a second trip through the
+ * network stack, and with the ticker of the call observable live on `tickerBus`. Their entries in
+ * the log say `origin: test` or `replay` and name the entry they repeat.
+ *
+ * The test stream's events, in order: `sent` (what is sent; the secret the console adds is shown
+ * redacted), one `ticker` per ticker message as it happens, then `response` (status, headers and
+ * the raw body as text) — or `error` when the call could not run at all.
+ */
+import { randomUUID } from 'node:crypto';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Snapshot, WebhookEntry } from '../../definitions/snapshot.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { HttpProblem } from '../errors.js';
+import type { Logger } from '../log.js';
+import { noteCallOrigin, type CallOrigin } from '../webhooks/log/call-origin.js';
+import { requestFromData, requestFromPayload } from '../webhooks/log/console-request.js';
+import { decodeCursor, getLogEntry, listLogEntries, setPinned, type LogEntry } from '../webhooks/log/log-entries.js';
+import { redactHeaders, redactQuery } from '../webhooks/log/redact.js';
+import { tickerBus, type TickerMessage } from '../webhooks/ticker.js';
+import type { WebhookRequest } from '../webhooks/webhook-call.js';
+import { requireScope } from './auth.js';
+import { openEventStream } from './event-stream.js';
+import { readJsonBody } from './read-body.js';
+
+/** What a webhook call answered, as the caller of the URL would have received it. */
+export interface ExecutedWebhookCall {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  /** The body: JSON data (sent as JSON text), text, raw bytes, or nothing (204, redirects). */
+  body?: unknown;
+}
+
+/**
+ * Runs one webhook call in this process exactly as the HTTP route does (the endpoint's
+ * `executeWebhook`), including recording it in the log; `callId` becomes the ticker's and the
+ * log entry's id.
+ */
+export type RunWebhook = (webhookId: string, request: WebhookRequest, options: { callId: string; signal?: AbortSignal }) => Promise<ExecutedWebhookCall>;
+
+export interface WebhookConsoleOptions {
+  db: RuntimeDatabase;
+  log: Logger;
+  runWebhook: RunWebhook;
+  bodyLimit: number;
+}
+
+const defaultPageSize = 50;
+const maxPageSize = 200;
+
+export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, bodyLimit }: WebhookConsoleOptions): void {
+  const base = '/console/webhooks/:webhookId';
+
+  router.get(`${base}/log`, async (ctx) => {
+    const webhook = consoleWebhook(ctx);
+    const limit = pageSizeOf(ctx.query.limit);
+    const cursor = single(ctx.query.cursor, 'cursor');
+    if (cursor !== undefined && decodeCursor(cursor) === undefined) throw new HttpProblem('invalid-request', 'cursor is not a cursor this log handed out; pass the `next` of the previous page.', { errors: [{ path: 'query.cursor', message: 'unknown cursor' }] });
+    const pinned = single(ctx.query.pinned, 'pinned');
+    if (pinned !== undefined && pinned !== 'true' && pinned !== 'false') throw new HttpProblem('invalid-request', 'pinned is true or false.', { errors: [{ path: 'query.pinned', message: 'true or false' }] });
+    ctx.body = await listLogEntries(db, webhook.definition.id, { limit, ...(cursor === undefined ? {} : { cursor }), pinnedOnly: pinned === 'true' });
+  });
+
+  router.get(`${base}/log/:entryId`, async (ctx) => {
+    const webhook = consoleWebhook(ctx);
+    ctx.body = await entryOf(db, webhook, ctx.params.entryId!);
+  });
+
+  const pin = (pinned: boolean) => async (ctx: Context) => {
+    const webhook = consoleWebhook(ctx);
+    const entryId = ctx.params.entryId!;
+    if (!(await setPinned(db, webhook.definition.id, entryId, pinned))) throw unknownEntry(webhook, entryId);
+    ctx.body = await entryOf(db, webhook, entryId);
+  };
+  router.post(`${base}/log/:entryId/pin`, pin(true));
+  router.delete(`${base}/log/:entryId/pin`, pin(false));
+
+  router.post(`${base}/log/:entryId/replay`, async (ctx) => {
+    const webhook = consoleWebhook(ctx);
+    const entry = await entryOf(db, webhook, ctx.params.entryId!);
+    const request = replayableRequest(webhook, entry);
+    const callId = randomUUID();
+    noteCallOrigin(callId, { origin: 'replay', replayOf: entry.id });
+    const answer = await runWebhook(webhook.definition.id, request, { callId });
+    ctx.body = { entryId: callId, replayOf: entry.id, response: responseJson(answer) };
+  });
+
+  router.post(`${base}/test`, async (ctx) => {
+    const webhook = consoleWebhook(ctx);
+    const body = await readJsonBody(ctx, bodyLimit);
+    const { request, origin } = await testRequest(db, webhook, body);
+    const callId = randomUUID();
+    noteCallOrigin(callId, origin);
+
+    const stream = openEventStream(ctx);
+    // Subscribed before the call starts, so not even its first message is missed.
+    const onTicker = (message: TickerMessage) => stream.send('ticker', message);
+    tickerBus.on(callId, onTicker);
+    stream.send('sent', {
+      callId,
+      webhookId: webhook.definition.id,
+      url: `/api/webhooks/${webhook.definition.id}`,
+      method: request.method,
+      headers: redactHeaders(request.headers),
+      query: redactQuery(request.query),
+      data: request.data,
+      ...(origin.replayOf === undefined ? {} : { pin: origin.replayOf }),
+    });
+    // Not awaited: Koa starts streaming the response when this handler returns.
+    void runWebhook(webhook.definition.id, request, { callId, signal: stream.signal })
+      .then((answer) => stream.send('response', { ...responseJson(answer), logEntryId: callId }))
+      .catch((error: unknown) => {
+        log.error({ err: error, webhookId: webhook.definition.id, callId }, 'webhook test failed');
+        stream.send('error', { message: 'The call failed on the server; the log has the details.', logEntryId: callId });
+      })
+      .finally(() => {
+        tickerBus.off(callId, onTicker);
+        stream.end();
+      });
+  });
+}
+
+/** The webhook named in the path, for a client with the `console` scope. */
+function consoleWebhook(ctx: Context): WebhookEntry {
+  requireScope(ctx, 'console');
+  const id = ctx.params.webhookId!;
+  const webhook = (ctx.state.snapshot as Snapshot).webhooks.get(id);
+  if (!webhook) throw new HttpProblem('unknown-webhook', `No webhook ${JSON.stringify(id)} is defined.`);
+  return webhook;
+}
+
+async function entryOf(db: RuntimeDatabase, webhook: WebhookEntry, entryId: string): Promise<LogEntry> {
+  const entry = await getLogEntry(db, webhook.definition.id, entryId);
+  if (!entry) throw unknownEntry(webhook, entryId);
+  return entry;
+}
+
+function unknownEntry(webhook: WebhookEntry, entryId: string): HttpProblem {
+  return new HttpProblem('unknown-log-entry', `Webhook ${webhook.definition.id} has no log entry ${JSON.stringify(entryId)} (entries past the retention are deleted unless pinned).`);
+}
+
+/** The request of a pinned entry that kept its whole payload; 409 otherwise. */
+function replayableRequest(webhook: WebhookEntry, entry: LogEntry): WebhookRequest {
+  if (!entry.pinned) throw new HttpProblem('not-replayable', `Log entry ${entry.id} is not pinned; pin it first (POST …/log/${entry.id}/pin).`);
+  const request = requestFromPayload(webhook.definition, entry.method, entry.payload);
+  if (!request) {
+    const why = entry.payload === null ? 'its payload was not kept (the webhook has logPayload off)' : 'its payload was too large and was kept cut';
+    throw new HttpProblem('not-replayable', `Log entry ${entry.id} cannot be replayed: ${why}.`);
+  }
+  return request;
+}
+
+async function testRequest(db: RuntimeDatabase, webhook: WebhookEntry, body: unknown): Promise<{ request: WebhookRequest; origin: CallOrigin }> {
+  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const keys = fields ? Object.keys(fields) : [];
+  if (!fields || keys.length !== 1 || !(keys[0] === 'data' || keys[0] === 'pin')) {
+    throw new HttpProblem('invalid-request', 'Send {"data": <the JSON to send>} or {"pin": "<log entry id>"}.', { errors: [{ path: '', message: 'exactly one of data, pin' }] });
+  }
+  if ('data' in fields) return { request: requestFromData(webhook.definition, fields.data), origin: { origin: 'test' } };
+  if (typeof fields.pin !== 'string' || fields.pin === '') throw new HttpProblem('invalid-request', 'pin is the id of a pinned log entry.', { errors: [{ path: '/pin', message: 'a log entry id' }] });
+  const entry = await entryOf(db, webhook, fields.pin);
+  return { request: replayableRequest(webhook, entry), origin: { origin: 'test', replayOf: entry.id } };
+}
+
+function responseJson(answer: ExecutedWebhookCall): { status: number; headers: Record<string, string>; body: string } {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  // The body as the caller of the URL received it: JSON data goes out as JSON text.
+  const body = answer.body === undefined ? '' : Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  return { status: answer.status, headers, body };
+}
+
+function single(value: string | string[] | undefined, name: string): string | undefined {
+  if (Array.isArray(value)) throw new HttpProblem('invalid-request', `${name} is given more than once.`, { errors: [{ path: `query.${name}`, message: 'once only' }] });
+  return value;
+}
+
+function pageSizeOf(value: string | string[] | undefined): number {
+  const text = single(value, 'limit');
+  if (text === undefined) return defaultPageSize;
+  const size = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(size >= 1 && size <= maxPageSize)) throw new HttpProblem('invalid-request', `limit is a whole number from 1 to ${maxPageSize}.`, { errors: [{ path: 'query.limit', message: `1 to ${maxPageSize}` }] });
+  return size;
+}

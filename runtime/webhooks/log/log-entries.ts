@@ -1,0 +1,124 @@
+/**
+ * Reading the webhook log and pinning entries, for the console (http/webhook-console-routes.ts).
+ *
+ *   list:  SELECT id, webhook_id, at, … FROM webhook_log
+ *           WHERE webhook_id = ? [AND pinned = true]
+ *             [AND (at < ? OR (at = ? AND id < ?))]      -- after the cursor
+ *           ORDER BY at DESC, id DESC LIMIT ?
+ *   get:   SELECT * FROM webhook_log WHERE webhook_id = ? AND id = ?
+ *   pin:   UPDATE webhook_log SET pinned = ? WHERE webhook_id = ? AND id = ?
+ *
+ * Paging is by keyset (time, id), not offset: the log grows while someone pages through it, and
+ * an offset would show entries twice. The cursor is opaque to callers.
+ */
+import type { RuntimeDatabase } from '../../database/open-database.js';
+import { fromJsonColumn } from '../../database/column-values.js';
+import { fromDatabaseTime, toDatabaseTime } from '../../database/timestamps.js';
+import type { TickerMessage } from '../ticker.js';
+import type { LoggedPayload, LoggedResponse } from './record-call.js';
+
+/** An entry as the list shows it. */
+export interface LogEntrySummary {
+  id: string;
+  webhookId: string;
+  /** ISO 8601 UTC. */
+  at: string;
+  method: string;
+  status: number;
+  durationMs: number;
+  queueItemId: string | null;
+  /** null for a call of the webhook URL; `test` or `replay` for calls the console made. */
+  origin: 'test' | 'replay' | null;
+  /** The entry a replay repeated. */
+  replayOf: string | null;
+  pinned: boolean;
+  /** Whether the payload was kept (the webhook logs payloads). */
+  hasPayload: boolean;
+  /** Whether a replay is possible: the whole payload was kept. */
+  replayable: boolean;
+}
+
+/** One entry with everything kept. */
+export interface LogEntry extends LogEntrySummary {
+  ticker: TickerMessage[];
+  payload: LoggedPayload | null;
+  response: LoggedResponse | null;
+}
+
+export interface LogPage {
+  entries: LogEntrySummary[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  next: string | null;
+}
+
+const summaryColumns = ['id', 'webhook_id', 'at', 'method', 'status', 'duration_ms', 'queue_item_id', 'origin', 'replay_of', 'pinned', 'payload_truncated'] as const;
+
+export async function listLogEntries(db: RuntimeDatabase, webhookId: string, options: { limit: number; cursor?: string; pinnedOnly?: boolean }): Promise<LogPage> {
+  // The payload itself (up to 64 KiB) is not read for a list, only whether there is one.
+  const hasPayload = db.knex.raw('CASE WHEN ?? IS NULL THEN 0 ELSE 1 END AS ??', ['payload', 'has_payload']);
+  let query = db.knex('webhook_log').select(...summaryColumns, hasPayload).where({ webhook_id: webhookId });
+  if (options.pinnedOnly) query = query.andWhere({ pinned: true });
+  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+  if (after) {
+    const at = toDatabaseTime(db.dialect, after.at);
+    query = query.andWhere((where) => where.where('at', '<', at).orWhere((same) => same.where('at', '=', at).andWhere('id', '<', after.id)));
+  }
+  const rows = (await query.orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1)) as Array<Record<string, unknown>>;
+  const entries = rows.slice(0, options.limit).map(toSummary);
+  const last = entries.at(-1);
+  return { entries, next: rows.length > options.limit && last ? encodeCursor(last) : null };
+}
+
+export async function getLogEntry(db: RuntimeDatabase, webhookId: string, entryId: string): Promise<LogEntry | undefined> {
+  const row = (await db.knex('webhook_log').where({ webhook_id: webhookId, id: entryId }).first()) as Record<string, unknown> | undefined;
+  if (!row) return undefined;
+  const payload = fromJsonColumn(row.payload ?? null) as LoggedPayload | null;
+  return {
+    ...toSummary({ ...row, has_payload: payload === null ? 0 : 1 }),
+    ticker: fromJsonColumn(row.ticker) as TickerMessage[],
+    payload,
+    response: fromJsonColumn(row.response ?? null) as LoggedResponse | null,
+  };
+}
+
+/** Pins or unpins an entry; false when the webhook has no such entry. */
+export async function setPinned(db: RuntimeDatabase, webhookId: string, entryId: string, pinned: boolean): Promise<boolean> {
+  const changed = await db.knex('webhook_log').where({ webhook_id: webhookId, id: entryId }).update({ pinned });
+  // MariaDB counts changed rows, not matched ones: pinning a pinned entry changes nothing.
+  if (changed > 0) return true;
+  return (await db.knex('webhook_log').select('id').where({ webhook_id: webhookId, id: entryId }).first()) !== undefined;
+}
+
+function toSummary(row: Record<string, unknown>): LogEntrySummary {
+  const hasPayload = Number(row.has_payload) === 1;
+  return {
+    id: String(row.id),
+    webhookId: String(row.webhook_id),
+    at: fromDatabaseTime(row.at).toISOString(),
+    method: String(row.method),
+    status: Number(row.status),
+    durationMs: Number(row.duration_ms),
+    queueItemId: row.queue_item_id === null || row.queue_item_id === undefined ? null : String(row.queue_item_id),
+    origin: row.origin === 'test' || row.origin === 'replay' ? row.origin : null,
+    replayOf: row.replay_of === null || row.replay_of === undefined ? null : String(row.replay_of),
+    pinned: Boolean(row.pinned),
+    hasPayload,
+    replayable: hasPayload && !row.payload_truncated,
+  };
+}
+
+function encodeCursor(entry: LogEntrySummary): string {
+  return Buffer.from(JSON.stringify([entry.at, entry.id])).toString('base64url');
+}
+
+/** The cursor's position; undefined for text that is no cursor of ours (the caller answers 400). */
+export function decodeCursor(cursor: string): { at: Date; id: string } | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') return undefined;
+    const at = new Date(value[0]);
+    return Number.isNaN(at.getTime()) ? undefined : { at, id: value[1] };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Records one webhook call in the log (DESIGN §8). Always kept: time, method, status, duration,
+ * the queue item a start created, and the ticker messages. Kept only when the webhook logs
+ * payloads (`logPayload`, the seed's "store received data in log"): the request's headers, query
+ * and body, and the response body — with credentials redacted (redact.ts) and each capped at
+ * `payloadLimit` bytes of JSON; a cut part is replaced by a note saying how large it was and
+ * a preview of its start, and such an entry cannot be replayed.
+ *
+ * Before writing, the webhook's old unpinned entries are pruned when due (prune-log.ts).
+ */
+import { parseDuration } from '../../../definitions/duration.js';
+import type { RuntimeDatabase } from '../../database/open-database.js';
+import { toDatabaseTime } from '../../database/timestamps.js';
+import type { TickerMessage } from '../ticker.js';
+import type { WebhookRequest } from '../webhook-call.js';
+import { takeCallOrigin } from './call-origin.js';
+import { pruneDue, pruneWebhookLog } from './prune-log.js';
+import { redactHeaders, redactQuery } from './redact.js';
+
+/** Largest request payload, and largest response body, kept in an entry: 64 KiB of JSON each. */
+export const payloadLimit = 64 * 1024;
+/** Bytes of a cut body kept as its preview. */
+const previewBytes = 2048;
+/** When a webhook's logRetention does not parse (it always does after validation): 30 days. */
+const fallbackRetentionMs = 30 * 86_400_000;
+
+export interface WebhookCallRecord {
+  /** The call id (the ticker's), also the entry's id. */
+  id: string;
+  webhookId: string;
+  /** When the call arrived. */
+  at: Date;
+  method: string;
+  /** The HTTP status answered. */
+  status: number;
+  durationMs: number;
+  /** The queue item a start sync created. */
+  queueItemId?: string;
+  ticker: readonly TickerMessage[];
+  request: WebhookRequest;
+  response: { status: number; body?: unknown };
+  /** The webhook's logPayload: keep the payload and the response body. */
+  logPayload: boolean;
+  /** The webhook's logRetention, a duration such as 30d. */
+  retention: string;
+  /** More header names to redact (lower-case), e.g. the webhook's configured signature header. */
+  redactHeaders?: readonly string[];
+}
+
+/** The request as an entry keeps it. `body` is the raw body as text (base64 when it is not UTF-8). */
+export interface LoggedPayload {
+  headers: Record<string, string | string[]>;
+  query: Record<string, string | string[]>;
+  data?: unknown;
+  body?: string;
+  bodyEncoding?: 'utf8' | 'base64';
+  /** Present when data and body were too large to keep. */
+  truncated?: { bytes: number; limit: number; preview: string };
+}
+
+export interface LoggedResponse {
+  body?: unknown;
+  truncated?: { bytes: number; limit: number; preview: string };
+}
+
+export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCallRecord): Promise<void> {
+  const retentionMs = parseDuration(record.retention) ?? fallbackRetentionMs;
+  const now = Date.now();
+  if (pruneDue(record.webhookId, retentionMs, now)) {
+    await pruneWebhookLog(db, { webhookId: record.webhookId, retentionMs, now: new Date(now) });
+  }
+  const origin = takeCallOrigin(record.id);
+  const extra = new Set((record.redactHeaders ?? []).map((name) => name.toLowerCase()));
+  const payload = record.logPayload ? loggedPayload(record.request, extra) : null;
+  await db.knex('webhook_log').insert({
+    id: record.id,
+    webhook_id: record.webhookId,
+    at: toDatabaseTime(db.dialect, record.at),
+    method: record.method.toUpperCase().slice(0, 16),
+    status: record.status,
+    duration_ms: Math.max(0, Math.round(record.durationMs)),
+    queue_item_id: record.queueItemId ?? null,
+    origin: origin?.origin ?? null,
+    replay_of: origin?.replayOf ?? null,
+    pinned: false,
+    // Stringified on every engine: pg would send a JS array as a PostgreSQL array, not JSON.
+    ticker: JSON.stringify(record.ticker),
+    payload: payload === null ? null : JSON.stringify(payload),
+    response: record.logPayload ? JSON.stringify(loggedResponse(record.response.body)) : null,
+    payload_truncated: payload?.truncated !== undefined,
+  });
+}
+
+function loggedPayload(request: WebhookRequest, extra: ReadonlySet<string>): LoggedPayload {
+  const kept: LoggedPayload = { headers: redactHeaders(request.headers, extra), query: redactQuery(request.query) };
+  const body = request.rawBody.length === 0 ? undefined : encodeBody(request.rawBody);
+  const content = { ...(request.data === undefined ? {} : { data: request.data }), ...body };
+  const bytes = Buffer.byteLength(JSON.stringify(content) ?? '');
+  if (bytes <= payloadLimit) return { ...kept, ...content };
+  const source = request.rawBody.length > 0 ? request.rawBody : Buffer.from(JSON.stringify(request.data) ?? '');
+  return { ...kept, truncated: { bytes, limit: payloadLimit, preview: preview(source) } };
+}
+
+function loggedResponse(body: unknown): LoggedResponse {
+  if (body === undefined) return {};
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+  const bytes = Buffer.byteLength(text ?? '');
+  if (bytes <= payloadLimit) return { body: Buffer.isBuffer(body) ? text : body };
+  return { truncated: { bytes, limit: payloadLimit, preview: preview(Buffer.from(text ?? '')) } };
+}
+
+function encodeBody(raw: Buffer): { body: string; bodyEncoding: 'utf8' | 'base64' } {
+  const text = raw.toString('utf8');
+  // A body that does not survive the round trip is not text; base64 keeps it exact for a replay.
+  return Buffer.from(text, 'utf8').equals(raw) ? { body: text, bodyEncoding: 'utf8' } : { body: raw.toString('base64'), bodyEncoding: 'base64' };
+}
+
+function preview(source: Buffer): string {
+  return source.subarray(0, previewBytes).toString('utf8');
+}
