@@ -15,8 +15,9 @@ import type { Connection, ObjectDescription, PlaceholderValues, RecordData, Writ
 import { ConnectorError } from '../../connectors/connector-error.js';
 import type { SyncEntry } from '../../definitions/snapshot.js';
 import type { SyncDefinition } from '../../definitions/types.js';
-import type { ProcessStart, RunEnvironment, RunOutcome } from '../execution/process-run.js';
+import type { ProcessStart, RecordOutcome, RunEnvironment, RunOutcome } from '../execution/process-run.js';
 import { evaluateCondition, resolvePath, type Expression } from '../expression/index.js';
+import { evaluateMappingNow, NOT_NOW } from '../mapping/compile-mapping.js';
 import { paramPlaceholders, paramsObject, recordOrParamPlaceholders, type Params } from './action-params.js';
 import { MatchIndex } from './batched-search.js';
 import { equalityValues, matchPlan, type MatchPlan } from './match-plan.js';
@@ -59,6 +60,10 @@ class SyncRun {
   private readonly definition: SyncDefinition;
   private readonly targetLabel: string;
   private readonly groupNames: ReadonlySet<string>;
+  /** `$params` for the mapping, made once per run. */
+  private bindings: { params: Params } | undefined;
+  /** The start's per-record observer (a webhook answering per record); most runs have none. */
+  onRecord: ((outcome: RecordOutcome) => void) | undefined;
 
   constructor(
     private readonly sync: SyncEntry,
@@ -77,6 +82,14 @@ class SyncRun {
   fail(source: SourceRecord, message: string): void {
     this.report.recordFailed(source.sourceId, message);
     if (source.guid !== undefined) this.guidsFailed.push(source.guid);
+    this.onRecord?.({ sourceId: source.sourceId, result: 'failed', message });
+  }
+
+  /** Counts a record the match rules skip. */
+  private skip(record: Mapped): undefined {
+    this.report.statistics.skipped += 1;
+    this.onRecord?.({ sourceId: record.source.sourceId, result: 'skipped' });
+    return undefined;
   }
 
   private checkSignal(): void {
@@ -89,7 +102,8 @@ class SyncRun {
     const mapped: Mapped[] = [];
     for (const source of page) {
       this.checkSignal();
-      const ready = await this.map(source);
+      const now = this.map(source);
+      const ready = now instanceof Promise ? await now : now;
       if (ready !== undefined) mapped.push(ready);
     }
     const plan = this.plan;
@@ -128,8 +142,11 @@ class SyncRun {
     }
   }
 
-  /** Precondition and mapping; undefined when the record was skipped or failed here. */
-  private async map(source: SourceRecord): Promise<Mapped | undefined> {
+  /**
+   * Precondition and mapping; undefined when the record was skipped or failed here. Synchronous
+   * when the compiled mapping answers (most records), so a page does not wait a turn per record.
+   */
+  private map(source: SourceRecord): Mapped | undefined | Promise<Mapped | undefined> {
     const { record } = source;
     if (this.sync.precondition !== undefined) {
       const scope = { field: (path: readonly string[]) => resolvePath(record, path), placeholder: recordOrParamPlaceholders(record, this.params) };
@@ -138,24 +155,44 @@ class SyncRun {
         return undefined;
       }
     }
+    // One bindings object for the run: neither JSONata nor the compiled closures change it.
+    this.bindings ??= { params: this.params };
+    const result = evaluateMappingNow(this.sync.mapping, record, this.bindings);
+    return result === NOT_NOW ? this.mapByJsonata(source, this.bindings) : this.mapped(source, result);
+  }
+
+  /** The mapping by JSONata's own evaluate: whatever the compiled closures leave to it. */
+  private async mapByJsonata(source: SourceRecord, bindings: { params: Params }): Promise<Mapped | undefined> {
     let result: unknown;
     try {
-      result = await this.sync.mapping.evaluate(record, { params: this.params });
+      result = await this.sync.mapping.evaluate(source.record, bindings);
     } catch (error) {
       this.fail(source, `mapping: ${(error as { message?: string }).message ?? String(error)}`);
       return undefined;
     }
+    return this.mapped(source, result);
+  }
+
+  /** The mapping's result split into target fields and typed groups, or a failure. */
+  private mapped(source: SourceRecord, result: unknown): Mapped | undefined {
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {
       this.fail(source, `mapping: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object of target fields`);
       return undefined;
     }
     const values: RecordData = {};
     const groups: Record<string, Record<string, RecordData>> = {};
-    for (const [name, value] of Object.entries(result as RecordData)) {
-      if (this.groupNames.has(name) && value !== null && typeof value === 'object' && !Array.isArray(value)) groups[name] = value as Record<string, RecordData>;
-      else values[name] = value;
+    let grouped = false;
+    for (const name of Object.keys(result)) {
+      const value = (result as RecordData)[name];
+      if (this.groupNames.has(name) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        groups[name] = value as Record<string, RecordData>;
+        grouped = true;
+      } else {
+        values[name] = value;
+      }
     }
-    const mapped = { ...values, ...groups };
+    // Without groups the mapped record is its values; a copy per record would change nothing.
+    const mapped = grouped ? { ...values, ...groups } : values;
     return { source, values, groups, placeholders: recordOrParamPlaceholders(mapped, this.params) };
   }
 
@@ -187,13 +224,9 @@ class SyncRun {
    */
   private decide(record: Mapped, matches: readonly RecordData[], count: number, equalities: RecordData): PendingWrite | undefined {
     const match = this.definition.match;
-    const statistics = this.report.statistics;
     const request = (identity: RecordData): WriteRequest => ({ values: record.values, groups: record.groups, match: identity });
     if (matches.length === 0) {
-      if (match?.onNoMatch === 'skip') {
-        statistics.skipped += 1;
-        return undefined;
-      }
+      if (match?.onNoMatch === 'skip') return this.skip(record);
       // With a batched match the key values go along, so the connector upserts by them: a record
       // created since the search (another run, a retry after a crash, an earlier record of this
       // page) is updated, not doubled.
@@ -201,16 +234,12 @@ class SyncRun {
     }
     let targets: readonly RecordData[];
     if (matches.length === 1) {
-      if (match?.onMatch === 'skip') {
-        statistics.skipped += 1;
-        return undefined;
-      }
+      if (match?.onMatch === 'skip') return this.skip(record);
       targets = matches;
     } else {
       switch (match?.onMultipleMatches) {
         case 'skip':
-          statistics.skipped += 1;
-          return undefined;
+          return this.skip(record);
         case 'updateFirst':
           targets = matches.slice(0, 1);
           break;
@@ -228,10 +257,7 @@ class SyncRun {
 
   /** A record whose match values an earlier record of this page creates: one match, by those values. */
   private decideRepeat(record: Mapped, equalities: RecordData): PendingWrite | undefined {
-    if (this.definition.match?.onMatch === 'skip') {
-      this.report.statistics.skipped += 1;
-      return undefined;
-    }
+    if (this.definition.match?.onMatch === 'skip') return this.skip(record);
     return { record, requests: [{ values: record.values, groups: record.groups, match: equalities }] };
   }
 
@@ -260,7 +286,9 @@ class SyncRun {
         continue;
       }
       const created = own.filter((result) => (result as WriteResult).action === 'created').length;
-      this.report.statistics[created === own.length ? 'created' : 'updated'] += 1;
+      const result = created === own.length ? 'created' : 'updated';
+      this.report.statistics[result] += 1;
+      this.onRecord?.({ sourceId: write.record.source.sourceId, result, keys: own.map((written) => (written as WriteResult).key) });
     }
   }
 }
@@ -292,7 +320,8 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
   const signal = start.signal;
   const params = paramsObject(start.actionParams);
   const sourceId = start.sourceId === null || start.sourceId === undefined || start.sourceId === '' ? undefined : start.sourceId;
-  const sourceLabel = definition.source.recordStore ? `the record store of ${definition.id}` : `${definition.source.system}/${definition.source.object ?? definition.source.query}`;
+  const given = start.records;
+  const sourceLabel = given !== undefined ? 'the given records' : definition.source.recordStore ? `the record store of ${definition.id}` : `${definition.source.system}/${definition.source.object ?? definition.source.query}`;
   let run: SyncRun | undefined;
   const early = new RunReport(definition.maxErrors);
   try {
@@ -304,10 +333,11 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
     } catch (error) {
       throw stopFor(error, `target ${definition.target.system}/${definition.target.object}`, signal);
     }
-    const source = definition.source.recordStore ? undefined : await connect(environment, definition.source.system!, 'source', signal);
+    const source = definition.source.recordStore || given !== undefined ? undefined : await connect(environment, definition.source.system!, 'source', signal);
     run = new SyncRun(sync, params, target, description, matchPlan(sync.matchWhere, description), signal);
+    run.onRecord = start.onRecord;
     const pages = prefetchPages(
-      sourcePages({ snapshot: environment.snapshot, sync, connection: source, db: environment.db, filter, placeholders: paramPlaceholders(params), sourceId, signal }),
+      sourcePages({ snapshot: environment.snapshot, sync, connection: source, db: environment.db, filter, placeholders: paramPlaceholders(params), sourceId, signal, ...(given === undefined ? {} : { records: given }) }),
     );
     for (;;) {
       let next: IteratorResult<SourceRecord[]>;
