@@ -172,7 +172,9 @@ export function equalsAny(dialect: Dialect, column: ColumnOperand, constants: re
     else if (coercion.kind === 'predicate') others.push(coercion.sql);
     else {
       const key = JSON.stringify([coercion.pair.left, coercion.pair.prefilter?.[0] ?? null]);
-      groups.set(key, [...(groups.get(key) ?? []), coercion.pair]);
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [coercion.pair]);
+      else group.push(coercion.pair);
     }
   }
   const lists = [...groups.values()].map((pairs) => {
