@@ -95,6 +95,18 @@ export async function main(argv: readonly string[]): Promise<number> {
       const { webhookNewCommand } = await import('./webhook-new-command.js');
       exitCode = await webhookNewCommand(options);
     });
+  webhook
+    .command('test')
+    .description('call a webhook for real through a running server\'s test API and print sent data, the ticker live, and the status and body received (exit 1 unless 2xx)')
+    .argument('<id>', 'the webhook')
+    .option('--data <file>', 'send the JSON in this file (- for standard input)')
+    .option('--pin <logId>', 'send the request of this pinned log entry again')
+    .option('--url <url>', 'the server (env SYNCLINE_URL; default http://127.0.0.1:3000)')
+    .option('--token <token>', 'a token with the console scope (env SYNCLINE_TOKEN, then SYNCLINE_ADMIN_TOKEN)')
+    .action(async (id: string, options: { data?: string; pin?: string; url?: string; token?: string }) => {
+      const { webhookTestCommand } = await import('./webhook-test-command.js');
+      exitCode = await webhookTestCommand(id, options);
+    });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -21,6 +21,11 @@ import { queueRoutes } from './queue-routes.js';
 import { defaultBodyLimit } from './read-body.js';
 import { requestLog } from './request-log.js';
 import type { ConnectionProvider } from './resolve-target.js';
+import { webhookConsoleRoutes, type RunWebhook } from './webhook-console-routes.js';
+import { runWebhookActionLazily } from '../webhooks/load-action.js';
+import { recordWebhookCall } from '../webhooks/log/record-call.js';
+import type { WebhookActionHandler } from '../webhooks/webhook-call.js';
+import { depsFor, executeWebhook, webhookResponseBody, webhookRouter } from '../webhooks/webhook-route.js';
 
 export interface AppOptions {
   holder: SnapshotHolder;
@@ -40,6 +45,10 @@ export interface AppOptions {
   syncTimeLimitMs: number;
   /** Whether a daemon runs in this process, for /readyz (default: none does). */
   daemonActive?: () => boolean;
+  /** Runs a webhook call in process (the endpoint's executeWebhook), for the console's test and replay. */
+  runWebhook?: RunWebhook;
+  /** Runs webhook actions (default: the dispatcher of runtime/webhooks/actions); tests replace it. */
+  webhookAction?: WebhookActionHandler;
 }
 
 export function createApp(options: AppOptions): Koa {
@@ -73,10 +82,27 @@ export function createApp(options: AppOptions): Koa {
     ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
   });
   const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
+  const webhookOptions = {
+    connections: options.connections,
+    db: options.db,
+    log,
+    bodyLimit,
+    runAction: options.webhookAction ?? runWebhookActionLazily,
+    record: (record: Parameters<typeof recordWebhookCall>[1]) => recordWebhookCall(options.db, record),
+  };
+  // The console's test and replay run a call exactly as the endpoint does, on the current snapshot.
+  const runWebhook: RunWebhook = async (webhookId, request, callOptions) => {
+    const result = await executeWebhook(depsFor(holder.current, webhookOptions), webhookId, request, callOptions);
+    return { status: result.status, headers: result.headers, body: webhookResponseBody(result) };
+  };
   connectionRoutes(api, { connections: options.connections, bodyLimit });
   queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
+  webhookConsoleRoutes(api, { db: options.db, log, bodyLimit, runWebhook: options.runWebhook ?? runWebhook });
 
   app.use(open.routes()).use(open.allowedMethods());
+  // Before the /api router and its bearer check: webhooks authenticate by secret or signature.
+  // Only the exact webhook path matches here; everything else under /api goes on to the check.
+  app.use(webhookRouter(webhookOptions).routes());
   app.use(api.routes()).use(api.allowedMethods());
   return app;
 }

@@ -108,6 +108,14 @@ const queuePaths = {
   execute: '/api/ExecuteProcess/{syncId}',
   getAction: '/api/GetAction/{queueId}',
 };
+const webhookId = 'wh_crmCustomerChanged01';
+const consolePaths = {
+  log: '/api/console/webhooks/{webhookId}/log',
+  entry: '/api/console/webhooks/{webhookId}/log/{entryId}',
+  pin: '/api/console/webhooks/{webhookId}/log/{entryId}/pin',
+  replay: '/api/console/webhooks/{webhookId}/log/{entryId}/replay',
+  test: '/api/console/webhooks/{webhookId}/test',
+};
 const syncId = 'crm-customers-to-erp';
 const unknownItem = '00000000-0000-4000-8000-000000000000';
 
@@ -208,6 +216,19 @@ const scenarios: Scenario[] = [
   { what: 'get action, unknown', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, status: 404 },
   { what: 'get action, missing scope', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, token: tokens.reader, status: 403 },
   { what: 'get action, no token', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, token: null, status: 401 },
+  { what: 'webhook log', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log?limit=5`, status: 200 },
+  { what: 'webhook log, bad limit', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log?limit=0`, status: 400 },
+  { what: 'webhook log, unknown webhook', template: consolePaths.log, method: 'get', path: '/api/console/webhooks/wh_none/log', status: 404 },
+  { what: 'webhook log, no token', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log`, token: null, status: 401 },
+  { what: 'webhook log, missing scope', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log`, token: tokens.operator, status: 403 },
+  { what: 'webhook log entry, unknown', template: consolePaths.entry, method: 'get', path: `/api/console/webhooks/${webhookId}/log/none`, status: 404 },
+  { what: 'pin, unknown entry', template: consolePaths.pin, method: 'post', path: `/api/console/webhooks/${webhookId}/log/none/pin`, status: 404 },
+  { what: 'unpin, unknown entry', template: consolePaths.pin, method: 'delete', path: `/api/console/webhooks/${webhookId}/log/none/pin`, status: 404 },
+  { what: 'replay, unknown entry', template: consolePaths.replay, method: 'post', path: `/api/console/webhooks/${webhookId}/log/none/replay`, status: 404 },
+  { what: 'test, neither data nor pin', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: {}, status: 400 },
+  { what: 'test, unknown pin', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: { pin: 'none' }, status: 404 },
+  { what: 'test, not JSON', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, raw: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
+  { what: 'test, missing scope', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: { data: {} }, token: tokens.reader, status: 403 },
   { what: 'interface description', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', status: 200 },
   { what: 'interface description, no token', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', token: null, status: 401 },
   { what: 'health', template: '/healthz', method: 'get', path: '/healthz', token: null, status: 200 },
@@ -257,7 +278,10 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('documents every route the server answers, with operation ids', () => {
-    assert.deepEqual(Object.keys(document.paths).sort(), [...Object.values(paths), ...Object.values(queuePaths), '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort());
+    assert.deepEqual(
+      Object.keys(document.paths).sort(),
+      [...Object.values(paths), ...Object.values(queuePaths), ...Object.values(consolePaths), `/api/webhooks/${webhookId}`, '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort(),
+    );
     const operationIds = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => (operation as Json).operationId));
     for (const id of ['StartProcessAdHoc', 'AddAction', 'StartProcessDirect', 'ExecuteProcess', 'GetAction', 'RunConnectionGetData', 'RunConnectionGetDataMin', 'GetDataObject', 'RunConnectionGetQueryData', 'RunConnectionSetData', 'RunConnectionSetDataMin']) assert.ok(operationIds.includes(id), id);
     assert.equal(new Set(operationIds).size, operationIds.length, 'operation ids are unique');
@@ -276,6 +300,50 @@ describe('GET /api/openapi.json', () => {
       checker.checkAnswer(scenario.template, scenario.method, answer, scenario.what);
       if (scenario.valid) checker.checkRequest(scenario.template, scenario.method, scenario.body, scenario.what);
     }
+  });
+
+  it('has one path per webhook: GET and POST, its request schema as JSON, form and query, the queue item it answers, no bearer token', () => {
+    const item = document.paths[`/api/webhooks/${webhookId}`] as Json;
+    assert.deepEqual(Object.keys(item).sort(), ['get', 'post']);
+    const requestSchema = { type: 'object', required: ['id', 'event'], properties: { id: { type: 'integer' }, event: { type: 'string' } } };
+    assert.deepEqual(item.post.requestBody.content['application/json'].schema, requestSchema);
+    assert.deepEqual(item.post.requestBody.content['application/x-www-form-urlencoded'].schema, requestSchema);
+    assert.deepEqual(item.get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => [p.name, p.required]), [['id', true], ['event', true]]);
+    assert.ok(item.get.parameters.some((p: Json) => p.in === 'header' && p.name === 'service_webhooksecret'));
+    for (const operation of [item.get, item.post]) {
+      assert.deepEqual(operation.security, []);
+      assert.deepEqual(operation.responses[200].content['application/json'].schema, { $ref: '#/components/schemas/QueueItem' });
+      for (const status of ['204', '400', '403', '404', '410']) assert.ok(operation.responses[status], status);
+    }
+    assert.ok(item.post.responses[413] && !item.get.responses[413]);
+    assert.deepEqual(document.paths[consolePaths.log].get.parameters[0].schema.enum, [webhookId]);
+  });
+
+  it('describes the entries of the webhook log and the stream of a test', async () => {
+    const checker = new DocumentChecker(document);
+    const { recordWebhookCall } = await import('../../runtime/webhooks/log/record-call.js');
+    const id = '00000000-0000-4000-8000-0000000000aa';
+    await recordWebhookCall(app.db, {
+      id,
+      webhookId,
+      at: new Date(),
+      method: 'POST',
+      status: 200,
+      durationMs: 3,
+      queueItemId: unknownItem,
+      ticker: [{ at: new Date().toISOString(), kind: 'start', message: 'call received' }],
+      request: { method: 'POST', data: { id: 1, event: 'x' }, query: {}, headers: { authorization: 'secret' }, rawBody: Buffer.from('{"id":1,"event":"x"}') },
+      response: { status: 200, body: { ok: true } },
+      logPayload: true,
+      retention: '30d',
+    });
+    checker.checkAnswer(consolePaths.log, 'get', await app.get(`/api/console/webhooks/${webhookId}/log`), 'log page');
+    checker.checkAnswer(consolePaths.entry, 'get', await app.get(`/api/console/webhooks/${webhookId}/log/${id}`), 'log entry');
+    checker.checkAnswer(consolePaths.pin, 'post', await app.post(`/api/console/webhooks/${webhookId}/log/${id}/pin`), 'pin');
+    checker.checkAnswer(consolePaths.pin, 'delete', await app.call('DELETE', `/api/console/webhooks/${webhookId}/log/${id}/pin`), 'unpin');
+    checker.checkAnswer(consolePaths.replay, 'post', await app.post(`/api/console/webhooks/${webhookId}/log/${id}/replay`), 'replay, unpinned');
+    checker.checkRequest(consolePaths.test, 'post', { data: { id: 1 } }, 'test with data');
+    checker.checkRequest(consolePaths.test, 'post', { pin: id }, 'test with a pin');
   });
 
   it('describes each record exactly by its own object schema', async () => {

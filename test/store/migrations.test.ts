@@ -14,7 +14,7 @@ import { DatabaseOpenError, openDatabase } from '../../runtime/database/open-dat
 import { describeEachDatabase } from '../support/databases.js';
 import { openRuntimeDatabase } from './runtime-databases.js';
 
-const allMigrations = ['001-queue-items', '002-record-store', '003-schedules'];
+const allMigrations = ['001-queue-items', '002-record-store', '003-schedules', '004-webhook-idempotency', '005-webhook-log'];
 
 await describeEachDatabase('runtime database migrations', (database) => {
   test('sessions are set up as documented', async () => {
@@ -63,6 +63,9 @@ await describeEachDatabase('runtime database migrations', (database) => {
     ]);
     assert.deepEqual(await columns('record_store'), ['created_at', 'guid', 'record', 'sync_id']);
     assert.deepEqual(await columns('schedules'), ['last_item_id', 'last_slot_at', 'process_id', 'updated_at']);
+    assert.deepEqual(await columns('webhook_log'), [
+      'at', 'duration_ms', 'id', 'method', 'origin', 'payload', 'payload_truncated', 'pinned', 'queue_item_id', 'replay_of', 'response', 'status', 'ticker', 'webhook_id',
+    ]);
   });
 
   test('the database refuses a status outside Pending, InProgress, Complete, Failed', async () => {

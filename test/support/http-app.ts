@@ -31,6 +31,7 @@ import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import { watchDefinitions, type DefinitionsWatcher } from '../../definitions/watch-definitions.js';
 import { sha256 } from '../../runtime/http/auth.js';
+import type { RunWebhook } from '../../runtime/http/webhook-console-routes.js';
 import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
 import { migrate } from '../../runtime/database/migrate.js';
 import { openDatabase, type RuntimeDatabase } from '../../runtime/database/open-database.js';
@@ -40,6 +41,7 @@ import { createApp } from '../../runtime/http/create-app.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import type { ConnectionProvider } from '../../runtime/http/resolve-target.js';
 import type { Logger } from '../../runtime/log.js';
+import type { WebhookActionHandler } from '../../runtime/webhooks/webhook-call.js';
 import type { Engine, TestDatabase } from './databases.js';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
 import { createCustomerAddressesTable } from '../connectors/crm-fixture.js';
@@ -158,6 +160,10 @@ export interface AppSettings {
   runProcess?: (real: RunProcess) => RunProcess;
   /** What /readyz says about a daemon in this process. */
   daemonActive?: () => boolean;
+  /** The in-process webhook runner of the console's test and replay, given the app's database and snapshots. */
+  runWebhook?: (parts: { db: RuntimeDatabase; holder: SnapshotHolder }) => RunWebhook;
+  /** Replaces the webhook action dispatcher (to test the endpoint around a known answer). */
+  webhookAction?: WebhookActionHandler;
 }
 
 /** The quickstart over fresh SQLite files in a temporary directory. */
@@ -266,6 +272,8 @@ async function start(parts: StartParts): Promise<HttpApp> {
     runner,
     syncTimeLimitMs: settings.syncTimeLimitMs ?? 60_000,
     ...(settings.daemonActive === undefined ? {} : { daemonActive: settings.daemonActive }),
+    ...(settings.runWebhook === undefined ? {} : { runWebhook: settings.runWebhook({ db, holder }) }),
+    ...(settings.webhookAction === undefined ? {} : { webhookAction: settings.webhookAction }),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

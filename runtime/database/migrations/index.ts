@@ -2,6 +2,8 @@
 import { queueItems } from './001-queue-items.js';
 import { recordStore } from './002-record-store.js';
 import { schedules } from './003-schedules.js';
+import { webhookIdempotency } from './004-webhook-idempotency.js';
+import { webhookLog } from './005-webhook-log.js';
 import type { Migration } from './migration.js';
 
-export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules]);
+export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules, webhookIdempotency, webhookLog]);

@@ -8,6 +8,7 @@ import { connectionPaths } from './connection-paths.js';
 import { queuePaths, queueSchemas } from './queue-paths.js';
 import { sharedComponents } from './shared-components.js';
 import { recordSchema, recordSchemaName } from './record-schemas.js';
+import { webhookConsolePaths, webhookConsoleSchemas, webhookPaths } from './webhook-paths.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -43,11 +44,13 @@ function build(snapshot: Snapshot, version: string): OpenApiDocument {
       ...healthPaths(),
       ...queuePaths(snapshot),
       ...connectionPaths(snapshot),
+      ...webhookPaths(snapshot),
+      ...webhookConsolePaths(snapshot),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of an ApiClient definition, or the admin token.' } },
       responses: shared.responses,
-      schemas: { ...shared.schemas, ...queueSchemas(), ...recordSchemas },
+      schemas: { ...shared.schemas, ...queueSchemas(), ...webhookConsoleSchemas(), ...recordSchemas },
     },
   };
 }

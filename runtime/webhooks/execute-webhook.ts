@@ -1,0 +1,262 @@
+/**
+ * One webhook call from start to answer, without Koa: the HTTP route (webhook-route.ts), the
+ * console's test function and the replay of a pinned log entry all run a call through here, so a
+ * test behaves exactly like the real caller.
+ *
+ * The order of the checks, and why:
+ * 1. Unknown id → 404, inactive → 410. The id is found with a hash lookup and confirmed with a
+ *    constant-time comparison of digests (against a random decoy when there is no entry), and the
+ *    request body was read and judged before (read-webhook-body.ts) for every id alike, so a guess
+ *    learns nothing from timing about how close it came to a real id.
+ * 2. OPTIONS → the CORS preflight (a browser sends it without credentials).
+ * 3. A body the reader refused (400 broken JSON, 413, 415): answered here so the call is logged.
+ * 4. Registration challenges that are GETs (x-crc, meta): the network sends neither our secret nor
+ *    a signature.
+ * 5. The signature over the raw body → 401. Then the POST challenges (slack, zoom), which those
+ *    networks sign like their events.
+ * 6. The seed's secret → 403. Challenges came before it: no network sends that header.
+ * 7. The rate limit → 429. After authentication, so that strangers who know the URL cannot use up
+ *    the budget of the real sender; refused calls only cost a digest comparison.
+ * 8. The request schema → 400 with the schema's errors (query and form text converted first,
+ *    text-fields.ts).
+ * 9. The execution condition → 204 without running the action; the ticker says why.
+ * 10. Idempotency: a repeat gets the first answer, a duplicate of a running call 409.
+ * 11. The action; then the redirect (303) when one is configured.
+ *
+ * Every call of a known webhook is recorded in the call log, except CORS preflights and calls the
+ * rate limit refused (a flood must not become a flood of log writes); a failing log write is
+ * logged and never fails the call. Calls of unknown ids are not recorded: there is no webhook to
+ * keep them under, and guessing ids must not fill the database.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
+import type { Snapshot, WebhookEntry } from '../../definitions/snapshot.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { HttpProblem, toHttpProblem, type ProblemDetail } from '../errors.js';
+import { evaluateCondition, recordScope } from '../expression/index.js';
+import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { Logger } from '../log.js';
+import { answerChallenge, challengeBeforeSignature, type ChallengeAnswer } from './challenge.js';
+import { constantTimeEqual } from './constant-time.js';
+import { corsHeaders, preflightHeaders } from './cors.js';
+import { claimIdempotencyKey, idempotencyKeyOf, idempotencyWindowMs, type RememberedAnswer } from './idempotency.js';
+import type { WebhookCallRecord } from './log/record-call.js';
+import { takeRateLimit } from './rate-limit.js';
+import { signatureHeaderOf, verifySignature } from './signatures/index.js';
+import { createTicker, type Ticker } from './ticker.js';
+import type { WebhookActionHandler, WebhookCall, WebhookRequest } from './webhook-call.js';
+import { coerceTextFields, hasTextFields } from './text-fields.js';
+import { secretMatches } from './webhook-secret.js';
+
+export interface WebhookDeps {
+  /** The snapshot current when the call arrived. */
+  snapshot: Snapshot;
+  connections: ConnectionProvider;
+  db: RuntimeDatabase;
+  log: Logger;
+  /** Runs the webhook's action (runWebhookAction of actions/index.ts). */
+  runAction: WebhookActionHandler;
+  /** Writes the call log entry (recordWebhookCall of log/record-call.ts); absent: nothing is logged. */
+  record?: (record: WebhookCallRecord) => Promise<void>;
+}
+
+export interface ExecuteOptions {
+  /** The call's id (ticker and log entry); default a new UUID. */
+  callId?: string;
+  /** Aborted when the caller went away. */
+  signal?: AbortSignal;
+  /** The reader refused the body (400, 413, 415): answered after the id checks, and logged. */
+  refusal?: HttpProblem;
+}
+
+/** The answer as the caller receives it. `body` is JSON data, or text for a text/plain answer. */
+export interface WebhookResult {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  callId: string;
+}
+
+type Answer = Omit<WebhookResult, 'callId'> & { queueItemId?: string; unlogged?: boolean };
+
+/** Compared against when an id is unknown, so both paths do the same work. */
+const decoyId = randomBytes(24).toString('base64url');
+
+export async function executeWebhook(deps: WebhookDeps, webhookId: string, request: WebhookRequest, options: ExecuteOptions = {}): Promise<WebhookResult> {
+  const callId = options.callId ?? randomUUID();
+  const at = new Date();
+  const started = performance.now();
+  const instance = `/api/webhooks/${webhookId}`;
+  const entry = findWebhook(deps.snapshot, webhookId);
+  if (!entry) {
+    const problem = new HttpProblem('unknown-webhook', 'No webhook has this id. Check the URL; webhook ids are case-sensitive.');
+    return { ...problemAnswer(problem, instance), callId };
+  }
+  const definition = entry.definition;
+  const ticker = createTicker(callId);
+  ticker.say('start', `${request.method} call of webhook ${definition.id} (${definition.action})`);
+  let answer: Answer;
+  try {
+    answer = await stages(deps, entry, request, ticker, options);
+  } catch (error) {
+    const problem = toHttpProblem(error);
+    if (problem.status >= 500) deps.log.error({ err: problem.cause ?? error, webhookId: definition.id, callId }, 'webhook call failed');
+    ticker.say('error', problem.status >= 500 ? 'the call failed on the server; the server log has the details' : problem.detail, { status: problem.status });
+    answer = { ...problemAnswer(problem, instance), unlogged: problem.code === 'rate-limited' };
+  }
+  answer = { ...answer, headers: { ...corsHeaders(definition.cors, request), ...answer.headers } };
+  ticker.say('done', `answered ${answer.status}`, { status: answer.status });
+  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer });
+  return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
+}
+
+/** The entry for `id`; the digest comparison runs whether or not the lookup found one. */
+function findWebhook(snapshot: Snapshot, id: string): WebhookEntry | undefined {
+  const entry = snapshot.webhooks.get(id);
+  const confirmed = constantTimeEqual(id, entry ? entry.definition.id : decoyId);
+  return confirmed ? entry : undefined;
+}
+
+async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, ticker: Ticker, options: ExecuteOptions): Promise<Answer> {
+  const definition = entry.definition;
+  if (!definition.active) throw new HttpProblem('gone', `Webhook ${definition.id} is inactive; it answers again once it is set active.`);
+  if (request.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(definition.cors, request), unlogged: true };
+  if (options.refusal) throw options.refusal;
+
+  const challenge = definition.challenge;
+  if (challenge && challengeBeforeSignature(challenge.profile)) {
+    const answered = answerChallenge(challenge, request);
+    if (answered) return challengeAnswer(ticker, challenge.profile, answered);
+  }
+  if (definition.signature) {
+    const failure = verifySignature(definition.signature, request);
+    if (failure !== undefined) throw new HttpProblem('bad-signature', `The ${definition.signature.profile} signature is refused: ${failure}.`);
+  }
+  if (challenge && !challengeBeforeSignature(challenge.profile)) {
+    const answered = answerChallenge(challenge, request);
+    if (answered) return challengeAnswer(ticker, challenge.profile, answered);
+  }
+  if (!secretMatches(definition.secret, request.headers)) {
+    throw new HttpProblem('webhook-forbidden', 'Send the webhook secret in the service_webhooksecret or the Authorization header.');
+  }
+  if (definition.rateLimit) {
+    const decision = takeRateLimit(definition.id, definition.rateLimit);
+    if (!decision.allowed) {
+      throw new HttpProblem('rate-limited', `Webhook ${definition.id} allows ${definition.rateLimit.requests} calls per ${definition.rateLimit.per}; try again in ${decision.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+    }
+  }
+  const schema = definition.requestSchema;
+  // From here on the action sees the data as the schema means it (text fields converted).
+  if (schema && hasTextFields(request)) request = { ...request, data: coerceTextFields(request.data, schema) };
+  if (entry.validateRequest && !entry.validateRequest(request.data)) {
+    const errors = schemaErrors(entry.validateRequest.errors ?? []);
+    throw new HttpProblem('invalid-request', `The request does not match the request schema of webhook ${definition.id}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}.`, { errors });
+  }
+  if (entry.condition) {
+    if (!evaluateCondition(entry.condition, recordScope(request.data))) {
+      ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, { condition: definition.condition });
+      return { status: 204, headers: {} };
+    }
+    ticker.say('condition', 'the execution condition is true', { condition: definition.condition });
+  }
+  return definition.idempotency ? runOnce(deps, entry, request, ticker, options) : runAction(deps, entry, request, ticker, options);
+}
+
+/** The action with idempotency: a key's first call runs, a repeat gets its answer. */
+async function runOnce(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, ticker: Ticker, options: ExecuteOptions): Promise<Answer> {
+  const settings = entry.definition.idempotency!;
+  const key = idempotencyKeyOf(settings, request);
+  if (key === undefined) {
+    ticker.say('warning', `the call has no idempotency key (${settings.bodyPath === undefined ? `header ${settings.header}` : `body field ${settings.bodyPath}`}); it runs without the repeat check`);
+    return runAction(deps, entry, request, ticker, options);
+  }
+  const claim = await claimIdempotencyKey(deps.db, entry.definition.id, key, idempotencyWindowMs(settings));
+  if (claim.kind === 'running') throw new HttpProblem('idempotency-conflict', 'A call with this idempotency key is still running; repeat it later to get its answer.');
+  if (claim.kind === 'done') {
+    ticker.say('warning', 'a repeat of an earlier call with this idempotency key: answered as before, nothing ran');
+    return { status: claim.answer.status, headers: { ...claim.answer.headers, 'Idempotent-Replayed': 'true' }, ...(claim.answer.body === undefined ? {} : { body: claim.answer.body }) };
+  }
+  let answer: Answer;
+  try {
+    answer = await runAction(deps, entry, request, ticker, options);
+  } catch (error) {
+    // A failed call frees its key: the sender's retry runs again.
+    await claim.release().catch((releaseError: unknown) => deps.log.warn({ err: releaseError, webhookId: entry.definition.id }, 'could not release an idempotency key'));
+    throw error;
+  }
+  const remembered: RememberedAnswer = { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }) };
+  await claim.complete(remembered);
+  return answer;
+}
+
+async function runAction(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, ticker: Ticker, options: ExecuteOptions): Promise<Answer> {
+  const call: WebhookCall = {
+    entry,
+    snapshot: deps.snapshot,
+    connections: deps.connections,
+    db: deps.db,
+    log: deps.log,
+    request,
+    ticker,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const result = await deps.runAction(call);
+  const queued = result.queueItemId === undefined ? {} : { queueItemId: result.queueItemId };
+  const redirectUrl = entry.definition.redirectUrl;
+  if (redirectUrl !== undefined) return { status: 303, headers: { Location: redirectUrl }, ...queued };
+  if (result.status === 204 || result.body === undefined) return { status: 204, headers: {}, ...queued };
+  return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: result.body, ...queued };
+}
+
+function challengeAnswer(ticker: Ticker, profile: string, answered: ChallengeAnswer): Answer {
+  ticker.say('condition', `a ${profile} registration challenge: answered without running the action`);
+  const contentType = answered.contentType === 'text/plain' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+  // An echoed challenge must never be sniffed as HTML by a browser.
+  return { status: 200, headers: { 'Content-Type': contentType, 'X-Content-Type-Options': 'nosniff' }, body: answered.body };
+}
+
+function problemAnswer(problem: HttpProblem, instance: string): Omit<Answer, 'unlogged'> {
+  return { status: problem.status, headers: { ...problem.extra.headers, 'Content-Type': 'application/problem+json' }, body: problem.toJSON(instance) };
+}
+
+/** Ajv's errors as `{path, message}` with JSON pointers to the offending (or missing) property. */
+export function schemaErrors(errors: readonly ErrorObject[]): ProblemDetail[] {
+  return errors.map((error) => {
+    const params = error.params as { missingProperty?: string; additionalProperty?: string };
+    const child = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined;
+    const path = child === undefined ? error.instancePath : `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return { path, message: error.message ?? error.keyword };
+  });
+}
+
+interface Timing {
+  at: Date;
+  started: number;
+  callId: string;
+  ticker: Ticker;
+  answer: Answer;
+}
+
+async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer }: Timing): Promise<void> {
+  const definition = entry.definition;
+  const signatureHeader = definition.signature && signatureHeaderOf(definition.signature);
+  try {
+    await deps.record!({
+      id: callId,
+      webhookId: definition.id,
+      at,
+      method: request.method,
+      status: answer.status,
+      durationMs: performance.now() - started,
+      ...(answer.queueItemId === undefined ? {} : { queueItemId: answer.queueItemId }),
+      ticker: ticker.messages,
+      request,
+      response: { status: answer.status, ...(answer.body === undefined ? {} : { body: answer.body }) },
+      logPayload: definition.logPayload,
+      retention: definition.logRetention,
+      ...(signatureHeader === undefined ? {} : { redactHeaders: [signatureHeader] }),
+    });
+  } catch (error) {
+    deps.log.warn({ err: error, webhookId: definition.id, callId }, 'the webhook call could not be written to the call log');
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Turns an HTTP request into a WebhookRequest. The content type decides how the body is read
+ * (the seed: "detected automatically"):
+ *
+ * - GET: the query string is the data;
+ * - POST `application/json` (or `+json`, or no Content-Type at all): the parsed JSON; broken JSON → 400;
+ * - POST `application/x-www-form-urlencoded` and `multipart/form-data` (fields only): the fields as an
+ *   object, a repeated field becoming an array; a file part → 415;
+ * - anything else → 415 naming the accepted types; a body over the limit → 413.
+ *
+ * An empty POST body is an empty object: senders "ping" a webhook that way. The raw body is kept
+ * as received, since signatures are computed over exactly those bytes.
+ */
+import type { Context } from 'koa';
+import { HttpProblem } from '../errors.js';
+import { readRawBody } from '../http/read-body.js';
+import type { WebhookRequest } from './webhook-call.js';
+
+export const acceptedTypes = 'application/json, application/x-www-form-urlencoded or multipart/form-data (fields without files)';
+
+type Fields = Record<string, string | string[]>;
+
+export async function readWebhookRequest(ctx: Context, limit: number): Promise<WebhookRequest> {
+  const query = fieldsOf(new URLSearchParams(ctx.querystring));
+  const headers = { ...ctx.headers };
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    throw new HttpProblem('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`);
+  }
+  const rawBody = await readRawBody(ctx, limit);
+  const method = ctx.method.toUpperCase();
+  if (method !== 'POST') return { method, data: query, query, headers, rawBody };
+  return { method, data: await parseBody(ctx.get('content-type'), rawBody), query, headers, rawBody };
+}
+
+async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type)) return raw.length === 0 ? {} : parseJson(raw);
+  if (type === 'application/x-www-form-urlencoded') return fieldsOf(new URLSearchParams(raw.toString('utf8')));
+  if (type === 'multipart/form-data') return multipartFields(contentType, raw);
+  throw new HttpProblem('unsupported-media-type', `A webhook accepts ${acceptedTypes}, not ${type}.`);
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    // The parser's message quotes the body; only the position is passed on.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new HttpProblem('malformed-json', `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`);
+  }
+}
+
+/** Multipart parsing is the Fetch API's (undici), not written here. */
+async function multipartFields(contentType: string, raw: Buffer): Promise<Fields> {
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new HttpProblem('invalid-request', 'The multipart/form-data body cannot be read: check its boundary and parts.');
+  }
+  const entries: Array<[string, string]> = [];
+  for (const [name, value] of form.entries()) {
+    if (typeof value !== 'string') throw new HttpProblem('unsupported-media-type', `Field ${name} is a file; a webhook accepts form fields only.`);
+    entries.push([name, value]);
+  }
+  return fieldsOf(entries);
+}
+
+/**
+ * Name → value, a repeated name → its values in order. Properties are defined, not assigned, so a
+ * field named `__proto__` is an ordinary property and never replaces the object's prototype.
+ */
+function fieldsOf(entries: Iterable<[string, string]>): Fields {
+  const out: Fields = {};
+  for (const [name, value] of entries) {
+    const before = Object.hasOwn(out, name) ? out[name] : undefined;
+    const next = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+    Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
