@@ -34,30 +34,33 @@ function chunkFilter(equalities: readonly Equality[], count: number): Expression
 }
 
 export class MatchIndex {
-  private readonly strict = new Map<string, RecordData[]>();
-  private readonly loose = new Map<string, RecordData[]>();
+  private readonly byKey = new Map<string, RecordData[]>();
 
   constructor(private readonly equalities: readonly Equality[]) {}
 
   add(record: RecordData): void {
-    const values = this.equalities.map((equality) => record[equality.field]);
-    for (const [map, loose] of [[this.strict, false], [this.loose, true]] as const) {
-      const key = tupleKey(this.equalities, values, loose);
-      const list = map.get(key);
-      if (list === undefined) map.set(key, [record]);
-      else list.push(record);
-    }
+    const key = tupleKey(this.equalities, this.equalities.map((equality) => record[equality.field]));
+    const list = this.byKey.get(key);
+    if (list === undefined) this.byKey.set(key, [record]);
+    else list.push(record);
   }
 
-  /** Target records with these key values: equal ones, else ones equal but for case (see `comparable`). */
+  /**
+   * Target records with exactly these key values. A target whose collation also equates other
+   * spellings (MariaDB's default ignores case and trailing blanks) is not second-guessed here: a
+   * record without an exact match is written with its match values, and the connector's own
+   * lookup, which compares as the database does, finds that record and updates it. Pairing
+   * loosely here would let one source record take another's target row on engines that tell
+   * 'ABC' from 'abc'.
+   */
   find(values: readonly unknown[]): RecordData[] {
-    return this.strict.get(tupleKey(this.equalities, values, false)) ?? this.loose.get(tupleKey(this.equalities, values, true)) ?? [];
+    return this.byKey.get(tupleKey(this.equalities, values)) ?? [];
   }
 
   /** Reads the target records of all these key tuples into a new index. */
   static async load(connection: Connection, object: string, equalities: readonly Equality[], tuples: ReadonlyArray<readonly unknown[]>, signal: AbortSignal | undefined): Promise<MatchIndex> {
     const index = new MatchIndex(equalities);
-    const unique = [...new Map(tuples.map((values) => [tupleKey(equalities, values, false), values])).values()];
+    const unique = [...new Map(tuples.map((values) => [tupleKey(equalities, values), values])).values()];
     const perRead = Math.max(1, Math.floor(VALUES_PER_READ / equalities.length));
     for (let start = 0; start < unique.length; start += perRead) {
       const chunk = unique.slice(start, start + perRead);

@@ -52,10 +52,9 @@ export function equalityValues(equalities: readonly Equality[], placeholders: Pl
 /**
  * A value as text that equal values share, by the target field's type, as the database compares
  * them: 7, "7" and "7.0" for a Number; true, 1 and "true" for a Boolean; a Date and its ISO text.
- * `loose` folds case and trailing blanks of strings, as MariaDB's default collations compare; a
- * strict pairing is tried first, so a case-sensitive database loses nothing by it.
+ * Strings exactly (see MatchIndex.find for collations that equate more).
  */
-export function comparable(type: FieldType, value: unknown, loose: boolean): string {
+export function comparable(type: FieldType, value: unknown): string {
   if (type === 'Integer' || type === 'Number') {
     const number = typeof value === 'number' ? value : typeof value === 'string' ? numberFromText(value.trim()) : null;
     if (number !== null) return `n${number}`;
@@ -67,9 +66,9 @@ export function comparable(type: FieldType, value: unknown, loose: boolean): str
     if (!Number.isNaN(time)) return `d${time}`;
   }
   const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return loose ? `s${text.toLowerCase().trimEnd()}` : `s${text}`;
+  return `s${text}`;
 }
 
-export function tupleKey(equalities: readonly Equality[], values: readonly unknown[], loose: boolean): string {
-  return values.map((value, index) => comparable(equalities[index]!.type, value, loose)).join('\u0000');
+export function tupleKey(equalities: readonly Equality[], values: readonly unknown[]): string {
+  return values.map((value, index) => comparable(equalities[index]!.type, value)).join('\u0000');
 }
