@@ -32,25 +32,30 @@ export function healthRoutes(router: Router, holder: SnapshotHolder, { db, daemo
         at: status.at.toISOString(),
         ok: status.ok,
         durationMs: Math.round(status.durationMs),
-        problems: status.problems.map(formatProblem),
+        // A webhook's id is its URL's secret when it has no other: never shown without a token.
+        problems: status.problems.map((problem) => formatProblem(problem.kind === 'Webhook' && problem.id !== undefined ? { ...problem, id: '…' } : problem)),
       },
       ...(queue.ok ? { queue: queue.queue } : {}),
     };
   });
 }
 
-/** What is loaded, by kind and id — never connection settings or secrets. */
+/**
+ * What is loaded: the digest and how many definitions of each kind — not their ids, since /readyz
+ * answers without a token and a webhook's id may be all that protects its URL (the OpenAPI
+ * document, behind a token, lists what each client may use).
+ */
 export function describeSnapshot(snapshot: Snapshot) {
   return {
     digest: snapshot.digest,
     loadedAt: snapshot.loadedAt.toISOString(),
-    files: snapshot.files,
+    files: snapshot.files.length,
     definitions: {
-      System: [...snapshot.systems.keys()],
-      Sync: [...snapshot.syncs.keys()],
-      Webhook: [...snapshot.webhooks.keys()],
-      Flow: [...snapshot.flows.keys()],
-      ApiClient: [...snapshot.apiClients.keys()],
+      System: snapshot.systems.size,
+      Sync: snapshot.syncs.size,
+      Webhook: snapshot.webhooks.size,
+      Flow: snapshot.flows.size,
+      ApiClient: snapshot.apiClients.size,
     },
   };
 }

@@ -22,7 +22,23 @@ export type QueueReadiness = { ok: true; queue: QueueState } | { ok: false; reas
 /** Default wait for the runtime database before /readyz gives up. */
 export const readinessTimeoutMs = 2000;
 
+/**
+ * One question to the database at a time, shared by every /readyz call that arrives meanwhile:
+ * /readyz needs no token, so a flood of calls must not become a flood of COUNT queries.
+ */
+const inFlight = new WeakMap<RuntimeDatabase, Promise<QueueReadiness>>();
+
 export async function queueReadiness(db: RuntimeDatabase, daemonActive: () => boolean, timeoutMs = readinessTimeoutMs): Promise<QueueReadiness> {
+  let asking = inFlight.get(db);
+  if (asking === undefined) {
+    asking = askDatabase(db, timeoutMs).finally(() => inFlight.delete(db));
+    inFlight.set(db, asking);
+  }
+  const answer = await asking;
+  return answer.ok ? { ok: true, queue: { ...answer.queue, daemon: daemonActive() ? 'active' : 'inactive' } } : answer;
+}
+
+async function askDatabase(db: RuntimeDatabase, timeoutMs: number): Promise<QueueReadiness> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(resolve, timeoutMs, 'timeout');
@@ -35,12 +51,12 @@ export async function queueReadiness(db: RuntimeDatabase, daemonActive: () => bo
       return { ok: false, reason: `the runtime database did not answer within ${timeoutMs} ms` };
     }
     const [counts, next] = result;
-    return { ok: true, queue: { ...counts, nextDue: next?.toISOString() ?? null, daemon: daemonActive() ? 'active' : 'inactive' } };
+    return { ok: true, queue: { ...counts, nextDue: next?.toISOString() ?? null, daemon: 'inactive' } };
   } catch (error) {
-    // The driver's first line says why (refused, locked, missing table); never the stack or the SQL,
-    // nor where the database is: /readyz answers without a token.
-    const first = String((error as Error).message ?? error).split('\n')[0]!.replace(/^.*? - /, '');
-    return { ok: false, reason: `the runtime database does not answer: ${first}` };
+    // Only a category: a driver's message can name the host, port or user, and /readyz answers
+    // without a token. The log of the process has the details.
+    const code = (error as { code?: unknown }).code;
+    return { ok: false, reason: `the runtime database does not answer${typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? ` (${code})` : ''}` };
   } finally {
     clearTimeout(timer);
   }

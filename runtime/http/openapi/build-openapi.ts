@@ -78,8 +78,12 @@ function healthPaths() {
         properties: {
           digest: { type: 'string' },
           loadedAt: { type: 'string', format: 'date-time' },
-          files: ids,
-          definitions: { type: 'object', properties: Object.fromEntries(['System', 'Sync', 'Webhook', 'Flow', 'ApiClient'].map((kind) => [kind, ids])) },
+          files: { type: 'integer', minimum: 0, description: 'How many definition files are loaded.' },
+          definitions: {
+            type: 'object',
+            description: 'How many definitions of each kind are loaded (ids stay behind a token).',
+            properties: Object.fromEntries(['System', 'Sync', 'Webhook', 'Flow', 'ApiClient'].map((kind) => [kind, { type: 'integer', minimum: 0 }])),
+          },
         },
       },
       lastReload: {
