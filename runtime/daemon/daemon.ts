@@ -64,7 +64,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`daemon: concurrency must be a whole number of at least 1, not ${concurrency}`);
 
   const wake = new WakeSignal();
-  const running = new Map<string, { done: Promise<void>; controller: AbortController }>();
+  /** Runs in progress by item id and attempt. */
+  const running = new Map<string, { done: Promise<void>; controller: AbortController; id: string }>();
   let stopping = false;
 
   let listener: WorkListener | undefined;
@@ -76,6 +77,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 
   const start = (item: Parameters<typeof runHeldItem>[1]): void => {
+    const runKey = `${item.id}#${item.attempts}`;
     const controller = new AbortController();
     const done = runHeldItem(runner, item, { signal: controller.signal })
       .then(() => undefined)
@@ -84,10 +86,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         log.error({ err: error, itemId: item.id, processId: item.processId }, 'could not record the end of an item; the reaper will return it');
       })
       .finally(() => {
-        running.delete(item.id);
+        // Only this run's own entry: the same item may have been reaped and claimed again meanwhile.
+        running.delete(runKey);
         wake.wake();
       });
-    running.set(item.id, { done, controller });
+    running.set(runKey, { done, controller, id: item.id });
   };
 
   const claimLoop = async (): Promise<void> => {
@@ -168,7 +171,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (running.size > 0) {
       log.info({ running: running.size, drainMs }, 'daemon stopping; waiting for running items');
       if (!(await within(all(), drainMs))) {
-        const interrupted = [...running.keys()];
+        const interrupted = [...new Set([...running.values()].map((entry) => entry.id))];
         log.warn({ items: interrupted }, 'drain time over; interrupting running items and releasing them');
         for (const entry of running.values()) entry.controller.abort(new Error('the daemon is stopping'));
         await within(all(), abortGraceMs);

@@ -114,7 +114,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   const heartbeats = startHeartbeats(runner.leaseMs / 3, async () => {
     const statistics = latest === stored ? undefined : latest;
     try {
-      const held = await recordProgress(db, { id: item.id, workerId, leaseMs: runner.leaseMs, ...(statistics === undefined ? {} : { statistics }) });
+      const held = await recordProgress(db, { id: item.id, workerId, attempt: item.attempts, leaseMs: runner.leaseMs, ...(statistics === undefined ? {} : { statistics }) });
       if (held) stored = statistics ?? stored;
       else interrupt({ kind: 'lost' });
     } catch (error) {
@@ -176,7 +176,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
 
   /** Records the outcome on the item, as the worker holding it. */
   async function finish(result: RunOutcome, durationMs = 0): Promise<void> {
-    const attempt = { id: item.id, workerId, statistics: result.statistics, errors: result.errors as readonly NewItemError[] };
+    const attempt = { id: item.id, workerId, attempt: item.attempts, statistics: result.statistics, errors: result.errors as readonly NewItemError[] };
     let status: string | undefined;
     if (result.status === 'Complete' || !result.retryable) {
       status = (await completeItem(db, { ...attempt, status: result.status })) ? result.status : undefined;

@@ -38,6 +38,12 @@ export interface HeldItem {
 export interface AttemptResult {
   id: string;
   workerId: string;
+  /**
+   * The attempt the worker runs (the item's `attempts` when claimed). With it, only that attempt
+   * is recorded: a worker whose item was reaped and claimed again by the same worker id (its own
+   * daemon) must not record the old run over the new one.
+   */
+  attempt?: number;
   statistics?: ItemStatistics;
   errors?: readonly NewItemError[];
   now?: Date;
@@ -51,16 +57,21 @@ export function appendErrors(earlier: readonly ItemError[], added: readonly NewI
   ];
 }
 
+/** The condition of an item `workerId` holds, in the given attempt when one is named. */
+export function heldBy(target: { id: string; workerId: string; attempt?: number }): Record<string, unknown> {
+  return { id: target.id, locked_by: target.workerId, status: 'InProgress', ...(target.attempt === undefined ? {} : { attempts: target.attempt }) };
+}
+
 /**
  * Locks the item if `workerId` holds it, lets `change` decide the new column values from what is
  * stored, and writes them; answers what `change` answered, or undefined when the item is not held.
  */
 export async function updateHeldItem<T>(
   db: RuntimeDatabase,
-  target: { id: string; workerId: string },
+  target: { id: string; workerId: string; attempt?: number },
   change: (held: HeldItem, trx: Knex.Transaction) => { values: Record<string, unknown>; answer: T },
 ): Promise<T | undefined> {
-  const guard = { id: target.id, locked_by: target.workerId, status: 'InProgress' };
+  const guard = heldBy(target);
   return writeTransaction(db, async (trx) => {
     const select = trx('queue_items').select('attempts', 'max_attempts', 'errors').where(guard);
     if (db.dialect !== 'sqlite') select.forUpdate();
@@ -80,7 +91,7 @@ export async function completeItem(db: RuntimeDatabase, result: AttemptResult & 
     // Nothing to append to the stored errors, so nothing to read first: one guarded statement
     // instead of a transaction of four round trips — the common end of a run.
     const updated = await db.knex('queue_items')
-      .where({ id: result.id, locked_by: result.workerId, status: 'InProgress' })
+      .where(heldBy(result))
       .update({
         status: result.status,
         finished_at: toDatabaseTime(db.dialect, now),

@@ -5,17 +5,20 @@
  * (and maybe claimed by another) that its run must stop.
  *
  *   UPDATE queue_items SET lease_until = ?[, statistics = ?]
- *    WHERE id = ? AND locked_by = ? AND status = 'InProgress'
+ *    WHERE id = ? AND locked_by = ? AND status = 'InProgress' [AND attempts = ?]
  *
  * One statement and no transaction: it runs every few seconds per running item.
  */
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
+import { heldBy } from './complete.js';
 import type { ItemStatistics } from './queue-item.js';
 
 export interface ProgressReport {
   id: string;
   workerId: string;
+  /** The attempt the worker runs; see AttemptResult.attempt. */
+  attempt?: number;
   /** The new lease, from now, in ms. */
   leaseMs: number;
   /** The statistics so far; absent leaves the stored ones. */
@@ -27,7 +30,7 @@ export interface ProgressReport {
 export async function recordProgress(db: RuntimeDatabase, report: ProgressReport): Promise<boolean> {
   const now = report.now ?? new Date();
   const updated = await db.knex('queue_items')
-    .where({ id: report.id, locked_by: report.workerId, status: 'InProgress' })
+    .where(heldBy(report))
     .update({
       lease_until: toDatabaseTime(db.dialect, new Date(now.getTime() + report.leaseMs)),
       ...(report.statistics === undefined ? {} : { statistics: JSON.stringify(report.statistics) }),

@@ -10,6 +10,7 @@ import type { RunProcess } from '../../runtime/execution/process-run.js';
 import { runHeldItem } from '../../runtime/execution/run-held-item.js';
 import { getItem } from '../../runtime/queue/get-item.js';
 import type { QueueRow } from '../../runtime/queue/queue-item.js';
+import { claim } from '../../runtime/queue/claim.js';
 import { reap } from '../../runtime/queue/reap.js';
 import { startItem } from '../../runtime/queue/start-item.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
@@ -106,6 +107,23 @@ await describeEachRuntimeDatabase('running a held item', (runtime) => {
     assert.equal(final.status, 'Pending');
     assert.equal(final.statistics, null);
     assert.ok(lines.some((line) => /item lost/.test(line.msg)));
+  });
+
+  test('a run whose item was reaped and claimed again by the same worker records nothing over the new attempt', async () => {
+    const item = await startItem(db, { processId: 'crm-to-erp', startType: 'manual', maxAttempts: 3 }, { workerId: 'test-worker', leaseMs: 30_000 });
+    let again: QueueRow | undefined;
+    const run: RunProcess = async () => {
+      // The worker stalled past its lease: its own daemon's reaper took the item back, and its own
+      // claim loop took it again — same worker id, next attempt.
+      await reap(db, { now: new Date(Date.now() + 60_000) });
+      [again] = await claim(db, { workerId: 'test-worker', limit: 1, leaseMs: 30_000 });
+      return completeOutcome(7);
+    };
+    const final = await runHeldItem(fakeRunner(db, run), item);
+    assert.equal(again?.attempts, 2);
+    assert.equal(final.status, 'InProgress', 'the old attempt did not complete the new one');
+    assert.equal(final.attempts, 2);
+    assert.equal(final.statistics, null);
   });
 
   test('progress statistics are stored while the item runs', async () => {
