@@ -254,6 +254,16 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.deepEqual((await readRecordsByGuid(runtime(), guids)).map((r) => r.guid), [guids[2]]);
   });
 
+  test('a record-store sync run on its own deletes the entries it wrote and keeps the failed ones', async () => {
+    const guids = await storeRecords(runtime(), 'accounts-from-store', [{ id: 4, name: 'Four' }, { id: 5, name: null }]);
+    const outcome = await run({ processId: 'accounts-from-store' });
+    assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
+    assert.deepEqual(outcome.statistics, { read: 2, created: 1, updated: 0, skipped: 0, failed: 1 });
+    assert.deepEqual((await readRecordsByGuid(runtime(), guids)).map((r) => r.guid), [guids[1]], 'only the failed record waits for another try');
+    const again = await run({ processId: 'accounts-from-store' });
+    assert.equal(again.statistics.read, 1, 'the next run does not read what was done');
+  });
+
   test('a flow whose step fails keeps its record-store entries; continueOnError goes on', async () => {
     const guids = await storeRecords(runtime(), 'accounts-from-store', [{ id: 7, name: 'Seven' }]);
     const failing = await run({ processId: 'store-flow-failing' });
