@@ -33,7 +33,19 @@ export interface ChallengeAnswer {
   contentType: 'application/json' | 'text/plain';
 }
 
-const tokenLike = /^[A-Za-z0-9\-_.~+/=]{1,256}$/;
+/**
+ * What a network's challenge token looks like (base64 or base64url, padding only at the end). The
+ * HMAC of a challenge answer is a signature anyone can ask for, often under the secret that also
+ * signs events: signing only such tokens — never a string with `=`, `.`, `&`, braces or blanks
+ * inside — keeps an answer from being a valid signature of a form or JSON body or of a
+ * `timestamp.body` message; `signsLikeChallenge` refuses the rest (a body that is itself such a token).
+ */
+const tokenLike = /^[A-Za-z0-9\-_+/]{1,256}={0,2}$/;
+
+/** True when `rawBody` could be a challenge token: its signature may have come from a challenge answer. */
+export function signsLikeChallenge(challenge: Challenge | undefined, rawBody: Buffer): boolean {
+  return (challenge?.profile === 'x-crc' || challenge?.profile === 'zoom') && rawBody.length <= 258 && tokenLike.test(rawBody.toString('latin1'));
+}
 
 /** GET challenges carry no body to sign; the POST ones (slack, zoom) are signed like events. */
 export function challengeBeforeSignature(profile: Challenge['profile']): boolean {
@@ -77,7 +89,7 @@ export function answerChallenge(challenge: Challenge, request: WebhookRequest): 
 
 function checkedToken(token: string, name: string): string {
   if (!tokenLike.test(token)) {
-    throw new HttpProblem('invalid-request', `${name} is not a challenge token (at most 256 letters, digits and - _ . ~ + / =).`, { errors: [{ path: name, message: 'not a challenge token' }] });
+    throw new HttpProblem('invalid-request', `${name} is not a challenge token (at most 256 letters, digits, - _ + / and = padding at the end).`, { errors: [{ path: name, message: 'not a challenge token' }] });
   }
   return token;
 }

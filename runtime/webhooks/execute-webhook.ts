@@ -25,7 +25,8 @@
  *
  * Every call of a known webhook is recorded in the call log, except CORS preflights and calls the
  * rate limit refused (a flood must not become a flood of log writes); a failing log write is
- * logged and never fails the call. Calls of unknown ids are not recorded: there is no webhook to
+ * logged and never fails the call. The endpoint's entries are written in batches just after the
+ * answers (log/call-log-writer.ts). Calls of unknown ids are not recorded: there is no webhook to
  * keep them under, and guessing ids must not fill the database.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -36,7 +37,7 @@ import { HttpProblem, toHttpProblem, type ProblemDetail } from '../errors.js';
 import { evaluateCondition, recordScope } from '../expression/index.js';
 import type { ConnectionProvider } from '../http/resolve-target.js';
 import type { Logger } from '../log.js';
-import { answerChallenge, challengeBeforeSignature, type ChallengeAnswer } from './challenge.js';
+import { answerChallenge, challengeBeforeSignature, signsLikeChallenge, type ChallengeAnswer } from './challenge.js';
 import { constantTimeEqual } from './constant-time.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { claimIdempotencyKey, idempotencyKeyOf, idempotencyWindowMs, type RememberedAnswer } from './idempotency.js';
@@ -129,7 +130,7 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
     if (answered) return challengeAnswer(ticker, challenge.profile, answered);
   }
   if (definition.signature) {
-    const failure = verifySignature(definition.signature, request);
+    const failure = signsLikeChallenge(challenge, request.rawBody) ? 'the body has the shape of a challenge token, whose HMAC anyone can ask this webhook for' : verifySignature(definition.signature, request);
     if (failure !== undefined) throw new HttpProblem('bad-signature', `The ${definition.signature.profile} signature is refused: ${failure}.`);
   }
   if (challenge && !challengeBeforeSignature(challenge.profile)) {

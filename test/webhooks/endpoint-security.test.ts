@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { flushCallLog } from '../../runtime/webhooks/log/call-log-writer.js';
 import { quickstartApp, type HttpApp } from '../support/http-app.js';
 import { assertProblem, fakeAction, hmacOf, secrets, seen, unixNow, webhookFiles } from './endpoint-fixture.js';
 
@@ -41,6 +42,8 @@ describe('webhook endpoint: secret, signatures and challenges', () => {
 
     it('redacts the secret in the logged payload', async () => {
       await send(id, '{"logged":1}', { service_webhooksecret: secrets.seed });
+      // The endpoint writes its log behind the answers; reading the table directly needs a flush.
+      await flushCallLog(app.db);
       const rows = await app.db.knex('webhook_log').where({ webhook_id: id }).select('payload');
       assert.ok(rows.length > 0);
       assert.ok(rows.every((row) => !String(row.payload).includes(secrets.seed)));
@@ -110,6 +113,30 @@ describe('webhook endpoint: secret, signatures and challenges', () => {
       assertProblem(await app.call('GET', `/api/webhooks/wh_crc00000000001?crc_token=${encodeURIComponent('{"evil":1}')}`, { token: null }), 400, 'invalid-request');
       // Any other call still needs the secret.
       assertProblem(await app.call('GET', '/api/webhooks/wh_crc00000000001?x=1', { token: null }), 403, 'webhook-forbidden');
+    });
+
+    it('x-crc with the secret that signs events: a challenge answer never serves as the signature of a body', async () => {
+      const id = 'wh_crcSigned00001';
+      const signature = (text: string) => ({ 'x-twitter-webhooks-signature': `sha256=${createHmac('sha256', secrets.crc).update(text).digest('base64')}` });
+      const count = seen.length;
+      // A form body or a timestamped message cannot be asked for as a token…
+      for (const forged of ['id=42', 'a=b&c=d', '1700000000.x', '{"id":1}', 'two words']) {
+        assertProblem(await app.call('GET', `/api/webhooks/${id}?crc_token=${encodeURIComponent(forged)}`, { token: null }), 400, 'invalid-request');
+      }
+      // …and a body that is token-shaped is refused even with the right HMAC.
+      const token = 'abcDEF123';
+      const answer = await app.call('GET', `/api/webhooks/${id}?crc_token=${token}`, { token: null });
+      assert.equal(answer.json.response_token, signature(token)['x-twitter-webhooks-signature']);
+      assertProblem(
+        await app.call('POST', `/api/webhooks/${id}`, { token: null, raw: token, headers: { 'content-type': 'application/x-www-form-urlencoded', ...signature(token) } }),
+        401,
+        'bad-signature',
+        /shape of a challenge token/,
+      );
+      assert.equal(seen.length, count, 'no action ran');
+      // A real event, signed, still goes through.
+      const event = JSON.stringify({ for_user_id: '1', tweet_create_events: [] });
+      assert.equal((await send(id, event, signature(event))).status, 200);
     });
 
     it('zoom: endpoint.url_validation → plainToken and hex encryptedToken, after the signature', async () => {
