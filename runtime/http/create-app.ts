@@ -23,7 +23,8 @@ import { requestLog } from './request-log.js';
 import type { ConnectionProvider } from './resolve-target.js';
 import { webhookConsoleRoutes, type RunWebhook } from './webhook-console-routes.js';
 import { runWebhookActionLazily } from '../webhooks/load-action.js';
-import { recordWebhookCall } from '../webhooks/log/record-call.js';
+import { callLogWriter } from '../webhooks/log/call-log-writer.js';
+import type { WebhookCallRecord } from '../webhooks/log/record-call.js';
 import type { WebhookActionHandler } from '../webhooks/webhook-call.js';
 import { depsFor, executeWebhook, webhookResponseBody, webhookRouter } from '../webhooks/webhook-route.js';
 
@@ -82,13 +83,15 @@ export function createApp(options: AppOptions): Koa {
     ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
   });
   const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
+  const callLog = callLogWriter(options.db, log);
   const webhookOptions = {
     connections: options.connections,
     db: options.db,
     log,
     bodyLimit,
     runAction: options.webhookAction ?? runWebhookActionLazily,
-    record: (record: Parameters<typeof recordWebhookCall>[1]) => recordWebhookCall(options.db, record),
+    // Entries are written in batches behind the answers; the console flushes before it reads.
+    record: (record: WebhookCallRecord) => callLog.add(record),
   };
   // The console's test and replay run a call exactly as the endpoint does, on the current snapshot.
   const runWebhook: RunWebhook = async (webhookId, request, callOptions) => {

@@ -9,14 +9,22 @@
  *   PostgreSQL, SQLite: … ON CONFLICT (slot_key) DO NOTHING
  *   MariaDB/MySQL:      INSERT IGNORE …  (the values are checked first, since IGNORE would
  *                       also turn a too-long value into a silent truncation)
- * and the item that holds the slot is read back:
+ *
+ * PostgreSQL and SQLite answer with the stored row in the same statement (… RETURNING *): one
+ * statement is atomic, so a single enqueue needs no transaction and, on SQLite, takes the one
+ * connection once instead of four times (BEGIN, INSERT, SELECT, COMMIT). Only when the slot was
+ * already held (no row returned), and always on MariaDB/MySQL, the item is read back:
  *   SELECT * FROM queue_items WHERE id = ?   (or WHERE slot_key = ?)
  * `created` tells whether it is ours. Then waiting daemons are woken (notify.ts).
+ *
+ * A plain insert on the database itself (not in a transaction, no slot key) shares its statement
+ * with the enqueues made at the same time (insert-together.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
+import { insertTogether } from './insert-together.js';
 import { announceWork } from './notify.js';
 import { fromRow, startTypes, type ActionParam, type QueueRow, type StartType } from './queue-item.js';
 
@@ -57,14 +65,14 @@ function checkItem(item: NewQueueItem): void {
 }
 
 /**
- * Inserts the item on `executor` (the database or a transaction) and reads back the one that
- * holds its id or slot; announcing is the caller's part.
+ * Inserts the item on `executor` (the database or a transaction) and answers the one that holds
+ * its id or slot; announcing is the caller's part.
  */
 export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQueueItem, now: Date): Promise<EnqueueResult> {
   checkItem(item);
   const id = randomUUID();
   const time = (value: Date) => toDatabaseTime(db.dialect, value);
-  const insert = executor('queue_items').insert({
+  const values = {
     id,
     process_id: item.processId,
     start_type: item.startType,
@@ -78,8 +86,16 @@ export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQ
     created_at: time(now),
     errors: '[]',
     slot_key: item.slotKey ?? null,
-  });
-  await (item.slotKey === undefined ? insert : insert.onConflict('slot_key').ignore());
+  };
+  if (executor === db.knex && item.slotKey === undefined && db.dialect !== 'mysql') {
+    return { item: fromRow(await insertTogether(db, values)), created: true };
+  }
+  const insert = executor('queue_items').insert(values);
+  const statement = item.slotKey === undefined ? insert : insert.onConflict('slot_key').ignore();
+  if (db.dialect !== 'mysql') {
+    const [returned] = (await statement.returning('*')) as Array<Record<string, unknown>>;
+    if (returned !== undefined) return { item: fromRow(returned), created: true };
+  } else await statement;
 
   const stored = await executor('queue_items')
     .where(item.slotKey === undefined ? { id } : { slot_key: item.slotKey })

@@ -238,6 +238,9 @@ interface Timing {
   answer: Answer;
 }
 
+/** Answers to callers that were not let in, or whose body was not read: logged without payload. */
+const refusedStatuses = new Set([401, 403, 410, 413, 415]);
+
 async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer }: Timing): Promise<void> {
   const definition = entry.definition;
   const signatureHeader = definition.signature && signatureHeaderOf(definition.signature);
@@ -253,7 +256,9 @@ async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
       ticker: ticker.messages,
       request,
       response: { status: answer.status, ...(answer.body === undefined ? {} : { body: answer.body }) },
-      logPayload: definition.logPayload,
+      // A refused caller's payload is not kept: whoever lacks the secret must not be able to fill
+      // the log with up to its size cap per call (nor is such a call worth replaying).
+      logPayload: definition.logPayload && !refusedStatuses.has(answer.status),
       retention: definition.logRetention,
       ...(signatureHeader === undefined ? {} : { redactHeaders: [signatureHeader] }),
     });

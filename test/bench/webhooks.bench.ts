@@ -26,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { createLogger } from '../../runtime/log.js';
+import { flushCallLog } from '../../runtime/webhooks/log/call-log-writer.js';
 import { databaseTargets, type TestDatabase } from '../support/databases.js';
 import { engineApp, quickstartApp, type HttpApp } from '../support/http-app.js';
 import { ms, table } from './stats.js';
@@ -125,9 +126,12 @@ async function serve(kind: Kind, engine: Engine): Promise<void> {
   process.send!(servers);
   process.on('message', (message) => {
     if (message !== 'count') return;
-    void Promise.all([app.db.knex('queue_items').count({ n: '*' }).first(), app.db.knex('webhook_log').where({ webhook_id: startId }).count({ n: '*' }).first()]).then(([items, entries]) =>
-      process.send!({ items: Number(items?.n ?? 0), entries: Number(entries?.n ?? 0) }),
-    );
+    // Log entries are written behind the answers (call-log-writer.ts): count them once written.
+    void (async () => {
+      await flushCallLog(app.db);
+      const [items, entries] = await Promise.all([app.db.knex('queue_items').count({ n: '*' }).first(), app.db.knex('webhook_log').where({ webhook_id: startId }).count({ n: '*' }).first()]);
+      process.send!({ items: Number(items?.n ?? 0), entries: Number(entries?.n ?? 0) });
+    })();
   });
   process.once('disconnect', () => {
     bareServer.close();

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { flushCallLog } from '../../runtime/webhooks/log/call-log-writer.js';
 import { quickstartApp, type HttpApp } from '../support/http-app.js';
 import { assertProblem, closeGate, fakeAction, gate, seen, webhookFiles } from './endpoint-fixture.js';
 
@@ -77,6 +78,8 @@ describe('webhook endpoint: idempotency, rate limit and CORS', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 30, String(retryAfter));
     assert.equal(seen.length, count + 2);
+    // The endpoint writes its log behind the answers; reading the table directly needs a flush.
+    await flushCallLog(app.db);
     const logged = await app.db.knex('webhook_log').where({ webhook_id: 'wh_ratelimit00001' }).count({ n: '*' }).first();
     assert.equal(Number(logged?.n), 2);
   });

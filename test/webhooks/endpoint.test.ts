@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { flushCallLog } from '../../runtime/webhooks/log/call-log-writer.js';
 import { quickstartApp, type HttpApp } from '../support/http-app.js';
 import { assertProblem, fakeAction, seen, webhookFiles } from './endpoint-fixture.js';
 
@@ -78,6 +79,8 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
   });
 
   it('answers 404 for an unknown id, in the shape of every other problem, and does not log it', async () => {
+    // The endpoint writes its log behind the answers; reading the table directly needs a flush.
+    await flushCallLog(app.db);
     const before = await app.db.knex('webhook_log').count({ n: '*' }).first();
     for (const id of ['wh_plainOpen000002', 'WH_PLAINOPEN000001', 'x']) {
       assertProblem(await post(id, {}), 404, 'unknown-webhook');
@@ -85,6 +88,7 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     }
     // An unknown id with a broken body is still a 404: the id is judged first.
     assertProblem(await app.call('POST', '/api/webhooks/wh_nothing00000000', { token: null, raw: '{', headers: { 'content-type': 'application/json' } }), 404, 'unknown-webhook');
+    await flushCallLog(app.db);
     const afterwards = await app.db.knex('webhook_log').count({ n: '*' }).first();
     assert.deepEqual(afterwards, before);
   });
@@ -122,6 +126,7 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     assert.equal((await post('wh_condition00001', { event: 'customer.deleted', total: 3 })).status, 204);
     assert.equal((await post('wh_condition00001', { event: 'customer.updated', total: 0 })).status, 204);
     assert.equal(seen.length, count);
+    await flushCallLog(app.db);
     const rows = await app.db.knex('webhook_log').where({ webhook_id: 'wh_condition00001' }).select('status', 'ticker');
     assert.equal(rows.length, 2);
     assert.ok(rows.every((row) => row.status === 204 && /execution condition is false/.test(String(row.ticker))));
@@ -156,6 +161,7 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
 
   it('records every call in the call log with its ticker and queue item', async () => {
     await post('wh_plainOpen000001', { logged: true });
+    await flushCallLog(app.db);
     const row = await app.db.knex('webhook_log').where({ webhook_id: 'wh_plainOpen000001' }).orderBy('at', 'desc').first();
     assert.equal(row.status, 200);
     assert.equal(row.method, 'POST');

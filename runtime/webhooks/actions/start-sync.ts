@@ -68,11 +68,16 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
   let rows: QueueRow[];
   try {
     const now = new Date();
-    rows = await writeTransaction(db, async (trx) => {
-      const inserted: QueueRow[] = [];
-      for (const item of items) inserted.push((await insertItem(db, trx, item, now)).item);
-      return inserted;
-    });
+    // One item is one INSERT, atomic by itself; a transaction would only add BEGIN and COMMIT,
+    // which on SQLite are two more turns of its single connection.
+    rows =
+      items.length === 1
+        ? [(await insertItem(db, db.knex, items[0]!, now)).item]
+        : await writeTransaction(db, async (trx) => {
+            const inserted: QueueRow[] = [];
+            for (const item of items) inserted.push((await insertItem(db, trx, item, now)).item);
+            return inserted;
+          });
   } catch (error) {
     // Records nobody will process would wait in the store for ever.
     if (guids.length > 0) await deleteRecords(db, guids, storeSync!.definition.id).catch(() => undefined);

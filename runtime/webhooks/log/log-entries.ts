@@ -8,6 +8,9 @@
  *   get:   SELECT * FROM webhook_log WHERE webhook_id = ? AND id = ?
  *   pin:   UPDATE webhook_log SET pinned = ? WHERE webhook_id = ? AND id = ?
  *
+ * Each first writes the entries still buffered (call-log-writer.ts), so a call answered a moment
+ * ago is already listed, shown and pinnable.
+ *
  * Paging is by keyset (time, id), not offset: the log grows while someone pages through it, and
  * an offset would show entries twice. The cursor is opaque to callers.
  */
@@ -15,6 +18,7 @@ import type { RuntimeDatabase } from '../../database/open-database.js';
 import { fromJsonColumn } from '../../database/column-values.js';
 import { fromDatabaseTime, toDatabaseTime } from '../../database/timestamps.js';
 import type { TickerMessage } from '../ticker.js';
+import { flushCallLog } from './call-log-writer.js';
 import type { LoggedPayload, LoggedResponse } from './record-call.js';
 
 /** An entry as the list shows it. */
@@ -54,6 +58,7 @@ export interface LogPage {
 const summaryColumns = ['id', 'webhook_id', 'at', 'method', 'status', 'duration_ms', 'queue_item_id', 'origin', 'replay_of', 'pinned', 'payload_truncated'] as const;
 
 export async function listLogEntries(db: RuntimeDatabase, webhookId: string, options: { limit: number; cursor?: string; pinnedOnly?: boolean }): Promise<LogPage> {
+  await flushCallLog(db);
   // The payload itself (up to 64 KiB) is not read for a list, only whether there is one.
   const hasPayload = db.knex.raw('CASE WHEN ?? IS NULL THEN 0 ELSE 1 END AS ??', ['payload', 'has_payload']);
   let query = db.knex('webhook_log').select(...summaryColumns, hasPayload).where({ webhook_id: webhookId });
@@ -70,6 +75,7 @@ export async function listLogEntries(db: RuntimeDatabase, webhookId: string, opt
 }
 
 export async function getLogEntry(db: RuntimeDatabase, webhookId: string, entryId: string): Promise<LogEntry | undefined> {
+  await flushCallLog(db);
   const row = (await db.knex('webhook_log').where({ webhook_id: webhookId, id: entryId }).first()) as Record<string, unknown> | undefined;
   if (!row) return undefined;
   const payload = fromJsonColumn(row.payload ?? null) as LoggedPayload | null;
@@ -83,6 +89,7 @@ export async function getLogEntry(db: RuntimeDatabase, webhookId: string, entryI
 
 /** Pins or unpins an entry; false when the webhook has no such entry. */
 export async function setPinned(db: RuntimeDatabase, webhookId: string, entryId: string, pinned: boolean): Promise<boolean> {
+  await flushCallLog(db);
   const changed = await db.knex('webhook_log').where({ webhook_id: webhookId, id: entryId }).update({ pinned });
   // MariaDB counts changed rows, not matched ones: pinning a pinned entry changes nothing.
   if (changed > 0) return true;

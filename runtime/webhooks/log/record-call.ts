@@ -7,6 +7,7 @@
  * a preview of its start, and such an entry cannot be replayed.
  *
  * Before writing, the webhook's old unpinned entries are pruned when due (prune-log.ts).
+ * The endpoint writes entries in batches behind its answers (call-log-writer.ts).
  */
 import { parseDuration } from '../../../definitions/duration.js';
 import type { RuntimeDatabase } from '../../database/open-database.js';
@@ -63,16 +64,23 @@ export interface LoggedResponse {
   truncated?: { bytes: number; limit: number; preview: string };
 }
 
-export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCallRecord): Promise<void> {
-  const retentionMs = parseDuration(record.retention) ?? fallbackRetentionMs;
-  const now = Date.now();
-  if (pruneDue(record.webhookId, retentionMs, now)) {
-    await pruneWebhookLog(db, { webhookId: record.webhookId, retentionMs, now: new Date(now) });
-  }
+/** A `webhook_log` row, ready to insert. */
+export type CallLogRow = Record<string, string | number | boolean | Date | null>;
+
+/** The retention of the record's webhook in ms. */
+export function retentionMsOf(record: Pick<WebhookCallRecord, 'retention'>): number {
+  return parseDuration(record.retention) ?? fallbackRetentionMs;
+}
+
+/**
+ * The row for `record`, redacted and capped. Takes the call's origin note (call-origin.ts), so
+ * build it once per call.
+ */
+export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): CallLogRow {
   const origin = takeCallOrigin(record.id);
   const extra = new Set((record.redactHeaders ?? []).map((name) => name.toLowerCase()));
   const payload = record.logPayload ? loggedPayload(record.request, extra) : null;
-  await db.knex('webhook_log').insert({
+  return {
     id: record.id,
     webhook_id: record.webhookId,
     at: toDatabaseTime(db.dialect, record.at),
@@ -88,7 +96,23 @@ export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCall
     payload: payload === null ? null : JSON.stringify(payload),
     response: record.logPayload ? JSON.stringify(loggedResponse(record.response.body)) : null,
     payload_truncated: payload?.truncated !== undefined,
-  });
+  };
+}
+
+/** Prunes the webhook's old entries when due (prune-log.ts). */
+export async function pruneIfDue(db: RuntimeDatabase, webhookId: string, retentionMs: number): Promise<void> {
+  const now = Date.now();
+  if (pruneDue(webhookId, retentionMs, now)) await pruneWebhookLog(db, { webhookId, retentionMs, now: new Date(now) });
+}
+
+/**
+ * Writes one entry now, before answering. The endpoint writes through call-log-writer.ts instead,
+ * which batches entries after the answer; this is for callers that want the entry in the
+ * database when the promise resolves.
+ */
+export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCallRecord): Promise<void> {
+  await pruneIfDue(db, record.webhookId, retentionMsOf(record));
+  await db.knex('webhook_log').insert(callLogRow(db, record));
 }
 
 function loggedPayload(request: WebhookRequest, extra: ReadonlySet<string>): LoggedPayload {
