@@ -1,7 +1,8 @@
 /**
  * The answer of a read action. One object (firstOnly, or a response schema of type object): the
- * first record, 204 when there is none. Otherwise an array, 200 even when empty — an empty list is
- * a result a client parses like any other, where 204 would need a special case.
+ * first record. Otherwise an array. No record found: 204, as the seed's status table says ("success
+ * without result, e.g. no record found"). A paged read answers `{data, total}` even when empty:
+ * the page and its total are a result.
  */
 import type { WebhookDefinition } from '../../../definitions/types.js';
 import type { WebhookAnswer } from '../webhook-call.js';
@@ -15,7 +16,7 @@ export function answersOne(hook: WebhookDefinition): boolean {
 }
 
 export function recordsAnswer(records: readonly unknown[], one: boolean): WebhookAnswer {
-  if (!one) return { status: 200, body: records };
   const first = records[0];
-  return first === undefined ? { status: 204 } : { status: 200, body: first };
+  if (first === undefined) return { status: 204 };
+  return one ? { status: 200, body: first } : { status: 200, body: records };
 }
