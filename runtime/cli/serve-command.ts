@@ -14,6 +14,7 @@ import { newWorkerId } from '../daemon/worker-id.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
+import { stopDirectRuns } from '../http/run-direct.js';
 import { createLogger } from '../log.js';
 import { queueSettings, serveSettings, SettingsError, type QueueFlags, type ServeFlags } from '../settings.js';
 import { runProcess } from '../sync/run-process.js';
@@ -100,6 +101,9 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   server.closeIdleConnections();
   // Requests in flight (direct runs among them) finish before the database closes under them.
   await once(server, 'close');
+  // Direct runs that already answered 202 get the drain time, then go back to the queue.
+  const released = await stopDirectRuns(queue.drainMs);
+  if (released > 0) log.info({ released }, 'released interrupted direct runs back to Pending');
   await closeAll();
   return 0;
 }

@@ -3,11 +3,16 @@
  * this process, run here, and answered when it ends — or, past the synchronous time limit, answered
  * as it stands while the run goes on. The run is never tied to the request: a caller who gives up
  * or times out does not stop it, and its outcome is recorded on the item for GetAction.
+ *
+ * Runs still going when the process stops (`stopDirectRuns`, called by serve on SIGTERM) get the
+ * drain time to finish; then they are interrupted and their items released to Pending with the
+ * attempt given back, for a daemon to run — never left InProgress for the reaper to fail.
  */
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { runHeldItem, type ItemRunner } from '../execution/run-held-item.js';
 import type { NewQueueItem } from '../queue/enqueue.js';
 import { getItem } from '../queue/get-item.js';
+import { release } from '../queue/release.js';
 import type { QueueRow } from '../queue/queue-item.js';
 import { startItem } from '../queue/start-item.js';
 
@@ -19,14 +24,21 @@ export interface DirectRun {
 
 type Settled = { item: QueueRow } | { error: unknown };
 
+/** Direct runs of this process that have not ended, by item id. */
+const inFlight = new Map<string, { done: Promise<unknown>; controller: AbortController; runner: ItemRunner }>();
+
 export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: NewQueueItem, timeLimitMs: number): Promise<DirectRun> {
   const held = await startItem(runner.db, item, { workerId: runner.workerId, leaseMs: runner.leaseMs });
   // The run uses the definitions the request was checked against, even if a reload comes meanwhile.
   const pinned: ItemRunner = { ...runner, snapshot: () => snapshot };
-  const settled: Promise<Settled> = runHeldItem(pinned, held).then(
-    (finished) => ({ item: finished }),
-    (error: unknown) => ({ error }),
-  );
+  const controller = new AbortController();
+  const settled: Promise<Settled> = runHeldItem(pinned, held, { signal: controller.signal })
+    .then(
+      (finished) => ({ item: finished }),
+      (error: unknown) => ({ error }),
+    )
+    .finally(() => inFlight.delete(held.id));
+  inFlight.set(held.id, { done: settled, controller, runner });
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<undefined>((resolve) => {
     timer = setTimeout(resolve, timeLimitMs, undefined);
@@ -42,4 +54,24 @@ export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: Ne
     if ('error' in late) runner.log.error({ err: late.error, queueId: held.id, processId: held.processId }, 'a direct run that outlived its request failed');
   });
   return { finished: false, item: (await getItem(runner.db, held.id)) ?? held };
+}
+
+/**
+ * On shutdown: waits up to `drainMs` for the direct runs still going, then interrupts the rest and
+ * hands their items back to the queue (Pending, attempt given back). Answers how many were released.
+ */
+export async function stopDirectRuns(drainMs: number): Promise<number> {
+  const runs = [...inFlight.entries()];
+  if (runs.length === 0) return 0;
+  const all = Promise.allSettled(runs.map(([, run]) => run.done));
+  let timer: NodeJS.Timeout | undefined;
+  const drained = await Promise.race([all.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, drainMs, false)))]);
+  clearTimeout(timer);
+  if (drained) return 0;
+  const left = [...inFlight.entries()];
+  for (const [, run] of left) run.controller.abort(new Error('the server is stopping'));
+  await Promise.allSettled(left.map(([, run]) => run.done));
+  let released = 0;
+  for (const [id, run] of left) released += await release(run.runner.db, { workerId: run.runner.workerId, ids: [id] });
+  return released;
 }
