@@ -3,11 +3,13 @@
  * pinned log entry kept (a test with a pin, a replay). They run through the endpoint's own code
  * (`executeWebhook`), so they meet the same security: the console adds the webhook's secret, as
  * the caller it stands in for would, because the operator holding the `console` scope is trusted
- * with the webhook's configuration anyway, and a logged request has its secret redacted.
+ * with the webhook's configuration anyway, and a logged request has its secret redacted; for the
+ * same reason it signs the body afresh when the webhook checks signatures.
  */
 import type { WebhookDefinition } from '../../../definitions/types.js';
 import type { WebhookRequest } from '../webhook-call.js';
 import type { LoggedPayload } from './record-call.js';
+import { signatureHeaders } from '../signatures/sign.js';
 import { redacted } from './redact.js';
 
 const userAgent = 'syncline-console';
@@ -20,6 +22,7 @@ export function requestFromData(definition: WebhookDefinition, data: unknown): W
     'content-length': String(rawBody.length),
     'user-agent': userAgent,
     ...secretHeader(definition),
+    ...(definition.signature === undefined ? {} : signatureHeaders(definition.signature, rawBody)),
   };
   return { method: 'POST', data, query: {}, headers, rawBody };
 }
@@ -30,7 +33,8 @@ export function requestFromPayload(definition: WebhookDefinition, method: string
   // A redacted header cannot be sent again as it was; the secret is added fresh below.
   const headers = Object.fromEntries(Object.entries(payload.headers).filter(([, value]) => value !== redacted));
   const rawBody = payload.body === undefined ? Buffer.alloc(0) : Buffer.from(payload.body, payload.bodyEncoding ?? 'utf8');
-  return { method, data: payload.data, query: payload.query, headers: { ...headers, ...secretHeader(definition) }, rawBody };
+  const signed = definition.signature === undefined ? {} : signatureHeaders(definition.signature, rawBody);
+  return { method, data: payload.data, query: payload.query, headers: { ...headers, ...secretHeader(definition), ...signed }, rawBody };
 }
 
 function secretHeader(definition: WebhookDefinition): Record<string, string> {
