@@ -11,11 +11,14 @@
  * - claim: `DELETE … WHERE webhook_id = ? AND key_hash = ? AND expires_at < now` (a stale row),
  *   then `INSERT (state 'running', expires_at now + lease)`; a primary-key violation means
  *   another call holds or held the key, and its row says which;
- * - complete: `UPDATE … SET state 'done', answer, expires_at = now + window`;
- * - release: `DELETE` the row.
+ * - complete: `UPDATE … SET state 'done', answer, expires_at = now + window WHERE … AND claim_id = ?`;
+ * - release: `DELETE … WHERE … AND claim_id = ?`.
+ * The running lease is the same for every window: a short window must not let a retry run the
+ * action again while the first call still runs. `claim_id` keeps a call whose lease ran out from
+ * finishing or freeing a later call's claim.
  * Expired rows of a webhook are swept at most once a minute per process, on a claim.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseDuration } from '../../definitions/duration.js';
 import type { WebhookDefinition } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
@@ -64,12 +67,13 @@ export async function claimIdempotencyKey(db: RuntimeDatabase, webhookId: string
   const keyHash = createHash('sha256').update(key).digest('hex');
   const at = (ms: number) => toDatabaseTime(db.dialect, new Date(now.getTime() + ms));
   const row = { webhook_id: webhookId, key_hash: keyHash };
+  const claimId = randomUUID();
   await sweep(db, webhookId, now);
   // Twice at most: the row that blocked the insert may expire or be released before it is read.
   for (let attempt = 0; attempt < 2; attempt += 1) {
     await db.knex(table).where(row).andWhere('expires_at', '<', at(0)).delete();
     try {
-      await db.knex(table).insert({ ...row, state: 'running', answer: null, created_at: at(0), expires_at: at(Math.min(windowMs, runningLeaseMs)) });
+      await db.knex(table).insert({ ...row, state: 'running', claim_id: claimId, answer: null, created_at: at(0), expires_at: at(runningLeaseMs) });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const held = (await db.knex(table).where(row).first('state', 'answer')) as { state: string; answer: unknown } | undefined;
@@ -83,11 +87,11 @@ export async function claimIdempotencyKey(db: RuntimeDatabase, webhookId: string
         const done = new Date();
         await db
           .knex(table)
-          .where(row)
+          .where({ ...row, claim_id: claimId })
           .update({ state: 'done', answer: JSON.stringify(answer), expires_at: toDatabaseTime(db.dialect, new Date(done.getTime() + windowMs)) });
       },
       async release() {
-        await db.knex(table).where(row).delete();
+        await db.knex(table).where({ ...row, claim_id: claimId }).delete();
       },
     };
   }

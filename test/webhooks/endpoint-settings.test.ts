@@ -42,6 +42,18 @@ describe('webhook endpoint: idempotency, rate limit and CORS', () => {
     assert.equal(seen.length, count + 4);
   });
 
+  it('a call running longer than a short window still holds its key: the retry gets 409, not a second run', async () => {
+    closeGate();
+    const first = post('wh_idempotent0001', { order: 'slow', wait: true }, { 'idempotency-key': 'key-slow' });
+    while (!seen.some((call) => (call.request.data as { order?: string }).order === 'slow')) await sleep(5);
+    const count = seen.length;
+    await sleep(1200); // longer than the 1 s window
+    assertProblem(await post('wh_idempotent0001', { order: 'slow', wait: true }, { 'idempotency-key': 'key-slow' }), 409, 'idempotency-conflict');
+    assert.equal(seen.length, count, 'the action did not run a second time');
+    gate.open();
+    assert.equal((await first).status, 200);
+  });
+
   it('takes the key from a body path when configured', async () => {
     const count = seen.length;
     const body = { event: { id: 'evt_1', type: 'paid' } };
