@@ -79,7 +79,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const start = (item: Parameters<typeof runHeldItem>[1]): void => {
     const runKey = `${item.id}#${item.attempts}`;
     const controller = new AbortController();
-    const done = runHeldItem(runner, item, { signal: controller.signal })
+    const done = runHeldItem(runner, item, { signal: controller.signal, reread: false })
       .then(() => undefined)
       .catch((error: unknown) => {
         // Recording the end failed (the database went away): the lease runs out and the reaper retries the item.

@@ -39,6 +39,8 @@ export interface ItemRunner {
 }
 
 export interface RunHeldItemOptions {
+  /** False: answer the item as it was held, without reading the final row back (default true). */
+  reread?: boolean;
   /** Aborts the run (the daemon stopping); an unfinished item is then left held for release(). */
   signal?: AbortSignal;
   /** Called as the run's statistics grow. */
@@ -83,7 +85,8 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
   const snapshot = runner.snapshot();
   const settings = processSettings(snapshot, item.processId);
-  const reread = async (): Promise<QueueRow> => (await getItem(db, item.id)) ?? item;
+  // The daemon only logs the end, so it spares the database the read of the final row.
+  const reread = async (): Promise<QueueRow> => (options.reread === false ? item : ((await getItem(db, item.id)) ?? item));
 
   if (settings === undefined) {
     // Renamed or deleted since it was enqueued: no later attempt can succeed either.
