@@ -124,8 +124,8 @@ describe('hot reload', () => {
     // An unclosed quote: the whole file is unreadable, so its sync is gone; none of that may reach
     // the holder. The webhook that starts that sync is not reported as well: the sync exists, it is
     // broken. (Where on the line a YAML error points is the parser's choice; the line is not.)
-    const brokenYaml = original.replace('where: "active = 1"', 'where: "active = 1');
-    const yamlProblems = await rejectedEdit(brokenYaml, 'yaml-syntax', { line: positionOf(original, 'where: "active = 1"').line }, 'broken YAML');
+    const brokenYaml = original.replace('where: "active = 1 AND', 'where: "active = 1 AND"');
+    const yamlProblems = await rejectedEdit(brokenYaml, 'yaml-syntax', { line: positionOf(original, 'where: "active = 1 AND').line }, 'broken YAML');
     assert.ok(!hasProblem(yamlProblems, join(dir, 'webhooks.yaml'), 'unknown-reference'), 'no "unknown Sync" for a sync whose file is broken');
 
     const schemaError = original.replace('batchSize: 500', 'batchSize: lots');

@@ -84,7 +84,7 @@ describe('the quickstart', () => {
 
     const sync = snapshot.syncs.get('crm-customers-to-erp')!;
     assert.match(sync.origin.file, /syncs\.yaml$/);
-    assert.deepEqual({ line: sync.origin.line, column: sync.origin.column }, { line: 5, column: 1 });
+    assert.deepEqual({ line: sync.origin.line, column: sync.origin.column }, { line: 7, column: 1 });
     assert.ok(sync.where && sync.precondition && sync.matchWhere && sync.order, 'expressions are parsed once, at load');
     const mapped = await sync.mapping.evaluate({ id: 7, name: 'Ada', email: 'ADA@EXAMPLE.COM', addresses: { main: { city: 'Oslo', country: 'NO' } } });
     assert.equal(mapped.AccountNumber, 'C-7');
