@@ -97,14 +97,21 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
 
   const signal = await stop;
   log.info({ signal }, 'shutting down');
-  server.close();
-  server.closeIdleConnections();
-  // Requests in flight (direct runs among them) finish before the database closes under them.
-  await once(server, 'close');
-  // Direct runs that already answered 202 get the drain time, then go back to the queue.
-  const released = await stopDirectRuns(queue.drainMs);
-  if (released > 0) log.info({ released }, 'released interrupted direct runs back to Pending');
-  await closeAll();
+  // The daemon stops claiming at once and drains alongside the requests, so the whole stop takes
+  // about one drain time, not the sum of the steps.
+  const workersStopped = workers?.stop();
+  try {
+    server.close();
+    server.closeIdleConnections();
+    // Requests in flight (direct runs among them) finish before the database closes under them.
+    await once(server, 'close');
+    // Direct runs that already answered 202 get the drain time, then go back to the queue.
+    const released = await stopDirectRuns(queue.drainMs, log);
+    if (released > 0) log.info({ released }, 'released interrupted direct runs back to Pending');
+  } finally {
+    await workersStopped;
+    await closeAll();
+  }
   return 0;
 }
 

@@ -23,27 +23,33 @@ export type QueueReadiness = { ok: true; queue: QueueState } | { ok: false; reas
 export const readinessTimeoutMs = 2000;
 
 /**
- * One question to the database at a time, shared by every /readyz call that arrives meanwhile:
- * /readyz needs no token, so a flood of calls must not become a flood of COUNT queries.
+ * One question to the database at a time, shared by every /readyz call that arrives meanwhile —
+ * until the question itself is answered, not just until a caller gave up waiting: /readyz needs
+ * no token, so a flood of calls (or a slow database) must not become a pile of COUNT queries.
  */
-const inFlight = new WeakMap<RuntimeDatabase, Promise<QueueReadiness>>();
+type Counts = [Awaited<ReturnType<typeof countByStatus>>, Awaited<ReturnType<typeof nextRunAfter>>];
+const inFlight = new WeakMap<RuntimeDatabase, Promise<Counts>>();
 
-export async function queueReadiness(db: RuntimeDatabase, daemonActive: () => boolean, timeoutMs = readinessTimeoutMs): Promise<QueueReadiness> {
+function ask(db: RuntimeDatabase): Promise<Counts> {
   let asking = inFlight.get(db);
   if (asking === undefined) {
-    asking = askDatabase(db, timeoutMs).finally(() => inFlight.delete(db));
-    inFlight.set(db, asking);
+    asking = Promise.all([countByStatus(db), nextRunAfter(db)]);
+    const current = asking;
+    const forget = (): void => {
+      if (inFlight.get(db) === current) inFlight.delete(db);
+    };
+    current.then(forget, forget);
+    inFlight.set(db, current);
   }
-  const answer = await asking;
-  return answer.ok ? { ok: true, queue: { ...answer.queue, daemon: daemonActive() ? 'active' : 'inactive' } } : answer;
+  return asking;
 }
 
-async function askDatabase(db: RuntimeDatabase, timeoutMs: number): Promise<QueueReadiness> {
+export async function queueReadiness(db: RuntimeDatabase, daemonActive: () => boolean, timeoutMs = readinessTimeoutMs): Promise<QueueReadiness> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(resolve, timeoutMs, 'timeout');
   });
-  const query = Promise.all([countByStatus(db), nextRunAfter(db)]);
+  const query = ask(db);
   try {
     const result = await Promise.race([query, timeout]);
     if (result === 'timeout') {
@@ -51,7 +57,7 @@ async function askDatabase(db: RuntimeDatabase, timeoutMs: number): Promise<Queu
       return { ok: false, reason: `the runtime database did not answer within ${timeoutMs} ms` };
     }
     const [counts, next] = result;
-    return { ok: true, queue: { ...counts, nextDue: next?.toISOString() ?? null, daemon: 'inactive' } };
+    return { ok: true, queue: { ...counts, nextDue: next?.toISOString() ?? null, daemon: daemonActive() ? 'active' : 'inactive' } };
   } catch (error) {
     // Only a category: a driver's message can name the host, port or user, and /readyz answers
     // without a token. The log of the process has the details.

@@ -15,6 +15,7 @@ import { getItem } from '../queue/get-item.js';
 import { release } from '../queue/release.js';
 import type { QueueRow } from '../queue/queue-item.js';
 import { startItem } from '../queue/start-item.js';
+import type { Logger } from '../log.js';
 
 export interface DirectRun {
   /** False when the time limit passed first; `item` is then the item as it stood (InProgress). */
@@ -56,22 +57,36 @@ export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: Ne
   return { finished: false, item: (await getItem(runner.db, held.id)) ?? held };
 }
 
-/**
- * On shutdown: waits up to `drainMs` for the direct runs still going, then interrupts the rest and
- * hands their items back to the queue (Pending, attempt given back). Answers how many were released.
- */
-export async function stopDirectRuns(drainMs: number): Promise<number> {
-  const runs = [...inFlight.entries()];
-  if (runs.length === 0) return 0;
-  const all = Promise.allSettled(runs.map(([, run]) => run.done));
+/** How long interrupted runs get to wind down before their items are released anyway. */
+const abortGraceMs = 2000;
+
+/** Resolves true when `work` settles within `ms`, false otherwise. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const drained = await Promise.race([all.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, drainMs, false)))]);
+  const settled = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)))]);
   clearTimeout(timer);
-  if (drained) return 0;
+  return settled;
+}
+
+/**
+ * On shutdown: waits up to `drainMs` for the direct runs still going, then interrupts the rest,
+ * gives them a short grace (a connector call may not heed the signal), and hands their items back
+ * to the queue (Pending, attempt given back). Answers how many were released; never throws — a
+ * database that fails here leaves the items to the reaper, and the shutdown goes on.
+ */
+export async function stopDirectRuns(drainMs: number, log?: Logger): Promise<number> {
+  if (inFlight.size === 0) return 0;
+  if (await within(Promise.allSettled([...inFlight.values()].map((run) => run.done)), drainMs)) return 0;
   const left = [...inFlight.entries()];
   for (const [, run] of left) run.controller.abort(new Error('the server is stopping'));
-  await Promise.allSettled(left.map(([, run]) => run.done));
+  await within(Promise.allSettled(left.map(([, run]) => run.done)), abortGraceMs);
   let released = 0;
-  for (const [id, run] of left) released += await release(run.runner.db, { workerId: run.runner.workerId, ids: [id] });
+  for (const [id, run] of left) {
+    try {
+      released += await release(run.runner.db, { workerId: run.runner.workerId, ids: [id] });
+    } catch (error) {
+      log?.error({ err: error, itemId: id }, 'could not release an interrupted direct run; the reaper will return it');
+    }
+  }
   return released;
 }

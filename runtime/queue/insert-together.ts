@@ -32,25 +32,34 @@ const maxRows = 100;
 class InsertTogether {
   readonly #db: RuntimeDatabase;
   #waiting: Waiting[] = [];
-  #running = false;
+  /** The write loop while it runs. */
+  #running: Promise<void> | undefined;
+  #closed = false;
 
   constructor(db: RuntimeDatabase) {
     this.#db = db;
+    // Closing the database: rows not sent yet are refused at once (their callers see an error, as
+    // an ordinary insert would), and the statement being written finishes before the pool goes.
+    db.onClose(async () => {
+      this.#closed = true;
+      for (const entry of this.#waiting.splice(0)) entry.reject(new Error('the runtime database is closing; the queue item was not written'));
+      await this.#running;
+    });
   }
 
   insert(values: Row): Promise<Row> {
     return new Promise<Row>((resolve, reject) => {
+      if (this.#closed) return reject(new Error('the runtime database is closed; the queue item was not written'));
       this.#waiting.push({ values, resolve, reject });
-      if (!this.#running) void this.#run();
+      this.#running ??= this.#run();
     });
   }
 
   async #run(): Promise<void> {
-    this.#running = true;
     try {
       while (this.#waiting.length > 0) await this.#write(this.#waiting.splice(0, maxRows));
     } finally {
-      this.#running = false;
+      this.#running = undefined;
     }
   }
 

@@ -16,8 +16,9 @@
  * A challenge answer is an HMAC of a value the caller chose, keyed with the network client secret.
  * Networks often use that same secret to sign events, and the x-crc answer has the very shape of
  * an `sha256=`-signature header, so an arbitrary value would make the endpoint sign forged bodies
- * for anyone. Only token-like values (letters, digits, - _ . ~ + / =, at most 256) are signed; a
- * JSON body, which a forgery needs, never is one.
+ * for anyone. Only token-like values (letters, digits, - _ + /, `=` padding at the end, at most
+ * 256) are signed — never a JSON or form body or a `timestamp.body` message — and a body that is
+ * itself token-like is never accepted as signed (`signsLikeChallenge`).
  */
 import type { WebhookDefinition } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import type { RuntimeDatabase } from '../../runtime/database/open-database.js';
+import type { RunProcess } from '../../runtime/execution/process-run.js';
 import { runDirect, stopDirectRuns } from '../../runtime/http/run-direct.js';
 import { getItem } from '../../runtime/queue/get-item.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
@@ -34,5 +35,19 @@ await describeEachRuntimeDatabase('direct runs at shutdown', (runtime) => {
     assert.equal(item?.status, 'Pending');
     assert.equal(item?.attempts, 0, 'the interrupted attempt is given back');
     assert.equal(item?.lockedBy, null);
+  });
+
+  test('a run that does not heed the interruption is released after a short grace, not waited for', async () => {
+    // A connector call without a signal: the run goes on for 4 s whatever happens.
+    let ended = false;
+    const stubborn: RunProcess = async (...args) => {
+      const outcome = await runFor(4000)(...args);
+      ended = true;
+      return outcome;
+    };
+    const direct = await runDirect(fakeRunner(db, stubborn), snapshot, { processId: 'crm-to-erp', startType: 'manual' }, 10);
+    assert.equal(await stopDirectRuns(50), 1);
+    assert.equal(ended, false, 'released while the run was still going');
+    assert.equal((await getItem(db, direct.item.id))?.status, 'Pending');
   });
 });
