@@ -8,18 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { ConnectionPool } from '../../connectors/connection-pool.js';
 import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
-import { newWorkerId } from '../daemon/worker-id.js';
-import type { ItemRunner } from '../execution/run-held-item.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
 import { stopDirectRuns } from '../http/run-direct.js';
 import { createLogger } from '../log.js';
 import { queueSettings, serveSettings, SettingsError, type QueueFlags, type ServeFlags } from '../settings.js';
-import { runProcess } from '../sync/run-process.js';
-import { loadWatchedDefinitions } from './load-watched-definitions.js';
-import { openMigratedDatabase } from './open-runtime-database.js';
+import { openRuntime, stopSignal } from './open-runtime.js';
 
 export interface ServeCommandFlags extends ServeFlags, QueueFlags {
   /** False with --no-daemon: the API alone, items stay Pending until a daemon takes them. */
@@ -27,11 +22,7 @@ export interface ServeCommandFlags extends ServeFlags, QueueFlags {
 }
 
 export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
-  // Registered first, so a signal during start-up also ends the process cleanly.
-  const stop = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  const stop = stopSignal();
   let settings;
   let queue;
   try {
@@ -43,32 +34,19 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
     return 2;
   }
   const log = createLogger();
-  const definitions = await loadWatchedDefinitions(settings.definitions, log, 'not serving');
-  if (typeof definitions === 'number') return definitions;
-  const { holder, watcher } = definitions;
+  const runtime = await openRuntime(settings.definitions, queue, log, 'not serving');
+  if (typeof runtime === 'number') return runtime;
+  const { holder, connections, db } = runtime;
 
-  const connections = new ConnectionPool({ baseDirectory: process.cwd() });
-  holder.on('swap', (snapshot) => {
-    // Connections of systems that changed or went away are closed; the others are kept.
-    connections.retain([...snapshot.systems.values()].map((s) => s.definition)).catch((error: unknown) => log.warn({ err: error }, 'closing a stale connection failed'));
-  });
-  const db = await openMigratedDatabase(queue.database, log);
-  if (db === undefined) {
-    await Promise.all([watcher.close(), connections.closeAll()]);
-    return 1;
-  }
-
-  const runnerFor = (role: string): ItemRunner => ({ db, snapshot: () => holder.current, connections, log, runProcess, workerId: newWorkerId(role), leaseMs: queue.leaseMs });
   // The API's direct runs hold items under their own id, so stopping the daemon never releases them.
-  const runner = runnerFor('api');
+  const runner = runtime.runner('api');
   let workers: QueueWorkers | undefined;
-  if (flags.daemon !== false) workers = await startQueueWorkers(runnerFor('daemon'), holder, queue);
+  if (flags.daemon !== false) workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue);
   else log.info('--no-daemon: queued items stay Pending until a daemon on this database runs them');
 
   const closeAll = async (): Promise<void> => {
     await workers?.stop();
-    await Promise.all([watcher.close(), connections.closeAll()]);
-    await db.close();
+    await runtime.close();
   };
   const app = createApp({
     holder,
