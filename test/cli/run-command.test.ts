@@ -4,37 +4,22 @@
  * it leaves behind.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import knexFactory from 'knex';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
-import { cliEnv, projectRoot } from '../support/cli-process.js';
+import { projectRoot, runCli } from '../support/cli-process.js';
 
 const quickstart = join(projectRoot, 'examples', 'quickstart');
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('syncline run', () => {
   let dir: string;
   let env: Record<string, string>;
 
-  async function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Ran> {
-    const child = spawn(process.execPath, [join(projectRoot, 'bin', 'syncline.js'), 'run', ...args], { cwd: projectRoot, env: cliEnv({ ...env, ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const [code] = (await once(child, 'exit')) as [number | null];
-    return { code, stdout, stderr };
-  }
+  const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(['run', ...args], { env: { ...env, ...extraEnv } });
 
   /** The statistics table as numbers. */
   function statistics(stdout: string): Record<string, number> {

@@ -14,26 +14,15 @@ import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
 import { openDatabase } from '../../runtime/database/open-database.js';
 import { enqueue } from '../../runtime/queue/enqueue.js';
 import { getItem } from '../../runtime/queue/get-item.js';
+import { cliEnv, runCli } from '../support/cli-process.js';
 import { eventually } from './fake-runner.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin', 'syncline.js');
 const quickstartEnv = { QUICKSTART_API_TOKEN: 'cli-daemon-test-token-0123456789', CRM_WEBHOOK_SECRET: 'cli-daemon-test-secret-0123456789', CRM_DB: '/nonexistent/crm.sqlite', ERP_DB: '/nonexistent/erp.sqlite' };
 
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SYNCLINE_')));
-  return { ...env, ...quickstartEnv, SYNCLINE_LOG_LEVEL: 'info', ...extra };
-}
 
-async function run(args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-}
+const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...quickstartEnv, ...extra } });
 
 let folder: string;
 before(async () => {
@@ -72,7 +61,7 @@ test('daemon runs items another process enqueued and exits 0 on SIGTERM', async 
   const url = `sqlite:${join(folder, 'daemon.db')}`;
   const child = spawn(process.execPath, [bin, 'daemon', '--definitions', 'examples/quickstart', '--db', url, '--concurrency', '2'], {
     cwd: root,
-    env: childEnv({ SYNCLINE_POLL_INTERVAL: '200ms' }),
+    env: cliEnv({ ...quickstartEnv, SYNCLINE_POLL_INTERVAL: '200ms' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { displayPath } from '../../definitions/load/find-files.js';
+import { cliEnv, runCli } from '../support/cli-process.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin', 'syncline.js');
@@ -25,11 +26,6 @@ const secrets = {
   ERP_DB: `/var/data/erp-${process.pid}-do-not-show.sqlite`,
 };
 
-/** The environment of a spawned command: ours without any SYNCLINE_* setting, plus `extra`. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SYNCLINE_')));
-  return { ...env, SYNCLINE_LOG_LEVEL: 'info', ...extra };
-}
 
 interface Served {
   child: ChildProcess;
@@ -43,7 +39,7 @@ interface Served {
 async function serve(definitions: string): Promise<Served> {
   const child = spawn(process.execPath, [bin, 'serve', '--definitions', definitions, '--port', '0'], {
     cwd: root,
-    env: childEnv(secrets),
+    env: cliEnv(secrets),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
@@ -69,15 +65,7 @@ async function serve(definitions: string): Promise<Served> {
 }
 
 /** Runs the CLI to completion. */
-async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-}
+const run = (args: string[]) => runCli(args);
 
 async function copyQuickstart(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'syncline-serve-'));

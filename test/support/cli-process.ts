@@ -35,6 +35,23 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, SYNCLINE_LOG_LEVEL: 'info', ...extra };
 }
 
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command to its end. */
+export async function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? projectRoot, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
 export function startCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
   const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? projectRoot, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));

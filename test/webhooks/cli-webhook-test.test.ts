@@ -4,27 +4,18 @@
  * output; exit 0 for 2xx, 1 for another answer or a refused test, 2 for usage errors.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliEnv, projectRoot } from '../support/cli-process.js';
+import { runCli } from '../support/cli-process.js';
 import { quickstartApp, tokens, type HttpApp } from '../support/http-app.js';
 import { logWebhookFiles, quickstartSecret, record, webhooks } from './log-fixture.js';
 import { standInEndpoint } from './stand-in-endpoint.js';
 
-async function syncline(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'syncline.js'), ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-}
+const syncline = (args: string[], env: Record<string, string> = {}) => runCli(args, { env });
 
 /** A port nothing listens on (fetch refuses the well-known "bad" ports such as 1). */
 async function closedPort(): Promise<number> {
