@@ -16,12 +16,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { createLogger } from '../../runtime/log.js';
 import { quickstartApp, tokens } from '../support/http-app.js';
+import { checked, load, type LoadResult } from './http-load.js';
 import { ms, table } from './stats.js';
 
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 4);
@@ -40,18 +40,6 @@ interface Servers {
   body: string;
 }
 
-/** The part of autocannon's API used here (it ships no types). */
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  mismatches: number;
-}
-type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** The same request for both servers; only the path differs. */
 const request = {
@@ -100,20 +88,6 @@ async function serveBoth(): Promise<void> {
 
 // ---------------------------------------------------------------- parent: the load
 
-function load(url: string, duration: number, expectBody: string): Promise<AutocannonResult> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections, pipelining, duration, ...request, expectBody }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
-
-function checked(name: string, result: AutocannonResult): AutocannonResult {
-  const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
-  if (bad > 0 || result.requests.total === 0) {
-    throw new Error(`${name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result.mismatches} wrong bodies of ${result.requests.total}`);
-  }
-  return result;
-}
-
 export async function run(): Promise<void> {
   const child: ChildProcess = fork(import.meta.filename, ['--serve'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
@@ -129,10 +103,10 @@ export async function run(): Promise<void> {
       `\nPOST, ${recordCount} records (${(Buffer.byteLength(servers.body) / 1024).toFixed(1)} KiB of JSON) per answer; autocannon: ${connections} connections, ` +
         `pipelining ${pipelining}, ${rounds} alternating rounds of ${seconds} s per server after a ${warmupSeconds} s warm-up each; servers in one child process`,
     );
-    for (const target of targets) checked(`${target.name} (warm-up)`, await load(target.url, warmupSeconds, servers.body));
-    const results = new Map<string, AutocannonResult[]>(targets.map((t) => [t.name, []]));
+    for (const target of targets) checked(`${target.name} (warm-up)`, await load(target.url, warmupSeconds, request, { connections, pipelining }, servers.body));
+    const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round += 1) {
-      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) results.get(target.name)!.push(checked(target.name, await load(target.url, seconds, servers.body)));
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) results.get(target.name)!.push(checked(target.name, await load(target.url, seconds, request, { connections, pipelining }, servers.body)));
     }
 
     const summary = targets.map((target) => {

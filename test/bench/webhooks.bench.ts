@@ -21,7 +21,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -29,6 +28,7 @@ import { createLogger } from '../../runtime/log.js';
 import { flushCallLog } from '../../runtime/webhooks/log/call-log-writer.js';
 import { databaseTargets, type TestDatabase } from '../support/databases.js';
 import { engineApp, quickstartApp, type HttpApp } from '../support/http-app.js';
+import { checked, load, type LoadResult } from './http-load.js';
 import { ms, table } from './stats.js';
 
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 4);
@@ -79,17 +79,6 @@ interface Servers {
 }
 type Engine = 'sqlite' | 'postgres';
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  mismatches: number;
-}
-type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 // ---------------------------------------------------------------- child: the servers
 
@@ -145,20 +134,6 @@ async function serve(kind: Kind, engine: Engine): Promise<void> {
 
 // ---------------------------------------------------------------- parent: the load
 
-function load(url: string, duration: number, expectBody: string | undefined): Promise<AutocannonResult> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections, pipelining, duration, ...request, ...(expectBody === undefined ? {} : { expectBody }) }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
-
-function checked(name: string, result: AutocannonResult): AutocannonResult {
-  const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
-  if (bad > 0 || result.requests.total === 0) {
-    throw new Error(`${name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result.mismatches} wrong bodies of ${result.requests.total}`);
-  }
-  return result;
-}
-
 async function compare(kind: Kind, engine: Engine, label: string): Promise<void> {
   const child: ChildProcess = fork(import.meta.filename, ['--serve', kind, engine], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
@@ -173,7 +148,7 @@ async function compare(kind: Kind, engine: Engine, label: string): Promise<void>
     let starts = 1;
     let webhookRuns = 0;
     const run = async (name: string, url: string, duration: number) => {
-      const result = checked(name, await load(url, duration, servers.body));
+      const result = checked(name, await load(url, duration, request, { connections, pipelining }, servers.body));
       if (url === servers.webhook) {
         starts += result.requests.total;
         webhookRuns += 1;
@@ -181,7 +156,7 @@ async function compare(kind: Kind, engine: Engine, label: string): Promise<void>
       return result;
     };
     for (const target of targets) await run(`${target.name} (warm-up)`, target.url, warmupSeconds);
-    const results = new Map<string, AutocannonResult[]>(targets.map((t) => [t.name, []]));
+    const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round += 1) {
       for (const target of round % 2 === 0 ? targets : [...targets].reverse()) results.get(target.name)!.push(await run(target.name, target.url, seconds));
     }
