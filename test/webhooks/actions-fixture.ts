@@ -15,7 +15,8 @@ import { createLogger } from '../../runtime/log.js';
 import { runWebhookAction } from '../../runtime/webhooks/actions/index.js';
 import { createTicker, type Ticker } from '../../runtime/webhooks/ticker.js';
 import type { WebhookAnswer, WebhookCall } from '../../runtime/webhooks/webhook-call.js';
-import { definitionsYaml } from '../sync/sync-fixture.js';
+import { after, before, beforeEach } from 'node:test';
+import { createTables, definitionsYaml, resetData } from '../sync/sync-fixture.js';
 import type { TestDatabase } from '../support/databases.js';
 
 const accountMapping = `'{ "number": "C-" & $string(id), "name": name, "email": email, "score": score, "addresses": { "main": { "city": city } } }'`;
@@ -164,5 +165,27 @@ export async function actionWorld(database: TestDatabase, db: RuntimeDatabase): 
       throw new Error(`webhook ${id} was expected to refuse ${JSON.stringify(data)}`);
     },
     close: () => connections.closeAll(),
+  };
+}
+
+/**
+ * Registers, in the current suite, what every action suite needs: the tables, the world built
+ * once, and the rows reset before each test. Answers the world (valid inside tests and hooks).
+ */
+export function useActionWorld(runtime: () => RuntimeDatabase, database: () => TestDatabase): () => ActionWorld {
+  let world: ActionWorld | undefined;
+  before(async () => {
+    await createTables(database().admin);
+    world = await actionWorld(database(), runtime());
+  });
+  after(async () => {
+    await world?.close();
+  });
+  beforeEach(async () => {
+    await resetData(database().admin);
+  });
+  return () => {
+    if (world === undefined) throw new Error('the action world was not built');
+    return world;
   };
 }

@@ -7,36 +7,25 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
-import { createTables, resetData } from '../sync/sync-fixture.js';
-import { actionWorld, ids, type ActionWorld } from './actions-fixture.js';
+import { ids, useActionWorld } from './actions-fixture.js';
 
 const ada = { id: 1, name: 'Ada', email: 'ada@example.com', active: true, score: 10, city: 'Lisbon' };
 
 await describeEachRuntimeDatabase('webhook save actions', (runtime, database) => {
-  let world: ActionWorld;
+  const world = useActionWorld(runtime, database);
   const admin = () => database().admin;
   const accounts = async () => (await admin()('accounts').select('number', 'name', 'score').orderBy('number')) as Array<Record<string, unknown>>;
   const contacts = async () => (await admin()('contacts').select('id', 'email', 'name').orderBy('id')) as Array<{ id: number; email: string; name: string }>;
-  before(async () => {
-    await createTables(admin());
-    world = await actionWorld(database(), runtime());
-  });
-  after(async () => {
-    await world?.close();
-  });
-  beforeEach(async () => {
-    await resetData(admin());
-  });
 
   test('saveWithSync: a record is mapped, matched and created, then updated; statistics and per-record results', async () => {
-    const first = await world.call(ids.saveSync, ada);
+    const first = await world().call(ids.saveSync, ada);
     assert.deepEqual(first.answer, {
       status: 200,
       body: { statistics: { read: 1, created: 1, updated: 0, skipped: 0, failed: 0 }, records: [{ index: 0, result: 'created', key: { number: 'C-1' } }] },
     });
     assert.deepEqual(await accounts(), [{ number: 'C-1', name: 'Ada', score: 10 }]);
     assert.equal((await admin()('account_addresses').where({ account_number: 'C-1' }).first())?.city, 'Lisbon');
-    const second = await world.call(ids.saveSync, { ...ada, name: 'Ada L.' });
+    const second = await world().call(ids.saveSync, { ...ada, name: 'Ada L.' });
     assert.equal((second.answer.body as { records: Array<{ result: string }> }).records[0]?.result, 'updated');
     assert.deepEqual(await accounts(), [{ number: 'C-1', name: 'Ada L.', score: 10 }]);
     assert.ok(first.ticker.messages.some((m) => m.kind === 'written' && m.data?.created === 1));
@@ -49,7 +38,7 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
       { ...ada, id: 3, name: 'Negative', score: -1 },
       { ...ada, id: 4, name: null },
     ];
-    const { answer } = await world.call(ids.saveSync, records);
+    const { answer } = await world().call(ids.saveSync, records);
     const body = answer.body as { statistics: Record<string, number>; records: Array<{ index: number; result: string; message?: string }> };
     assert.deepEqual(body.statistics, { read: 4, created: 1, updated: 0, skipped: 2, failed: 1 });
     assert.deepEqual(body.records.map((r) => [r.index, r.result]), [[0, 'created'], [1, 'skipped'], [2, 'skipped'], [3, 'failed']]);
@@ -58,48 +47,48 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
   });
 
   test('saveWithSync: every record failing answers 422 with each message; resultMapping answers the stored record', async () => {
-    const { error } = await world.refused(ids.saveSync, { ...ada, name: null });
+    const { error } = await world().refused(ids.saveSync, { ...ada, name: null });
     assert.equal(error.status, 422);
     assert.equal(error.extra?.errors?.length, 1);
-    const { answer } = await world.call(ids.saveSyncResult, { ...ada, id: 5, name: 'Ed' });
+    const { answer } = await world().call(ids.saveSyncResult, { ...ada, id: 5, name: 'Ed' });
     assert.deepEqual(answer, { status: 200, body: { number: 'C-5', name: 'Ed' } });
-    const many = await world.call(ids.saveSyncResult, [{ ...ada, id: 6, name: 'F' }, { ...ada, id: 7, active: false }]);
+    const many = await world().call(ids.saveSyncResult, [{ ...ada, id: 6, name: 'F' }, { ...ada, id: 7, active: false }]);
     assert.deepEqual(many.answer.body, [{ number: 'C-6', name: 'F' }, null]);
-    assert.deepEqual((await world.call(ids.saveSyncResult, { ...ada, active: false })).answer, { status: 204 });
+    assert.deepEqual((await world().call(ids.saveSyncResult, { ...ada, active: false })).answer, { status: 204 });
   });
 
   test('saveWithSystem: no match → create, answering the generated id through the result mapping; a match → update', async () => {
-    const created = await world.call(ids.saveSystem, { email: 'new@example.com', name: 'New' });
+    const created = await world().call(ids.saveSystem, { email: 'new@example.com', name: 'New' });
     const [row] = await contacts();
     assert.deepEqual(created.answer, { status: 200, body: { id: row!.id, name: 'New', action: 'created' } });
     assert.deepEqual(created.ticker.messages.map((m) => m.kind), ['start', 'filter', 'hits', 'written']);
-    const updated = await world.call(ids.saveSystem, { email: 'new@example.com', name: 'Renamed' });
+    const updated = await world().call(ids.saveSystem, { email: 'new@example.com', name: 'Renamed' });
     assert.deepEqual(updated.answer, { status: 200, body: { id: row!.id, name: 'Renamed', action: 'updated' } });
     assert.deepEqual(await contacts(), [{ id: row!.id, email: 'new@example.com', name: 'Renamed' }]);
   });
 
   test('saveWithSystem: several matches → 409 and nothing written', async () => {
     await admin()('contacts').insert([{ email: 'twin@example.com', name: 'one' }, { email: 'twin@example.com', name: 'two' }]);
-    const { error } = await world.refused(ids.saveSystem, { email: 'twin@example.com', name: 'three' });
+    const { error } = await world().refused(ids.saveSystem, { email: 'twin@example.com', name: 'three' });
     assert.equal(error.status, 409);
     assert.deepEqual((await contacts()).map((c) => c.name), ['one', 'two']);
   });
 
   test('saveWithSystem: onNoMatch skip → 204 and nothing written; onMatch skip → the existing record through the result mapping', async () => {
-    assert.deepEqual((await world.call(ids.saveSystemSkip, { email: 'none@example.com', name: 'x' })).answer, { status: 204 });
+    assert.deepEqual((await world().call(ids.saveSystemSkip, { email: 'none@example.com', name: 'x' })).answer, { status: 204 });
     assert.deepEqual(await contacts(), []);
     await admin()('contacts').insert({ email: 'here@example.com', name: 'Here' });
     const [existing] = await contacts();
-    assert.deepEqual((await world.call(ids.saveSystemSkip, { email: 'here@example.com', name: 'Changed' })).answer, { status: 200, body: { id: existing!.id } });
+    assert.deepEqual((await world().call(ids.saveSystemSkip, { email: 'here@example.com', name: 'Changed' })).answer, { status: 200, body: { id: existing!.id } });
     assert.equal((await contacts())[0]?.name, 'Here');
   });
 
   test('saveWithSystem without mappings: the data as it is, groups included, written by key; 204', async () => {
-    const { answer } = await world.call(ids.saveSystemAccount, { number: 'A-1', name: 'Direct', addresses: { main: { city: 'Porto' } } });
+    const { answer } = await world().call(ids.saveSystemAccount, { number: 'A-1', name: 'Direct', addresses: { main: { city: 'Porto' } } });
     assert.deepEqual(answer, { status: 204 });
     assert.deepEqual(await accounts(), [{ number: 'A-1', name: 'Direct', score: null }]);
     assert.equal((await admin()('account_addresses').where({ account_number: 'A-1' }).first())?.city, 'Porto');
-    const { error } = await world.refused(ids.saveSystemAccount, [{ number: 'A-2', name: 'x' }]);
+    const { error } = await world().refused(ids.saveSystemAccount, [{ number: 'A-2', name: 'x' }]);
     assert.equal(error.status, 400);
   });
 
@@ -107,8 +96,8 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     await admin()('contacts').insert([{ email: 'a@example.com', name: 'A' }, { email: 'b@example.com', name: 'B' }]);
     for (const payload of ["x' OR '1'='1", "x'; DROP TABLE contacts; --", "') OR ('a'='a"]) {
       // No match and onNoMatch create: a new contact whose email is the payload, nothing else touched.
-      await world.call(ids.saveSystem, { email: payload, name: 'P' });
-      assert.deepEqual((await world.call(ids.saveSystemSkip, { email: `${payload}!`, name: 'Q' })).answer, { status: 204 });
+      await world().call(ids.saveSystem, { email: payload, name: 'P' });
+      assert.deepEqual((await world().call(ids.saveSystemSkip, { email: `${payload}!`, name: 'Q' })).answer, { status: 204 });
     }
     const all = await contacts();
     assert.equal(all.length, 5);

@@ -10,31 +10,22 @@ import { readRecordsByGuid } from '../../runtime/record-store/read-records.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import type { QueueItem } from '../../runtime/queue/queue-item.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
-import { createTables, resetData } from '../sync/sync-fixture.js';
-import { actionWorld, ids, type ActionWorld } from './actions-fixture.js';
+import { ids, useActionWorld } from './actions-fixture.js';
 
 await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
-  let world: ActionWorld;
+  const world = useActionWorld(runtime, database);
   const admin = () => database().admin;
-  before(async () => {
-    await createTables(admin());
-    world = await actionWorld(database(), runtime());
-  });
-  after(async () => {
-    await world?.close();
-  });
   beforeEach(async () => {
-    await resetData(admin());
     await runtime().knex('record_store').delete();
     await runtime().knex('queue_items').delete();
   });
   const runItem = async (id: string) => {
     const row = (await getItem(runtime(), id))!;
-    return runProcess({ snapshot: world.snapshot, connections: world.connections, db: runtime() }, { processId: row.processId, sourceId: row.sourceId, actionParams: row.actionParams });
+    return runProcess({ snapshot: world().snapshot, connections: world().connections, db: runtime() }, { processId: row.processId, sourceId: row.sourceId, actionParams: row.actionParams });
   };
 
   test('a sync: one Pending AdHoc item, top-level fields as ActionParams (nested values as JSON text)', async () => {
-    const { answer, ticker } = await world.call(ids.startParams, { Exclude: 'Bob', count: 3, ok: true, none: null, nested: { a: [1, 'x'] } });
+    const { answer, ticker } = await world().call(ids.startParams, { Exclude: 'Bob', count: 3, ok: true, none: null, nested: { a: [1, 'x'] } });
     assert.equal(answer.status, 200);
     const item = answer.body as QueueItem;
     assert.equal(answer.queueItemId, item.ID);
@@ -47,13 +38,13 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
       { Name: 'nested', Value: '{"a":[1,"x"]}' },
     ]);
     assert.equal(row?.sourceId, null);
-    assert.equal(row?.maxAttempts, world.snapshot.syncs.get('accounts')!.definition.retries.max + 1);
+    assert.equal(row?.maxAttempts, world().snapshot.syncs.get('accounts')!.definition.retries.max + 1);
     assert.deepEqual(ticker.messages.map((m) => m.kind), ['start', 'queued']);
     assert.equal(ticker.messages[1]?.data?.queueItemId, item.ID);
   });
 
   test('recordStore: the data is stored under a GUID, the item carries only the GUID, and the run syncs it', async () => {
-    const { answer, ticker } = await world.call(ids.startStore, { id: 42, name: 'Webhook Wendy' });
+    const { answer, ticker } = await world().call(ids.startStore, { id: 42, name: 'Webhook Wendy' });
     const item = answer.body as QueueItem;
     const row = (await getItem(runtime(), item.ID))!;
     assert.equal(row.actionParams, null);
@@ -66,21 +57,21 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
   });
 
   test('an array body: one stored record and one item per element; an empty array starts nothing (204)', async () => {
-    const { answer } = await world.call(ids.startStore, [{ id: 7, name: 'A' }, { id: 8, name: 'B' }]);
+    const { answer } = await world().call(ids.startStore, [{ id: 7, name: 'A' }, { id: 8, name: 'B' }]);
     const items = answer.body as QueueItem[];
     assert.equal(items.length, 2);
     assert.equal(answer.queueItemId, items[0]!.ID);
     assert.equal(await runtime().knex('record_store').count({ n: '*' }).then((r) => Number(r[0]!.n)), 2);
-    assert.deepEqual((await world.call(ids.startStore, [])).answer, { status: 204 });
+    assert.deepEqual((await world().call(ids.startStore, [])).answer, { status: 204 });
     // Elements that are no object are refused before anything is stored.
-    const { error } = await world.refused(ids.startStore, [{ id: 9 }, 'text']);
+    const { error } = await world().refused(ids.startStore, [{ id: 9 }, 'text']);
     assert.equal(error.status, 400);
     assert.deepEqual(error.extra?.errors, [{ path: '/1', message: 'Record 2 must be a JSON object, not string.' }]);
     assert.equal(await runtime().knex('record_store').count({ n: '*' }).then((r) => Number(r[0]!.n)), 2);
   });
 
   test('a flow: the data goes to the record store of its first step, the flow is queued, and its run deletes the entry', async () => {
-    const { answer } = await world.call(ids.startFlow, { id: 77, name: 'Flow Fay' });
+    const { answer } = await world().call(ids.startFlow, { id: 77, name: 'Flow Fay' });
     const item = answer.body as QueueItem;
     assert.equal(item.ProcessId, 'store-flow');
     const row = (await getItem(runtime(), item.ID))!;
@@ -93,15 +84,15 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
 
   test('too many parameters or too long a value: 400 naming it, nothing queued', async () => {
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`p${i}`, i]));
-    assert.equal((await world.refused(ids.startParams, many)).error.status, 400);
-    const { error } = await world.refused(ids.startParams, { long: 'x'.repeat(9000) });
+    assert.equal((await world().refused(ids.startParams, many)).error.status, 400);
+    const { error } = await world().refused(ids.startParams, { long: 'x'.repeat(9000) });
     assert.equal((error.extra?.errors?.[0] as { path: string }).path, '/long');
     assert.equal(await runtime().knex('queue_items').count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
   });
 
   test('injection payloads as parameters are data: the run excludes nothing it should not and drops no table', async () => {
     for (const payload of ["Bob' OR '1'='1", "x'; DROP TABLE customers; --"]) {
-      const { answer } = await world.call(ids.startParams, { Exclude: payload });
+      const { answer } = await world().call(ids.startParams, { Exclude: payload });
       const row = (await getItem(runtime(), answer.queueItemId!))!;
       assert.deepEqual(row.actionParams, [{ Name: 'Exclude', Value: payload }]);
     }
