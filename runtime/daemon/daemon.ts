@@ -12,6 +12,7 @@
  * whatever is still held is released (Pending again, the interrupted attempt not counted).
  */
 import type { ItemRunner } from '../execution/run-held-item.js';
+import { repeatEvery, type Repeating } from '../execution/repeat-every.js';
 import { runHeldItem } from '../execution/run-held-item.js';
 import { claim } from '../queue/claim.js';
 import { listenForWork, type WorkListener } from '../queue/notify.js';
@@ -126,27 +127,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
   };
 
-  const every = (intervalMs: number, name: string, task: () => Promise<void>): { stop(): Promise<void> } => {
-    let timer: NodeJS.Timeout | undefined;
-    let current: Promise<void> | undefined;
-    let stopped = false;
-    const run = (): void => {
-      current = task()
-        .catch((error: unknown) => log.error({ err: error }, `${name} failed; trying again in ${intervalMs}ms`))
-        .finally(() => {
-          current = undefined;
-          if (!stopped) timer = setTimeout(run, intervalMs);
-        });
-    };
-    run();
-    return {
-      async stop() {
-        stopped = true;
-        if (timer !== undefined) clearTimeout(timer);
-        await current;
-      },
-    };
-  };
+  /** `task` on an interval, first at once; a failure is logged and the next run comes as planned. */
+  const every = (intervalMs: number, name: string, task: () => Promise<void>): Repeating =>
+    repeatEvery(intervalMs, () => task().catch((error: unknown) => log.error({ err: error }, `${name} failed; trying again in ${intervalMs}ms`)), { immediately: true });
 
   const reaper = every(options.reapIntervalMs ?? Math.max(runner.leaseMs / 2, 100), 'reaping lost items', async () => {
     const reaped = await reap(db);

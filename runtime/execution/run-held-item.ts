@@ -23,6 +23,7 @@ import { noStatistics, type ItemStatistics, type QueueRow } from '../queue/queue
 import { recordProgress } from '../queue/record-progress.js';
 import { failAttempt, type RetryPolicy } from '../queue/retry.js';
 import type { RunOutcome, RunProcess } from './process-run.js';
+import { repeatEvery } from './repeat-every.js';
 
 /** What running held items needs; one per process (the daemon and the HTTP routes share its shape). */
 export interface ItemRunner {
@@ -114,7 +115,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
 
   let latest: Readonly<ItemStatistics> | undefined;
   let stored: Readonly<ItemStatistics> | undefined;
-  const heartbeats = startHeartbeats(runner.leaseMs / 3, async () => {
+  const heartbeats = repeatEvery(runner.leaseMs / 3, async () => {
     const statistics = latest === stored ? undefined : latest;
     try {
       const held = await recordProgress(db, { id: item.id, workerId, attempt: item.attempts, leaseMs: runner.leaseMs, ...(statistics === undefined ? {} : { statistics }) });
@@ -202,32 +203,4 @@ function interruptionText(why: Interruption): string {
 
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
-}
-
-interface Heartbeats {
-  /** Stops the beats and waits for one in flight, so nothing writes after the result. */
-  stop(): Promise<void>;
-}
-
-/** Calls `beat` every `intervalMs`, never two at once. */
-function startHeartbeats(intervalMs: number, beat: () => Promise<void>): Heartbeats {
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<void> | undefined;
-  let stopped = false;
-  const schedule = (): void => {
-    timer = setTimeout(() => {
-      inFlight = beat().finally(() => {
-        inFlight = undefined;
-        if (!stopped) schedule();
-      });
-    }, intervalMs);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      await inFlight;
-    },
-  };
 }
