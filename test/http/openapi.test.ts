@@ -14,6 +14,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parseAllDocuments } from 'yaml';
+import { record } from '../webhooks/log-fixture.js';
 import { quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -321,22 +322,7 @@ describe('GET /api/openapi.json', () => {
 
   it('describes the entries of the webhook log and the stream of a test', async () => {
     const checker = new DocumentChecker(document);
-    const { recordWebhookCall } = await import('../../runtime/webhooks/log/record-call.js');
-    const id = '00000000-0000-4000-8000-0000000000aa';
-    await recordWebhookCall(app.db, {
-      id,
-      webhookId,
-      at: new Date(),
-      method: 'POST',
-      status: 200,
-      durationMs: 3,
-      queueItemId: unknownItem,
-      ticker: [{ at: new Date().toISOString(), kind: 'start', message: 'call received' }],
-      request: { method: 'POST', data: { id: 1, event: 'x' }, query: {}, headers: { authorization: 'secret' }, rawBody: Buffer.from('{"id":1,"event":"x"}') },
-      response: { status: 200, body: { ok: true } },
-      logPayload: true,
-      retention: '30d',
-    });
+    const id = await record(app, webhookId, { queueItemId: unknownItem, logPayload: true });
     checker.checkAnswer(consolePaths.log, 'get', await app.get(`/api/console/webhooks/${webhookId}/log`), 'log page');
     checker.checkAnswer(consolePaths.entry, 'get', await app.get(`/api/console/webhooks/${webhookId}/log/${id}`), 'log entry');
     checker.checkAnswer(consolePaths.pin, 'post', await app.post(`/api/console/webhooks/${webhookId}/log/${id}/pin`), 'pin');
