@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { CheckContext, type Registered } from './checks/check-context.js';
 import { checkApiClient } from './checks/check-api-client.js';
+import { checkConcurrencyGroups } from './checks/check-concurrency.js';
 import { checkFlow, checkFlowGraph } from './checks/check-flow.js';
 import { checkSync } from './checks/check-sync.js';
 import { checkSystem } from './checks/check-system.js';
@@ -180,6 +181,7 @@ function runChecks(context: CheckContext): Compiled {
   }
   for (const entry of valid(context.registry.Flow)) checkFlow(context, entry);
   checkFlowGraph(context);
+  checkConcurrencyGroups(context);
   for (const entry of valid(context.registry.ApiClient)) {
     const hash = checkApiClient(context, entry);
     if (hash) compiled.tokens.set(entry.definition.id, hash);

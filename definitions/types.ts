@@ -58,6 +58,17 @@ export interface Schedule {
   timezone?: string;
 }
 
+/**
+ * How many runs of a sync or flow may go on at once across all processes (common.schema.json
+ * $defs/concurrency; the schema fills in limit 1 and onLimit wait).
+ */
+export interface ConcurrencyPolicy {
+  limit: number;
+  onLimit: 'wait' | 'skip' | 'fail';
+  /** Syncs and flows naming one group share its limit. */
+  group?: string;
+}
+
 export interface SyncDefinition {
   kind: 'Sync';
   id: string;
@@ -81,6 +92,7 @@ export interface SyncDefinition {
     onMultipleMatches: 'fail' | 'updateFirst' | 'updateAll' | 'skip';
   };
   schedule?: Schedule;
+  concurrency: ConcurrencyPolicy;
   retries: { max: number; backoff: string; maxBackoff: string };
   batchSize: number;
   timeout: string;
@@ -94,6 +106,7 @@ export interface FlowDefinition {
   name?: string;
   description?: string;
   steps: Array<{ sync?: string; flow?: string; name?: string; continueOnError: boolean }>;
+  concurrency: ConcurrencyPolicy;
   schedule?: Schedule;
 }
 

@@ -15,6 +15,8 @@ import { DefinitionsPathError } from '../../definitions/load/find-files.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import { newWorkerId } from '../daemon/worker-id.js';
+import { awaitTurn, followUntilEnd } from '../execution/await-turn.js';
+import { concurrencyOf } from '../execution/concurrency-of.js';
 import { runHeldItem } from '../execution/run-held-item.js';
 import { createLogger } from '../log.js';
 import { completeItem } from '../queue/complete.js';
@@ -101,22 +103,34 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   process.once('SIGTERM', interrupt);
   const started = performance.now();
   try {
-    const item = await startItem(
+    const concurrency = concurrencyOf(snapshot, processId);
+    let item = await startItem(
       db,
       {
         processId,
         startType: 'manual',
         ...(flags.where === undefined ? {} : { whereClause: flags.where }),
         ...(actionParams.length === 0 ? {} : { actionParams }),
+        ...(concurrency === undefined ? {} : { concurrency }),
       },
       { workerId, leaseMs },
     );
-    progress.start(item.id, flags.where === undefined ? await sourceTotal(snapshot, processId, connections, actionParams) : undefined);
-    let finished = await runHeldItem({ db, snapshot: () => snapshot, connections, log, runProcess, workerId, leaseMs }, item, {
-      signal: stop.signal,
-      onProgress: (statistics) => progress.update(statistics),
-    });
-    if (stop.signal.aborted && finished.status === 'InProgress') {
+    if (item.status === 'Pending') {
+      process.stderr.write(`${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and leaves the item for a daemon\n`);
+      item = await awaitTurn(item, { db, workerId, leaseMs, signal: stop.signal });
+    }
+    let finished = item;
+    if (item.status === 'InProgress' && item.lockedBy === workerId) {
+      progress.start(item.id, flags.where === undefined ? await sourceTotal(snapshot, processId, connections, actionParams) : undefined);
+      finished = await runHeldItem({ db, snapshot: () => snapshot, connections, log, runProcess, workerId, leaseMs }, item, {
+        signal: stop.signal,
+        onProgress: (statistics) => progress.update(statistics),
+      });
+    } else if (item.status === 'InProgress' && !stop.signal.aborted) {
+      process.stderr.write(`${processId}: a daemon took item ${item.id} first; following it until it ends\n`);
+      finished = await followUntilEnd(item, { db, signal: stop.signal });
+    }
+    if (stop.signal.aborted && finished.status === 'InProgress' && finished.lockedBy === workerId) {
       await completeItem(db, { id: item.id, workerId, status: 'Failed', ...(progress.latest === undefined ? {} : { statistics: { ...progress.latest } }), errors: [{ message: 'interrupted by the operator (syncline run was stopped)' }] });
       finished = (await getItem(db, item.id)) ?? finished;
     }

@@ -3,9 +3,10 @@
  * reaps items of lost workers; prunes finished items past their retention age.
  *
  * It claims as many items as it has free slots, in one batch, and sleeps until work may be due:
- * woken by listenForWork (enqueues in this process; NOTIFY on PostgreSQL) and by a finished item
- * (a slot came free), otherwise after the poll interval, or sooner when the next backed-off item
- * comes due. Database errors are logged and the loop goes on after a growing pause: a daemon
+ * woken by listenForWork (enqueues in this process; NOTIFY on PostgreSQL, also sent when a run
+ * under a concurrency limit ends) and by a finished item (a slot came free), otherwise after the
+ * poll interval, or sooner when the next backed-off item comes due. Items waiting for room under
+ * their concurrency limit wait for such a wake-up, not for a time. Database errors are logged and the loop goes on after a growing pause: a daemon
  * outlives a database restart.
  *
  * stop(): no more claims; running items get the drain time to finish, then they are aborted and
@@ -21,7 +22,7 @@ import { nextRunAfter } from '../queue/queue-summary.js';
 import { reap } from '../queue/reap.js';
 import { release } from '../queue/release.js';
 import { queueDefaults } from '../settings.js';
-import { WakeSignal } from './wake-signal.js';
+import { WakeSignal } from '../execution/wake-signal.js';
 
 export interface DaemonOptions {
   /** Runs the claimed items; its workerId and leaseMs are the daemon's. */
@@ -112,8 +113,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           const next = await nextRunAfter(db);
           if (next !== null) {
             const wait = next.getTime() - Date.now();
-            // Due but not claimed: the claim skipped rows another transaction had locked for a
-            // moment (a claimer, or a reaper scanning past them on MariaDB); look again soon.
+            // Due and claimable but not claimed: it arrived (or its concurrency key got room)
+            // between the claim and this look; look again soon.
             sleepMs = Math.min(sleepMs, wait > 0 ? wait + 5 : skippedRetryMs);
           }
         }

@@ -13,10 +13,11 @@
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { Schedule } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
+import { concurrencyOf } from '../execution/concurrency-of.js';
 import type { Logger } from '../log.js';
 import { enqueueSlot, lastSlots } from '../queue/schedule-slot.js';
 import { slotClock, type SlotClock } from './schedule-slots.js';
-import { WakeSignal } from './wake-signal.js';
+import { WakeSignal } from '../execution/wake-signal.js';
 
 export interface SchedulerOptions {
   db: RuntimeDatabase;
@@ -98,7 +99,14 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       const slot = current.clock.latestAtOrBefore(now);
       if (slot !== null && slot > current.done) {
         try {
-          const { item, created } = await enqueueSlot(db, { processId: current.processId, startType: current.clock.startType, maxAttempts: current.maxAttempts, slotAt: slot });
+          const concurrency = concurrencyOf(options.snapshot(), current.processId);
+          const { item, created } = await enqueueSlot(db, {
+            processId: current.processId,
+            startType: current.clock.startType,
+            maxAttempts: current.maxAttempts,
+            slotAt: slot,
+            ...(concurrency === undefined ? {} : { concurrency }),
+          });
           current.done = slot;
           if (created) log.info({ processId: current.processId, slot: slot.toISOString(), itemId: item.id }, 'scheduled item enqueued');
         } catch (error) {

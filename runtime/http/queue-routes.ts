@@ -20,6 +20,7 @@ import type { Context } from 'koa';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
+import { concurrencyOf } from '../execution/concurrency-of.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import { enqueue, type NewQueueItem } from '../queue/enqueue.js';
 import { getItem } from '../queue/get-item.js';
@@ -43,7 +44,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
   router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: true });
     const sourceId = sourceIdOf(ctx.params.sourceId!);
-    const { item } = await enqueue(db, { processId: target.id, startType: 'AdHoc', sourceId, maxAttempts: attemptsOf(target) });
+    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }), maxAttempts: attemptsOf(target) });
     answer(ctx, 200, item);
   });
 
@@ -52,13 +53,14 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     const request = parseAddActionBody(await readJsonBody(ctx, bodyLimit));
     const target = resolveProcess(ctx, request.processId, { syncsOnly: false });
     checkStart(ctx.state.snapshot as Snapshot, target, request);
-    const { item } = await enqueue(db, { ...newItem(target, request), maxAttempts: attemptsOf(target) });
+    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, request), maxAttempts: attemptsOf(target) });
     answer(ctx, 200, item);
   });
 
   const runInRequest = async (ctx: Context, target: ProcessTarget, request: StartRequest) => {
     // One attempt: the caller waits for this outcome, so a retry must not be scheduled behind its back.
-    const run = await runDirect(runner, ctx.state.snapshot as Snapshot, { ...newItem(target, request), maxAttempts: 1 }, syncTimeLimitMs);
+    const snapshot = ctx.state.snapshot as Snapshot;
+    const run = await runDirect(runner, snapshot, { ...newItem(snapshot, target, request), maxAttempts: 1 }, syncTimeLimitMs);
     if (run.finished) answer(ctx, 200, run.item);
     else {
       ctx.set('Location', itemUrl(run.item));
@@ -102,9 +104,11 @@ function itemUrl(item: QueueRow): string {
   return `/api/GetAction/${item.id}`;
 }
 
-function newItem(target: ProcessTarget, request: StartRequest): NewQueueItem {
+function newItem(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): NewQueueItem {
+  const concurrency = concurrencyOf(snapshot, target.id);
   return {
     processId: target.id,
+    ...(concurrency === undefined ? {} : { concurrency }),
     startType: request.startType,
     ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
     ...(request.whereClause === undefined ? {} : { whereClause: request.whereClause }),

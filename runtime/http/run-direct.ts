@@ -7,8 +7,14 @@
  * Runs still going when the process stops (`stopDirectRuns`, called by serve on SIGTERM) get the
  * drain time to finish; then they are interrupted and their items released to Pending with the
  * attempt given back, for a daemon to run — never left InProgress for the reaper to fail.
+ *
+ * The sync's concurrency limit holds here too: when its runs are at the limit, the item waits in
+ * line (Pending) and this process claims it as soon as there is room (execution/await-turn.ts) —
+ * or a daemon does, and the request follows that run — all within the same time limit. A start
+ * refused by a skip or fail policy answers at once with that finished item.
  */
 import type { Snapshot } from '../../definitions/snapshot.js';
+import { awaitTurn, followUntilEnd } from '../execution/await-turn.js';
 import { runHeldItem, type ItemRunner } from '../execution/run-held-item.js';
 import type { NewQueueItem } from '../queue/enqueue.js';
 import { getItem } from '../queue/get-item.js';
@@ -18,7 +24,7 @@ import { startItem } from '../queue/start-item.js';
 import type { Logger } from '../log.js';
 
 export interface DirectRun {
-  /** False when the time limit passed first; `item` is then the item as it stood (InProgress). */
+  /** False when the time limit passed first; `item` is then the item as it stood (InProgress, or Pending in line). */
   finished: boolean;
   item: QueueRow;
 }
@@ -28,12 +34,22 @@ type Settled = { item: QueueRow } | { error: unknown };
 /** Direct runs of this process that have not ended, by item id. */
 const inFlight = new Map<string, { done: Promise<unknown>; controller: AbortController; runner: ItemRunner }>();
 
+/** Runs the started item here: at once when held, after its turn when it waits in line; follows it when a daemon took it. */
+async function runStarted(runner: ItemRunner, started: QueueRow, signal: AbortSignal): Promise<QueueRow> {
+  let item = started;
+  if (item.status === 'Pending') item = await awaitTurn(item, { db: runner.db, workerId: runner.workerId, leaseMs: runner.leaseMs, signal });
+  if (item.status === 'InProgress' && item.lockedBy === runner.workerId) return runHeldItem(runner, item, { signal });
+  if (item.status === 'Complete' || item.status === 'Failed' || signal.aborted) return item;
+  return followUntilEnd(item, { db: runner.db, signal });
+}
+
 export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: NewQueueItem, timeLimitMs: number): Promise<DirectRun> {
   const held = await startItem(runner.db, item, { workerId: runner.workerId, leaseMs: runner.leaseMs });
+  if (held.status === 'Complete' || held.status === 'Failed') return { finished: true, item: held };
   // The run uses the definitions the request was checked against, even if a reload comes meanwhile.
   const pinned: ItemRunner = { ...runner, snapshot: () => snapshot };
   const controller = new AbortController();
-  const settled: Promise<Settled> = runHeldItem(pinned, held, { signal: controller.signal })
+  const settled: Promise<Settled> = runStarted(pinned, held, controller.signal)
     .then(
       (finished) => ({ item: finished }),
       (error: unknown) => ({ error }),
@@ -48,7 +64,8 @@ export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: Ne
   clearTimeout(timer);
   if (first !== undefined) {
     if ('error' in first) throw first.error;
-    return { finished: true, item: first.item };
+    // A run cut short by shutdown (or a wait in line it ended) is still going somewhere: not finished.
+    return { finished: first.item.status === 'Complete' || first.item.status === 'Failed', item: first.item };
   }
   // Nobody waits for the rest of the run: its failure (a bug; failed runs are recorded, not thrown) goes to the log.
   void settled.then((late) => {

@@ -1,38 +1,59 @@
 /**
  * Claim: up to `limit` due Pending items for one worker, oldest due first (run_after, then
- * created_at). Each becomes InProgress, held by the worker until `lease_until`, with one more
- * attempt counted. No item is ever claimed by two workers.
+ * created_at), within the concurrency limits the items carry. Each becomes InProgress, held by the
+ * worker until `lease_until`, with one more attempt counted. No item is ever claimed by two
+ * workers, and no concurrency key ever has more InProgress items than its limit — across every
+ * process, because the limit is enforced here, in the database, not by any process's memory.
  *
- * PostgreSQL — one statement; rows another claimer has locked are skipped, not waited for:
+ * Which items may be claimed — one query, the same on every engine:
  *
- *   UPDATE queue_items
- *      SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
- *    WHERE id IN (SELECT id FROM queue_items
- *                  WHERE status = 'Pending' AND run_after <= ?
- *                  ORDER BY run_after, created_at
- *                  LIMIT ?
- *                  FOR UPDATE SKIP LOCKED)
- *   RETURNING *
+ *   SELECT free.id, free.run_after, free.created_at FROM (
+ *          SELECT id, run_after, created_at FROM queue_items              -- no limit: the first
+ *           WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL
+ *           ORDER BY run_after, created_at LIMIT ?) AS free               -- `limit` in line
+ *   UNION ALL
+ *   SELECT waiting.id, waiting.run_after, waiting.created_at FROM (
+ *          SELECT id, run_after, created_at, concurrency_key, concurrency_limit,
+ *                 ROW_NUMBER() OVER (PARTITION BY concurrency_key
+ *                                    ORDER BY run_after, created_at, id) AS place
+ *            FROM queue_items
+ *           WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NOT NULL) AS waiting
+ *     LEFT JOIN (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+ *                 WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+ *                 GROUP BY concurrency_key) AS busy ON busy.busy_key = waiting.concurrency_key
+ *    WHERE waiting.place + COALESCE(busy.running, 0) <= waiting.concurrency_limit
+ *   ORDER BY run_after, created_at
+ *   LIMIT ?
  *
- * SQLite — the same statement without the locking clause. One statement is one writer
- * transaction, and SQLite has one writer at a time, so there is nothing to skip: claimers in
- * other processes wait (busy timeout) and then see the items as claimed.
+ * A key's first (limit − running) items in line qualify, the rest wait their turn. Reading that
+ * count and acting on it must not overlap with another claim, or two claimers would each see a
+ * free place and both take it; so claims take turns:
  *
- * MariaDB/MySQL — no UPDATE … RETURNING and no LIMIT in an IN subquery, so three statements in
- * one READ COMMITTED transaction (write-transaction.ts):
+ * - SQLite — one statement, which is one writer transaction; SQLite has one writer at a time:
+ *     UPDATE queue_items
+ *        SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
+ *      WHERE status = 'Pending' AND id IN (SELECT id FROM (…which items…) AS due)
+ *     RETURNING *
+ * - PostgreSQL — the same UPDATE, in a transaction that first locks the claim row:
+ *     SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE
+ *   In READ COMMITTED, the UPDATE's snapshot is taken after the lock is granted, so it sees every
+ *   claim committed before it. The lock is held for two short statements.
+ * - MariaDB/MySQL — no UPDATE … RETURNING, and an UPDATE cannot read its own table in a subquery,
+ *   so in one READ COMMITTED transaction (write-transaction.ts): the lock as on PostgreSQL, then
+ *     SELECT …which items…
+ *     UPDATE queue_items SET … WHERE status = 'Pending' AND id IN (…the ids…)
+ *     SELECT * FROM queue_items WHERE id IN (…the ids…)
  *
- *   SELECT id FROM queue_items
- *    WHERE status = 'Pending' AND run_after <= ?
- *    ORDER BY run_after, created_at
- *    LIMIT ?
- *    FOR UPDATE SKIP LOCKED
- *   UPDATE queue_items
- *      SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
- *    WHERE id IN (…the ids…)
- *   SELECT * FROM queue_items WHERE id IN (…the ids…)
+ * The keyed part reads every due Pending item that has a key, to rank them per key: a backlog of
+ * thousands costs a few milliseconds per claim, and each claim takes a whole batch.
+ *
+ * `ids` narrows the claim to given items (a direct run claiming its own item when its key has
+ * room); they are ranked among themselves, so a caller waiting in the request goes ahead of items
+ * the daemons have not started yet — never past the limit.
  */
 import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../database/open-database.js';
+import { rawRows } from '../database/raw-rows.js';
 import { toDatabaseTime } from '../database/timestamps.js';
 import { writeTransaction } from '../database/write-transaction.js';
 import { fromRow, type QueueRow } from './queue-item.js';
@@ -44,64 +65,117 @@ export interface ClaimOptions {
   limit: number;
   /** How long the claim holds without a heartbeat, in ms. */
   leaseMs: number;
+  /** Only these items (all Pending items when absent). */
+  ids?: readonly string[];
   now?: Date;
 }
 
-/** Rows of a raw query: pg answers `{rows}`, mysql2 `[rows, fields]`, sqlite3 the rows. */
-function rawRows(result: unknown): Array<Record<string, unknown>> {
-  if (Array.isArray(result)) return (Array.isArray(result[0]) ? result[0] : result) as Array<Record<string, unknown>>;
-  return ((result as { rows?: unknown[] }).rows ?? []) as Array<Record<string, unknown>>;
+/** The query of claimable ids, with `?` for its values (see `claimableValues`). */
+function claimableQuery(only: number): string {
+  const among = only === 0 ? '' : ` AND id IN (${Array.from({ length: only }, () => '?').join(', ')})`;
+  return `
+  SELECT free.id, free.run_after, free.created_at FROM (
+         SELECT id, run_after, created_at FROM queue_items
+          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL${among}
+          ORDER BY run_after, created_at LIMIT ?) AS free
+  UNION ALL
+  SELECT waiting.id, waiting.run_after, waiting.created_at FROM (
+         SELECT id, run_after, created_at, concurrency_key, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM queue_items
+          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NOT NULL${among}) AS waiting
+    LEFT JOIN (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+                WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+                GROUP BY concurrency_key) AS busy ON busy.busy_key = waiting.concurrency_key
+   WHERE waiting.place + COALESCE(busy.running, 0) <= waiting.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT ?`;
 }
 
-/**
- * One statement claims a batch. PostgreSQL skips rows other claimers hold; SQLite needs no lock
- * clause because the statement is itself the one writer transaction.
- */
-function claimStatement(lockClause: '' | 'FOR UPDATE SKIP LOCKED'): string {
+function claimableValues(now: Knex.Value, limit: number, ids: readonly string[]): Knex.Value[] {
+  return [now, ...ids, limit, now, ...ids, limit];
+}
+
+const setClaimed = `status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1`;
+
+/** SQLite and PostgreSQL: choose and claim in one statement. */
+function claimStatement(only: number): string {
   return `
-  UPDATE queue_items
-     SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
-   WHERE id IN (SELECT id FROM queue_items
-                 WHERE status = 'Pending' AND run_after <= ?
-                 ORDER BY run_after, created_at
-                 LIMIT ?
-                 ${lockClause})
+  UPDATE queue_items SET ${setClaimed}
+   WHERE status = 'Pending' AND id IN (SELECT id FROM (${claimableQuery(only)}) AS due)
   RETURNING *`;
 }
-const postgresClaim = claimStatement('FOR UPDATE SKIP LOCKED');
-const sqliteClaim = claimStatement('');
 
-const mysqlSelectDue = `
-  SELECT id FROM queue_items
-   WHERE status = 'Pending' AND run_after <= ?
-   ORDER BY run_after, created_at
-   LIMIT ?
-   FOR UPDATE SKIP LOCKED`;
+/** Waits for the claim lock of PostgreSQL and MariaDB (see the top of this file); held until the transaction ends. */
+export async function lockClaims(db: RuntimeDatabase, trx: Knex.Transaction): Promise<void> {
+  if (db.dialect !== 'sqlite') await trx.raw(`SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE`);
+}
 
-async function claimOnMysql(trx: Knex.Transaction, values: { workerId: string; leaseUntil: Date | string; now: Date | string; limit: number }): Promise<Array<Record<string, unknown>>> {
-  const due = rawRows(await trx.raw(mysqlSelectDue, [values.now, values.limit]));
-  const ids = due.map((row) => String(row.id));
-  if (ids.length === 0) return [];
-  await trx('queue_items')
-    .whereIn('id', ids)
-    .update({ status: 'InProgress', locked_by: values.workerId, lease_until: values.leaseUntil, started_at: values.now, attempts: trx.raw('attempts + 1') });
-  return (await trx('queue_items').whereIn('id', ids)) as Array<Record<string, unknown>>;
+interface ClaimValues {
+  workerId: string;
+  leaseUntil: Knex.Value;
+  now: Knex.Value;
+  limit: number;
+  ids: readonly string[];
+}
+
+/** The claim itself, on `executor`; on PostgreSQL and MariaDB inside a transaction holding the claim lock. */
+async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues): Promise<Array<Record<string, unknown>>> {
+  const { workerId, leaseUntil, now, limit, ids } = values;
+  if (db.dialect !== 'mysql') {
+    return rawRows(await executor.raw(claimStatement(ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]));
+  }
+  const due = rawRows(await executor.raw(claimableQuery(ids.length), claimableValues(now, limit, ids)));
+  const chosen = due.map((row) => String(row.id));
+  if (chosen.length === 0) return [];
+  await executor('queue_items')
+    .where('status', 'Pending')
+    .whereIn('id', chosen)
+    .update({ status: 'InProgress', locked_by: workerId, lease_until: leaseUntil, started_at: now, attempts: executor.raw('attempts + 1') });
+  return (await executor('queue_items').whereIn('id', chosen).andWhere({ status: 'InProgress', locked_by: workerId })) as Array<Record<string, unknown>>;
+}
+
+function checkOptions(options: ClaimOptions): void {
+  if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`claim: limit must be a whole number of at least 1, not ${options.limit}`);
+  if (!(options.leaseMs > 0)) throw new RangeError(`claim: leaseMs must be positive, not ${options.leaseMs}`);
+}
+
+function claimValues(db: RuntimeDatabase, options: ClaimOptions): ClaimValues {
+  const nowDate = options.now ?? new Date();
+  return {
+    workerId: options.workerId,
+    now: toDatabaseTime(db.dialect, nowDate),
+    leaseUntil: toDatabaseTime(db.dialect, new Date(nowDate.getTime() + options.leaseMs)),
+    limit: options.limit,
+    ids: options.ids ?? [],
+  };
+}
+
+function inLine(rows: ReadonlyArray<Record<string, unknown>>): QueueRow[] {
+  return rows.map(fromRow).sort((a, b) => a.runAfter.getTime() - b.runAfter.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
 }
 
 /** Claims due items for `workerId`; answers them in claim order (possibly none). */
 export async function claim(db: RuntimeDatabase, options: ClaimOptions): Promise<QueueRow[]> {
-  if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`claim: limit must be a whole number of at least 1, not ${options.limit}`);
-  if (!(options.leaseMs > 0)) throw new RangeError(`claim: leaseMs must be positive, not ${options.leaseMs}`);
-  const nowDate = options.now ?? new Date();
-  const now = toDatabaseTime(db.dialect, nowDate);
-  const leaseUntil = toDatabaseTime(db.dialect, new Date(nowDate.getTime() + options.leaseMs));
+  checkOptions(options);
+  if (options.ids !== undefined && options.ids.length === 0) return [];
+  const values = claimValues(db, options);
+  const rows =
+    db.dialect === 'sqlite'
+      ? await claimOn(db, db.knex, values)
+      : await writeTransaction(db, async (trx) => {
+          await lockClaims(db, trx);
+          return claimOn(db, trx, values);
+        });
+  return inLine(rows);
+}
 
-  let rows: Array<Record<string, unknown>>;
-  if (db.dialect === 'mysql') {
-    rows = await writeTransaction(db, (trx) => claimOnMysql(trx, { workerId: options.workerId, leaseUntil, now, limit: options.limit }));
-  } else {
-    const statement = db.dialect === 'postgres' ? postgresClaim : sqliteClaim;
-    rows = rawRows(await db.knex.raw(statement, [options.workerId, leaseUntil, now, now, options.limit]));
-  }
-  return rows.map(fromRow).sort((a, b) => a.runAfter.getTime() - b.runAfter.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
+/**
+ * The same claim inside the caller's write transaction, which already holds the claim lock
+ * (`lockClaims`): for inserting an item and claiming it in one step (start-item.ts).
+ */
+export async function claimWithin(db: RuntimeDatabase, trx: Knex.Transaction, options: ClaimOptions): Promise<QueueRow[]> {
+  checkOptions(options);
+  if (options.ids !== undefined && options.ids.length === 0) return [];
+  return inLine(await claimOn(db, trx, claimValues(db, options)));
 }

@@ -19,6 +19,14 @@
  *
  * A plain insert on the database itself (not in a transaction, no slot key) shares its statement
  * with the enqueues made at the same time (insert-together.ts).
+ *
+ * An item with a concurrency limit carries its key and limit (the claim enforces them). When its
+ * policy is skip or fail, the key's items in line are counted first, and an item that finds the
+ * limit reached is stored already finished, with a note saying why it did not run:
+ *   SELECT COUNT(*) AS active FROM queue_items
+ *    WHERE concurrency_key = ? AND status IN ('Pending', 'InProgress')
+ * Two enqueues racing past that count both wait in line: the limit itself is never exceeded,
+ * since the claim is what enforces it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -26,7 +34,7 @@ import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
 import { insertTogether } from './insert-together.js';
 import { announceWork } from './notify.js';
-import { fromRow, startTypes, type ActionParam, type QueueRow, type StartType } from './queue-item.js';
+import { fromRow, startTypes, type ActionParam, type QueueConcurrency, type QueueRow, type StartType } from './queue-item.js';
 
 export interface NewQueueItem {
   processId: string;
@@ -40,6 +48,8 @@ export interface NewQueueItem {
   runAfter?: Date;
   /** One item per key across all processes (schedule-slot.ts builds it). */
   slotKey?: string;
+  /** The sync's or flow's concurrency limit (execution/concurrency-of.ts); none: no limit. */
+  concurrency?: QueueConcurrency;
 }
 
 export interface EnqueueResult {
@@ -49,7 +59,7 @@ export interface EnqueueResult {
 }
 
 /** Longest values the columns hold (001-queue-items.ts). */
-const limits = { processId: 128, slotKey: 255 } as const;
+const limits = { processId: 128, slotKey: 255, concurrencyKey: 200 } as const;
 
 /** Refuses what the table would refuse or truncate, with a message naming the field. */
 function checkItem(item: NewQueueItem): void {
@@ -62,6 +72,24 @@ function checkItem(item: NewQueueItem): void {
   if (item.slotKey !== undefined && (item.slotKey === '' || item.slotKey.length > limits.slotKey)) {
     throw new RangeError(`queue item: slotKey must have 1 to ${limits.slotKey} characters, not ${item.slotKey.length}`);
   }
+  const concurrency = item.concurrency;
+  if (concurrency !== undefined) {
+    if (concurrency.key === '' || concurrency.key.length > limits.concurrencyKey) throw new RangeError(`queue item: concurrency key must have 1 to ${limits.concurrencyKey} characters`);
+    if (!Number.isInteger(concurrency.limit) || concurrency.limit < 1) throw new RangeError(`queue item: concurrency limit must be a whole number of at least 1, not ${concurrency.limit}`);
+  }
+}
+
+/** The note on an item that was not run because its key was at its limit (skip or fail). */
+export function limitNote(concurrency: QueueConcurrency, active: number): string {
+  const runs = `${active} run${active === 1 ? '' : 's'}`;
+  const what = concurrency.key.startsWith('group:') ? `concurrency group '${concurrency.key.slice('group:'.length)}'` : `'${concurrency.key.replace(/^process:/, '')}'`;
+  return `not run: ${what} already had ${runs} in progress or waiting, and its concurrency limit is ${concurrency.limit} (onLimit: ${concurrency.onLimit})`;
+}
+
+/** Items of `key` waiting or running: what a skip or fail policy compares with the limit. */
+async function activeItems(executor: Knex, key: string): Promise<number> {
+  const row = (await executor('queue_items').count({ active: '*' }).where('concurrency_key', key).whereIn('status', ['Pending', 'InProgress']).first()) as { active: number | string } | undefined;
+  return Number(row?.active ?? 0);
 }
 
 /**
@@ -72,6 +100,12 @@ export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQ
   checkItem(item);
   const id = randomUUID();
   const time = (value: Date) => toDatabaseTime(db.dialect, value);
+  const { concurrency } = item;
+  let notRun: { status: 'Complete' | 'Failed'; note: string } | undefined;
+  if (concurrency !== undefined && concurrency.onLimit !== 'wait') {
+    const active = await activeItems(executor, concurrency.key);
+    if (active >= concurrency.limit) notRun = { status: concurrency.onLimit === 'skip' ? 'Complete' : 'Failed', note: limitNote(concurrency, active) };
+  }
   const values = {
     id,
     process_id: item.processId,
@@ -79,13 +113,16 @@ export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQ
     source_id: item.sourceId ?? null,
     where_clause: item.whereClause ?? null,
     action_params: item.actionParams === undefined ? null : JSON.stringify(item.actionParams),
-    status: 'Pending',
+    status: notRun?.status ?? 'Pending',
     attempts: 0,
     max_attempts: item.maxAttempts ?? 1,
     run_after: time(item.runAfter ?? now),
     created_at: time(now),
-    errors: '[]',
+    finished_at: notRun === undefined ? null : time(now),
+    errors: notRun === undefined ? '[]' : JSON.stringify([{ message: notRun.note, at: now.toISOString() }]),
     slot_key: item.slotKey ?? null,
+    concurrency_key: concurrency?.key ?? null,
+    concurrency_limit: concurrency?.limit ?? null,
   };
   if (executor === db.knex && item.slotKey === undefined && db.dialect !== 'mysql') {
     return { item: fromRow(await insertTogether(db, values)), created: true };
@@ -105,10 +142,13 @@ export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQ
   return { item: row, created: row.id === id };
 }
 
-/** Adds a Pending item and wakes the daemons when it is due. */
+/**
+ * Adds a Pending item (or, under a skip or fail policy at its limit, a finished one) and wakes the
+ * daemons when it is due.
+ */
 export async function enqueue(db: RuntimeDatabase, item: NewQueueItem, options: { now?: Date } = {}): Promise<EnqueueResult> {
   const now = options.now ?? new Date();
   const result = await insertItem(db, db.knex, item, now);
-  if (result.created && result.item.runAfter <= now) await announceWork(db);
+  if (result.created && result.item.status === 'Pending' && result.item.runAfter <= now) await announceWork(db);
   return result;
 }

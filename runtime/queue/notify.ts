@@ -25,6 +25,12 @@ export async function announceWork(db: RuntimeDatabase, executor: Knex = db.knex
   db.events.emit(workEvent);
 }
 
+/** Calls `onWork` on work announced in this process only; answers how to stop. */
+export function onLocalWork(db: RuntimeDatabase, onWork: () => void): () => void {
+  db.events.on(workEvent, onWork);
+  return () => void db.events.off(workEvent, onWork);
+}
+
 export interface WorkListener {
   /** Stops listening and closes the dedicated connection. */
   close(): Promise<void>;
@@ -39,8 +45,7 @@ export interface ListenOptions {
 
 /** Calls `onWork` whenever work may be due: enqueued in this process, or NOTIFY on PostgreSQL. */
 export async function listenForWork(db: RuntimeDatabase, onWork: () => void, options: ListenOptions = {}): Promise<WorkListener> {
-  db.events.on(workEvent, onWork);
-  const stopLocal = (): void => void db.events.off(workEvent, onWork);
+  const stopLocal = onLocalWork(db, onWork);
   if (db.location.dialect !== 'postgres') return { close: async () => stopLocal() };
 
   const { default: pgModule } = await import('pg');

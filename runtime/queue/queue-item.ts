@@ -25,6 +25,19 @@ export interface ActionParam {
   Value: string;
 }
 
+/**
+ * The concurrency limit an item is enqueued under: at most `limit` items of one `key` are
+ * InProgress at once, across all processes (claim.ts). `onLimit` decides what an enqueue does
+ * when the key already has `limit` items Pending or InProgress: wait in line, or be recorded at
+ * once as not run (Complete for skip, Failed for fail).
+ */
+export interface QueueConcurrency {
+  /** `process:<id>`, or `group:<name>` for syncs and flows sharing a limit. */
+  key: string;
+  limit: number;
+  onLimit: 'wait' | 'skip' | 'fail';
+}
+
 /** What one attempt did to records. */
 export interface ItemStatistics {
   read: number;
@@ -73,6 +86,10 @@ export interface QueueRow {
   errors: ItemError[];
   /** `processId@slot` for scheduled items. */
   slotKey: string | null;
+  /** The key whose limit the item counts against; null when it has none. */
+  concurrencyKey: string | null;
+  /** Items of the key that may be InProgress at once; null when the item has no key. */
+  concurrencyLimit: number | null;
 }
 
 /** The queue item JSON (DESIGN §4): the seed's five fields, then what GetAction adds. */
@@ -112,6 +129,8 @@ export function fromRow(row: Record<string, unknown>): QueueRow {
     statistics: (fromJsonColumn(row.statistics) as ItemStatistics | null) ?? null,
     errors: (fromJsonColumn(row.errors) as ItemError[] | null) ?? [],
     slotKey: text(row.slot_key),
+    concurrencyKey: text(row.concurrency_key),
+    concurrencyLimit: row.concurrency_limit === null || row.concurrency_limit === undefined ? null : Number(row.concurrency_limit),
   };
 }
 

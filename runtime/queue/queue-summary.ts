@@ -2,9 +2,10 @@
  * What the queue holds, for `/readyz`, the console and the daemon's sleep.
  *
  *   SELECT status, COUNT(*) AS count FROM queue_items GROUP BY status
- *   SELECT MIN(run_after) AS next FROM queue_items WHERE status = 'Pending'
+ *   nextRunAfter: the earliest run_after of the Pending items a claim could take (below)
  */
 import type { RuntimeDatabase } from '../database/open-database.js';
+import { rawRows } from '../database/raw-rows.js';
 import { fromNullableDatabaseTime } from '../database/timestamps.js';
 import { queueStatuses, type QueueStatus } from './queue-item.js';
 
@@ -17,8 +18,20 @@ export async function countByStatus(db: RuntimeDatabase): Promise<Record<QueueSt
   return counts;
 }
 
-/** When the earliest Pending item becomes due (maybe already), or null when none is Pending. */
+/**
+ * When the earliest Pending item that a claim could take becomes due (maybe already), or null
+ * when there is none: items whose concurrency key is at its limit are left out, since they wait
+ * for a run to end (which announces it), not for a time.
+ */
 export async function nextRunAfter(db: RuntimeDatabase): Promise<Date | null> {
-  const row = (await db.knex('queue_items').min({ next: 'run_after' }).where('status', 'Pending').first()) as { next: unknown } | undefined;
+  const [row] = rawRows(await db.knex.raw(nextClaimable));
   return fromNullableDatabaseTime(row?.next);
 }
+
+const nextClaimable = `
+  SELECT MIN(waiting.run_after) AS next FROM queue_items waiting
+    LEFT JOIN (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+                WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+                GROUP BY concurrency_key) busy ON busy.busy_key = waiting.concurrency_key
+   WHERE waiting.status = 'Pending'
+     AND (waiting.concurrency_key IS NULL OR COALESCE(busy.running, 0) < waiting.concurrency_limit)`;

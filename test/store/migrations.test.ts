@@ -14,7 +14,7 @@ import { DatabaseOpenError, openDatabase } from '../../runtime/database/open-dat
 import { describeEachDatabase } from '../support/databases.js';
 import { openRuntimeDatabase } from './runtime-databases.js';
 
-const allMigrations = ['001-queue-items', '002-record-store', '003-schedules', '004-webhook-idempotency', '005-webhook-log'];
+const allMigrations = ['001-queue-items', '002-record-store', '003-schedules', '004-webhook-idempotency', '005-webhook-log', '006-queue-concurrency'];
 
 await describeEachDatabase('runtime database migrations', (database) => {
   test('sessions are set up as documented', async () => {
@@ -58,9 +58,10 @@ await describeEachDatabase('runtime database migrations', (database) => {
     const admin = database().admin;
     const columns = async (table: string) => Object.keys(await admin(table).columnInfo()).sort();
     assert.deepEqual(await columns('queue_items'), [
-      'action_params', 'attempts', 'created_at', 'errors', 'finished_at', 'id', 'lease_until', 'locked_by', 'max_attempts',
-      'process_id', 'run_after', 'slot_key', 'source_id', 'start_type', 'started_at', 'statistics', 'status', 'where_clause',
+      'action_params', 'attempts', 'concurrency_key', 'concurrency_limit', 'created_at', 'errors', 'finished_at', 'id', 'lease_until', 'locked_by',
+      'max_attempts', 'process_id', 'run_after', 'slot_key', 'source_id', 'start_type', 'started_at', 'statistics', 'status', 'where_clause',
     ]);
+    assert.deepEqual(await columns('queue_locks'), ['name']);
     assert.deepEqual(await columns('record_store'), ['created_at', 'guid', 'record', 'sync_id']);
     assert.deepEqual(await columns('schedules'), ['last_item_id', 'last_slot_at', 'process_id', 'updated_at']);
     assert.deepEqual(await columns('webhook_log'), [

@@ -72,6 +72,8 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       statistics: null,
       errors: [],
       slotKey: null,
+      concurrencyKey: null,
+      concurrencyLimit: null,
     });
     assert.deepEqual(queueItemJson(stored!), {
       ID: item.id,

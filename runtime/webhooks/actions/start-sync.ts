@@ -12,6 +12,7 @@
  *   can poll GetAction; the log gets the (first) item's id. An empty array starts nothing: 204.
  */
 import type { Snapshot, SyncEntry } from '../../../definitions/snapshot.js';
+import { concurrencyOf } from '../../execution/concurrency-of.js';
 import { writeTransaction } from '../../database/write-transaction.js';
 import { insertItem, type NewQueueItem } from '../../queue/enqueue.js';
 import { announceWork } from '../../queue/notify.js';
@@ -52,7 +53,8 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
   }
   if (elements.length > maxRecordsPerCall) recordsOf(data); // refuses with the limit named
   const maxAttempts = sync === undefined ? 1 : sync.definition.retries.max + 1;
-  const base = { processId, startType: 'AdHoc', maxAttempts } as const satisfies NewQueueItem;
+  const concurrency = concurrencyOf(snapshot, processId);
+  const base: NewQueueItem = { processId, startType: 'AdHoc', maxAttempts, ...(concurrency === undefined ? {} : { concurrency }) };
 
   let items: NewQueueItem[];
   let guids: string[] = [];

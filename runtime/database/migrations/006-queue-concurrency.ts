@@ -1,0 +1,39 @@
+/**
+ * Concurrency limits per sync or flow (common.schema.json $defs/concurrency; queue/claim.ts).
+ *
+ * - `queue_items.concurrency_key` and `concurrency_limit`: the limit an item was enqueued under —
+ *   `process:<id>`, or `group:<name>` for syncs and flows sharing one — and how many items of that
+ *   key may be InProgress at once. NULL: no limit (items enqueued without a policy).
+ * - The index serves the claim: due Pending items of each key in line order, and InProgress
+ *   items counted per key.
+ * - `queue_locks`: rows that claims lock on PostgreSQL and MariaDB (`… WHERE name = 'claim' FOR
+ *   UPDATE`), so the count of a key's running items a claim reads cannot change under it.
+ */
+import type { Knex } from 'knex';
+import { dialectOfKnex, tableOptions } from './column-types.js';
+import type { Migration } from './migration.js';
+
+export const queueConcurrency: Migration = {
+  name: '006-queue-concurrency',
+  async up(knex: Knex) {
+    const dialect = dialectOfKnex(knex);
+    await knex.schema.alterTable('queue_items', (table) => {
+      table.string('concurrency_key', 200).nullable();
+      table.integer('concurrency_limit').nullable();
+      table.index(['status', 'concurrency_key', 'run_after', 'created_at'], 'queue_items_concurrency');
+    });
+    await knex.schema.createTable('queue_locks', (table) => {
+      tableOptions(table, dialect);
+      table.string('name', 64).notNullable().primary();
+    });
+    await knex('queue_locks').insert({ name: 'claim' });
+  },
+  async down(knex: Knex) {
+    await knex.schema.dropTable('queue_locks');
+    await knex.schema.alterTable('queue_items', (table) => {
+      table.dropIndex(['status', 'concurrency_key', 'run_after', 'created_at'], 'queue_items_concurrency');
+      table.dropColumn('concurrency_limit');
+      table.dropColumn('concurrency_key');
+    });
+  },
+};

@@ -1,0 +1,61 @@
+/**
+ * A started item's turn. StartProcessDirect, ExecuteProcess and `syncline run` insert their item
+ * and claim it at once (queue/start-item.ts); when its concurrency key is at its limit the item
+ * waits Pending in line instead. The process that started it then tries to claim it again
+ * whenever work may have come free — a run ending in this process announces that — and at
+ * least every `pollMs` for runs ending in other processes. A daemon may take the item first;
+ * then there is nothing to claim, and the item is followed until it ends.
+ */
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { claim } from '../queue/claim.js';
+import { getItem } from '../queue/get-item.js';
+import { onLocalWork } from '../queue/notify.js';
+import type { QueueRow } from '../queue/queue-item.js';
+import { WakeSignal } from './wake-signal.js';
+
+export interface TurnOptions {
+  db: RuntimeDatabase;
+  workerId: string;
+  leaseMs: number;
+  /** Stops waiting; the item is answered as it stands (Pending stays Pending, for a daemon). */
+  signal?: AbortSignal;
+  /** Longest pause between looks (default 250 ms). */
+  pollMs?: number;
+}
+
+/** Waits until `item` (Pending) is held by `workerId` or taken by another worker; answers it as it then stands. */
+export async function awaitTurn(item: QueueRow, options: TurnOptions): Promise<QueueRow> {
+  return watch(item, options, async () => {
+    const [claimed] = await claim(options.db, { workerId: options.workerId, leaseMs: options.leaseMs, limit: 1, ids: [item.id] });
+    if (claimed !== undefined) return claimed;
+    const current = await getItem(options.db, item.id);
+    return current === undefined || current.status !== 'Pending' ? current ?? item : undefined;
+  });
+}
+
+/** Waits until `item` is Complete or Failed; answers it as it then stands. */
+export async function followUntilEnd(item: QueueRow, options: Omit<TurnOptions, 'workerId' | 'leaseMs'>): Promise<QueueRow> {
+  return watch(item, options, async () => {
+    const current = await getItem(options.db, item.id);
+    return current === undefined || current.status === 'Complete' || current.status === 'Failed' ? current ?? item : undefined;
+  });
+}
+
+/** Calls `look` after every wake-up or pause until it answers a row, or the signal stops the wait. */
+async function watch(item: QueueRow, options: Pick<TurnOptions, 'db' | 'signal' | 'pollMs'>, look: () => Promise<QueueRow | undefined>): Promise<QueueRow> {
+  const wake = new WakeSignal();
+  const stopListening = onLocalWork(options.db, () => wake.wake());
+  const onAbort = (): void => wake.wake();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      if (options.signal?.aborted) return (await getItem(options.db, item.id)) ?? item;
+      const found = await look();
+      if (found !== undefined) return found;
+      await wake.sleep(options.pollMs ?? 250);
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    stopListening();
+  }
+}
