@@ -9,6 +9,7 @@
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
+import { refuseNulInJson } from './refuse-nul.js';
 
 /** Default body limit: 1 MiB. */
 export const defaultBodyLimit = 1024 * 1024;
@@ -38,7 +39,7 @@ export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
-/** The parsed JSON body; 415 for another content type, 400 for broken JSON (without echoing the body). */
+/** The parsed JSON body of an API route; 415 for another content type, 400 for broken JSON (without echoing the body) and for NUL in its text (refuse-nul.ts). */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
   const type = ctx.get('content-type');
   if (type && !ctx.is('application/json', 'application/*+json')) {
@@ -50,7 +51,9 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   }
   const raw = await readRawBody(ctx, limit);
   if (raw.length === 0) throw new HttpProblem('malformed-json', 'The request needs a JSON body.');
-  return parseJsonBody(raw);
+  const body = parseJsonBody(raw);
+  refuseNulInJson(body);
+  return body;
 }
 
 /** The parsed JSON of a body; 400 for broken JSON and for JSON nested deeper than maxJsonDepth (neither echoes the body). */
