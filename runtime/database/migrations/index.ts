@@ -4,6 +4,7 @@ import { recordStore } from './002-record-store.js';
 import { schedules } from './003-schedules.js';
 import { webhookIdempotency } from './004-webhook-idempotency.js';
 import { webhookLog } from './005-webhook-log.js';
+import { writeProbe } from './006-write-probe.js';
 import type { Migration } from './migration.js';
 
-export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules, webhookIdempotency, webhookLog]);
+export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules, webhookIdempotency, webhookLog, writeProbe]);
