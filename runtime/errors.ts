@@ -1,9 +1,11 @@
 /**
  * Every error the HTTP interface answers with, in one catalogue: a stable code, the status, a
  * title. The Koa edge (http/problem-middleware.ts) turns an HttpProblem into an RFC 9457
- * `application/problem+json` body; anything else becomes a 500 that reveals nothing.
+ * `application/problem+json` body; anything else becomes a 500 that reveals nothing — except a
+ * failure of the runtime database itself, which is a 503 with Retry-After naming it.
  */
 import { ConnectorError, type ConnectorErrorCode } from '../connectors/connector-error.js';
+import { retryAfterSeconds, runtimeDatabaseFailure } from './database/database-failure.js';
 
 export interface ProblemDetail {
   /** Where in the request: a JSON pointer into the body, or `query.name`, `header.name`, `path.name`. */
@@ -49,6 +51,7 @@ const catalogue = {
   internal: { status: 500, title: 'Internal error' },
   'definition-mismatch': { status: 500, title: 'Definition does not match the system' },
   unavailable: { status: 503, title: 'System unavailable' },
+  'database-unavailable': { status: 503, title: 'Runtime database unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof catalogue;
@@ -93,9 +96,20 @@ const connectorCodes: Record<ConnectorErrorCode, ProblemCode> = {
   'definition-mismatch': 'definition-mismatch',
 };
 
-/** The problem to answer for any thrown value; unknown errors become a bare 500. */
+/**
+ * The problem to answer for any thrown value; unknown errors become a bare 500. A driver error
+ * that reaches here came from the runtime database: the connectors turn their systems' errors into
+ * ConnectorErrors.
+ */
 export function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof ConnectorError) return new HttpProblem(connectorCodes[error.code], error.message, { cause: error });
+  const failure = runtimeDatabaseFailure(error);
+  if (failure !== undefined) {
+    return new HttpProblem('database-unavailable', `The runtime database cannot be used right now (${failure.reason}); try again in ${retryAfterSeconds} s.`, {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause: error,
+    });
+  }
   return new HttpProblem('internal', 'The request failed on the server; the log has the details.', { cause: error });
 }

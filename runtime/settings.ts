@@ -11,6 +11,14 @@ export interface ServeSettings {
   host: string;
   /** Largest request body, in bytes. */
   bodyLimit: number;
+  /** How long a client may take to send the request line and headers, in ms; then 408 and the connection closes. */
+  headersTimeoutMs: number;
+  /** How long a client may take to send the whole request, headers and body, in ms (the answer may take longer). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests, in ms. */
+  keepAliveTimeoutMs: number;
+  /** Most connections open at once; a connection past it is closed as soon as it is accepted. */
+  maxConnections: number;
 }
 
 export interface ServeFlags {
@@ -18,13 +26,29 @@ export interface ServeFlags {
   port?: string;
   host?: string;
   bodyLimit?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
+  keepAliveTimeout?: string;
+  maxConnections?: string;
 }
 
+/**
+ * Node's own limits would let a slow client hold a connection for 60 s before its headers are
+ * complete and 5 min for its body, without any cap on connections: a few hundred clients trickling
+ * bytes would hold the process. A real client sends its headers within milliseconds and a 1 MiB
+ * body within seconds, so 10 s and 30 s refuse nobody real. The keep-alive time is Node's (behind
+ * a proxy, set it longer than the proxy's idle timeout). 1000 connections is far more than one
+ * process answers at once, and below the usual limit of open files.
+ */
 export const defaults: Readonly<ServeSettings> = Object.freeze({
   definitions: 'examples/quickstart',
   port: 3000,
   host: '127.0.0.1',
   bodyLimit: 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1000,
 });
 
 export class SettingsError extends Error {}
@@ -32,11 +56,31 @@ export class SettingsError extends Error {}
 export function serveSettings(flags: ServeFlags, env: Readonly<Record<string, string | undefined>> = process.env): ServeSettings {
   const port = flags.port ?? env.SYNCLINE_PORT;
   const bodyLimit = flags.bodyLimit ?? env.SYNCLINE_BODY_LIMIT;
+  /** A flag, else its variable (empty counts as unset), with the name to blame in a message. */
+  const given = (flag: string | undefined, flagName: string, variable: string): { text: string; source: string } | undefined => {
+    if (flag !== undefined) return { text: flag, source: flagName };
+    const text = set(env[variable]);
+    return text === undefined ? undefined : { text, source: variable };
+  };
+  const duration = (found: { text: string; source: string } | undefined, fallback: number): number => (found === undefined ? fallback : parseSettingDuration(found.text, found.source, 100));
+  const headers = given(flags.headersTimeout, '--headers-timeout', 'SYNCLINE_HEADERS_TIMEOUT');
+  const request = given(flags.requestTimeout, '--request-timeout', 'SYNCLINE_REQUEST_TIMEOUT');
+  const headersTimeoutMs = duration(headers, defaults.headersTimeoutMs);
+  const requestTimeoutMs = duration(request, defaults.requestTimeoutMs);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    // Node refuses this pair: the headers are part of the request.
+    throw new SettingsError(`${headers?.source ?? 'the headers timeout'} (${headersTimeoutMs}ms) must not be longer than ${request?.source ?? 'the request timeout'} (${requestTimeoutMs}ms): the headers are part of the request`);
+  }
+  const connections = given(flags.maxConnections, '--max-connections', 'SYNCLINE_MAX_CONNECTIONS');
   return {
     definitions: flags.definitions ?? env.SYNCLINE_DEFINITIONS ?? defaults.definitions,
     port: port === undefined ? defaults.port : parsePort(port, flags.port !== undefined ? '--port' : 'SYNCLINE_PORT'),
     host: flags.host ?? env.SYNCLINE_HOST ?? defaults.host,
     bodyLimit: bodyLimit === undefined ? defaults.bodyLimit : parseSize(bodyLimit, flags.bodyLimit !== undefined ? '--body-limit' : 'SYNCLINE_BODY_LIMIT'),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: duration(given(flags.keepAliveTimeout, '--keep-alive-timeout', 'SYNCLINE_KEEP_ALIVE_TIMEOUT'), defaults.keepAliveTimeoutMs),
+    maxConnections: connections === undefined ? defaults.maxConnections : parseWholeNumber(connections.text, connections.source, 1, 1_000_000, 'connections open at once'),
   };
 }
 
@@ -121,8 +165,12 @@ function set(value: string | undefined): string | undefined {
 }
 
 function parseConcurrency(text: string, source: string): number {
+  return parseWholeNumber(text, source, 1, 1000, 'items run at once');
+}
+
+function parseWholeNumber(text: string, source: string, min: number, max: number, meaning: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 1000) throw new SettingsError(`${source} must be a whole number from 1 to 1000 (items run at once), not '${text}'`);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) throw new SettingsError(`${source} must be a whole number from ${min} to ${max} (${meaning}), not '${text}'`);
   return value;
 }
 

@@ -5,6 +5,7 @@
  * drivers' own codes (mysql2 errno, SQLite result codes).
  */
 import { ConnectorError } from '../connector-error.js';
+import { driverFailure, missingParameters } from './driver-failure.js';
 
 export interface ErrorContext {
   systemId: string;
@@ -22,8 +23,6 @@ interface DriverError {
   message?: string;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_NOTADB']);
-const MYSQL_UNAVAILABLE = new Set([1040, 1044, 1045, 1049, 1129, 1130, 1203, 2002, 2003, 2005, 2006, 2013]);
 const MYSQL_CONSTRAINT: Readonly<Record<number, string>> = {
   1062: 'a record with the same unique value exists',
   1451: 'the record is still referenced by another record',
@@ -42,31 +41,6 @@ const PG_CONSTRAINT: Readonly<Record<string, string>> = {
   '23514': 'a value violates a check constraint',
   '23P01': 'a value violates an exclusion constraint',
 };
-
-/** PostgreSQL answers a statement holding `$1` but sent without values with 08P01, a connection-class code. */
-function missingParameters(error: DriverError): boolean {
-  return error.code === '08P01' && /bind message supplies/.test(error.message ?? '');
-}
-
-function unavailableReason(error: DriverError): string | null {
-  const code = typeof error.code === 'string' ? error.code : '';
-  if (missingParameters(error)) return null;
-  if (error.name === 'KnexTimeoutError') return 'no connection became free in time';
-  if (NETWORK_CODES.has(code)) {
-    if (code === 'ECONNREFUSED') return 'connection refused';
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'the database is locked';
-    if (code === 'SQLITE_CANTOPEN') return 'the database file cannot be opened';
-    if (code === 'SQLITE_NOTADB') return 'the file is not a SQLite database';
-    return 'the connection failed';
-  }
-  if (code === '28P01' || code === '28000' || error.errno === 1045) return 'authentication failed';
-  if (code === '3D000' || error.errno === 1049) return 'the database does not exist';
-  if (/^(08|53|57P)/.test(code)) return 'the server refused or dropped the connection';
-  if (error.errno !== undefined && MYSQL_UNAVAILABLE.has(error.errno)) return 'the server refused or dropped the connection';
-  if (/Connection terminated|connect ECONNREFUSED|timeout expired/i.test(error.message ?? '')) return 'the connection failed';
-  return null;
-}
 
 function sqliteConstraint(message: string): string {
   if (message.includes('UNIQUE') || message.includes('PRIMARY KEY')) return 'a record with the same unique value exists';
@@ -99,8 +73,8 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   const error = (typeof raw === 'object' && raw !== null ? raw : {}) as DriverError;
   const code = typeof error.code === 'string' ? error.code : '';
   const where = `system '${context.systemId}'`;
-  const reason = unavailableReason(error);
-  if (reason !== null) {
+  const reason = driverFailure(error)?.reason;
+  if (reason !== undefined) {
     return new ConnectorError('unavailable', `${where}: the database cannot be reached (${reason})`, { cause: raw, details: { system: context.systemId, reason } });
   }
   if (code === '25006' || error.errno === 1792 || code.startsWith('SQLITE_READONLY')) {

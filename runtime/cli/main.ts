@@ -4,6 +4,7 @@
  * and maps usage errors to exit code 2.
  */
 import { Command, CommanderError } from 'commander';
+import type { ServeCommandFlags } from './serve-command.js';
 
 /** Exit codes: 0 success, 1 problems found (or the command failed), 2 unusable arguments. */
 export const exitUsage = 2;
@@ -43,10 +44,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--port <port>', 'port to listen on (env SYNCLINE_PORT)')
     .option('--host <host>', 'address to listen on (env SYNCLINE_HOST)')
     .option('--body-limit <size>', 'largest request body, e.g. 1mib (env SYNCLINE_BODY_LIMIT)')
+    .option('--headers-timeout <duration>', 'time a client has to send the request headers, e.g. 10s (env SYNCLINE_HEADERS_TIMEOUT)')
+    .option('--request-timeout <duration>', 'time a client has to send the whole request, e.g. 30s (env SYNCLINE_REQUEST_TIMEOUT)')
+    .option('--keep-alive-timeout <duration>', 'how long an idle connection stays open, e.g. 5s (env SYNCLINE_KEEP_ALIVE_TIMEOUT)')
+    .option('--max-connections <n>', 'most connections open at once (env SYNCLINE_MAX_CONNECTIONS)')
     .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
     .option('--concurrency <n>', 'queue items run at once (env SYNCLINE_CONCURRENCY)')
     .option('--no-daemon', 'serve the API only; queued items stay Pending until a daemon runs them')
-    .action(async (options: { definitions?: string; port?: string; host?: string; bodyLimit?: string; db?: string; concurrency?: string; daemon: boolean }) => {
+    .action(async (options: ServeCommandFlags & { daemon: boolean }) => {
       const { serveCommand } = await import('./serve-command.js');
       exitCode = await serveCommand(options);
     });

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
+import { createHttpServer } from '../http/http-server.js';
 import { stopDirectRuns } from '../http/run-direct.js';
 import { createLogger } from '../log.js';
 import { queueSettings, serveSettings, SettingsError, type QueueFlags, type ServeFlags } from '../settings.js';
@@ -60,7 +61,7 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
     syncTimeLimitMs: queue.syncTimeLimitMs,
     daemonActive: () => workers !== undefined,
   });
-  const server = app.listen(settings.port, settings.host);
+  const server = createHttpServer(app, settings, log).listen(settings.port, settings.host);
   try {
     await once(server, 'listening');
   } catch (error) {

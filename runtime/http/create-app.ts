@@ -19,6 +19,7 @@ import { openApiFor } from './openapi/build-openapi.js';
 import { problemMiddleware } from './problem-middleware.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaultBodyLimit } from './read-body.js';
+import { refuseNulInPathParameters, refuseNulInQuery } from './refuse-nul.js';
 import { requestLog } from './request-log.js';
 import type { ConnectionProvider } from './resolve-target.js';
 import { webhookConsoleRoutes, type RunWebhook } from './webhook-console-routes.js';
@@ -79,6 +80,7 @@ export function createApp(options: AppOptions): Koa {
   // use() on a prefixed router without its `sensitive: false`, so `/API/...` matched the routes
   // but skipped authentication.
   api.use('', authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash));
+  api.use('', refuseNulInQuery);
   api.get('/openapi.json', (ctx) => {
     ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
   });
@@ -101,6 +103,8 @@ export function createApp(options: AppOptions): Koa {
   connectionRoutes(api, { connections: options.connections, bodyLimit });
   queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
   webhookConsoleRoutes(api, { db: options.db, log, bodyLimit, runWebhook: options.runWebhook ?? runWebhook });
+  // After every route: it looks at the parameters the routes declare.
+  refuseNulInPathParameters(api);
 
   app.use(open.routes()).use(open.allowedMethods());
   // Before the /api router and its bearer check: webhooks authenticate by secret or signature.

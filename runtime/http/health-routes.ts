@@ -1,13 +1,15 @@
 /**
  * /healthz (the process answers) and /readyz (a snapshot is loaded; with the last reload's outcome,
  * so a rejected edit is visible to operators while the old snapshot keeps serving; and the queue,
- * whose database must answer: without it nothing can be started or polled, so /readyz is 503).
+ * whose database must answer and take writes: without it nothing can be started or polled, so
+ * /readyz is 503).
  */
 import type Router from '@koa/router';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { formatProblem } from '../../definitions/problem.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
+import { writeHealth } from '../database/write-probe.js';
 import { queueReadiness } from './queue-readiness.js';
 
 export interface HealthOptions {
@@ -17,6 +19,8 @@ export interface HealthOptions {
 }
 
 export function healthRoutes(router: Router, holder: SnapshotHolder, { db, daemonActive = () => false }: HealthOptions): void {
+  // From now on, a statement that meets a failing database makes /readyz unready at once.
+  writeHealth(db);
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

@@ -4,9 +4,12 @@
  * seed's rule); this is where an operator sees that.
  *
  * The runtime database is asked with a time limit: a probe that hangs with a hung database tells
- * an orchestrator nothing, a quick 503 with the reason does.
+ * an orchestrator nothing, a quick 503 with the reason does. Reads are not enough: the database
+ * must take writes too, or nothing can be started (write-probe.ts).
  */
+import { runtimeDatabaseFailure } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
+import { errorCode, writeHealth, type WriteState } from '../database/write-probe.js';
 import { countByStatus, nextRunAfter } from '../queue/queue-summary.js';
 import type { QueueStatus } from '../queue/queue-item.js';
 
@@ -27,13 +30,13 @@ export const readinessTimeoutMs = 2000;
  * until the question itself is answered, not just until a caller gave up waiting: /readyz needs
  * no token, so a flood of calls (or a slow database) must not become a pile of COUNT queries.
  */
-type Counts = [Awaited<ReturnType<typeof countByStatus>>, Awaited<ReturnType<typeof nextRunAfter>>];
+type Counts = [Awaited<ReturnType<typeof countByStatus>>, Awaited<ReturnType<typeof nextRunAfter>>, WriteState];
 const inFlight = new WeakMap<RuntimeDatabase, Promise<Counts>>();
 
 function ask(db: RuntimeDatabase): Promise<Counts> {
   let asking = inFlight.get(db);
   if (asking === undefined) {
-    asking = Promise.all([countByStatus(db), nextRunAfter(db)]);
+    asking = Promise.all([countByStatus(db), nextRunAfter(db), writeHealth(db).check()]);
     const current = asking;
     const forget = (): void => {
       if (inFlight.get(db) === current) inFlight.delete(db);
@@ -56,13 +59,14 @@ export async function queueReadiness(db: RuntimeDatabase, daemonActive: () => bo
       query.catch(() => {});
       return { ok: false, reason: `the runtime database did not answer within ${timeoutMs} ms` };
     }
-    const [counts, next] = result;
+    const [counts, next, writes] = result;
+    if (!writes.ok) return { ok: false, reason: `the runtime database takes no writes: ${writes.reason}` };
     return { ok: true, queue: { ...counts, nextDue: next?.toISOString() ?? null, daemon: daemonActive() ? 'active' : 'inactive' } };
   } catch (error) {
     // Only a category: a driver's message can name the host, port or user, and /readyz answers
     // without a token. The log of the process has the details.
-    const code = (error as { code?: unknown }).code;
-    return { ok: false, reason: `the runtime database does not answer${typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? ` (${code})` : ''}` };
+    const failure = runtimeDatabaseFailure(error);
+    return { ok: false, reason: `the runtime database does not answer: ${failure?.reason ?? 'the query failed'}${errorCode(error)}` };
   } finally {
     clearTimeout(timer);
   }

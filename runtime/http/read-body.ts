@@ -1,12 +1,26 @@
 /**
  * Reads a JSON request body with a size limit. The limit is enforced while streaming (and up
  * front from Content-Length), so an oversized body is refused without being buffered whole.
+ *
+ * JSON is parsed here for the API routes and the webhooks alike (parseJsonBody), with one limit on
+ * how deeply objects and arrays nest, checked on the text before it is parsed: the parser copes
+ * with any depth, but what comes after it does not — serializing a 100,000-level document for the
+ * call log or a system overflows the stack, and validation and mappings recurse too.
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
+import { refuseNulInJson } from './refuse-nul.js';
 
 /** Default body limit: 1 MiB. */
 export const defaultBodyLimit = 1024 * 1024;
+
+/**
+ * Deepest nesting of objects and arrays in a JSON body. Far deeper than any real payload, and
+ * shallow enough that whatever the runtime keeps of a request fits every runtime database:
+ * MariaDB's JSON columns refuse documents nested deeper than 31 levels, and the call log keeps the
+ * data one level down (`{"data": …}`).
+ */
+export const maxJsonDepth = 30;
 
 export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || NaN);
@@ -25,7 +39,7 @@ export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
-/** The parsed JSON body; 415 for another content type, 400 for broken JSON (without echoing the body). */
+/** The parsed JSON body of an API route; 415 for another content type, 400 for broken JSON (without echoing the body) and for NUL in its text (refuse-nul.ts). */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
   const type = ctx.get('content-type');
   if (type && !ctx.is('application/json', 'application/*+json')) {
@@ -37,13 +51,44 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   }
   const raw = await readRawBody(ctx, limit);
   if (raw.length === 0) throw new HttpProblem('malformed-json', 'The request needs a JSON body.');
+  const body = parseJsonBody(raw);
+  refuseNulInJson(body);
+  return body;
+}
+
+/** The parsed JSON of a body; 400 for broken JSON and for JSON nested deeper than maxJsonDepth (neither echoes the body). */
+export function parseJsonBody(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  const tooDeep = depthExceededAt(text, maxJsonDepth);
+  if (tooDeep !== undefined) {
+    const message = `The body nests objects and arrays deeper than ${maxJsonDepth} levels (at character ${tooDeep}); send flatter JSON.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path: '', message }] });
+  }
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     // The parser's own message quotes the body; only the position is passed on.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
     throw new HttpProblem('malformed-json', `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`);
   }
+}
+
+/** Where an object or array opens deeper than `max` levels, outside strings; undefined when none does. One pass, no recursion. */
+function depthExceededAt(text: string, max: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (inString) {
+      if (code === 0x5c) at += 1; // backslash: the escaped character cannot end the string
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      depth += 1;
+      if (depth > max) return at;
+    } else if (code === 0x7d || code === 0x5d) depth -= 1;
+  }
+  return undefined;
 }
 
 function tooLarge(limit: number): HttpProblem {

@@ -158,7 +158,7 @@ function replayableRequest(webhook: WebhookEntry, entry: LogEntry): WebhookReque
   if (!entry.pinned) throw new HttpProblem('not-replayable', `Log entry ${entry.id} is not pinned; pin it first (POST …/log/${entry.id}/pin).`);
   const request = requestFromPayload(webhook.definition, entry.method, entry.payload);
   if (!request) {
-    const why = entry.payload === null ? 'its payload was not kept (the webhook has logPayload off)' : 'its payload was too large and was kept cut';
+    const why = entry.payload === null ? 'its payload was not kept (the webhook has logPayload off)' : (entry.payload.note ?? 'its payload was too large and was kept cut');
     throw new HttpProblem('not-replayable', `Log entry ${entry.id} cannot be replayed: ${why}.`);
   }
   return request;

@@ -16,6 +16,7 @@
  * Only for PostgreSQL and SQLite (RETURNING), only for plain inserts on the database itself — not
  * inside a transaction, not for slot keys, whose conflict handling reads the holder back.
  */
+import { RuntimeDatabaseClosedError } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 
 type Row = Record<string, unknown>;
@@ -42,14 +43,14 @@ class InsertTogether {
     // an ordinary insert would), and the statement being written finishes before the pool goes.
     db.onClose(async () => {
       this.#closed = true;
-      for (const entry of this.#waiting.splice(0)) entry.reject(new Error('the runtime database is closing; the queue item was not written'));
+      for (const entry of this.#waiting.splice(0)) entry.reject(new RuntimeDatabaseClosedError('the runtime database is closing; the queue item was not written'));
       await this.#running;
     });
   }
 
   insert(values: Row): Promise<Row> {
     return new Promise<Row>((resolve, reject) => {
-      if (this.#closed) return reject(new Error('the runtime database is closed; the queue item was not written'));
+      if (this.#closed) return reject(new RuntimeDatabaseClosedError('the runtime database is closed; the queue item was not written'));
       this.#waiting.push({ values, resolve, reject });
       this.#running ??= this.#run();
     });

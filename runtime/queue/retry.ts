@@ -1,7 +1,13 @@
 /**
  * A failed attempt: back to Pending after a backoff while attempts remain, else Failed for good.
  * Attempts are counted when claimed, so after the attempt that used the last one the item fails.
- * The wait doubles per failed attempt, from the sync's `retries.backoff` up to `retries.maxBackoff`.
+ * The wait doubles per failed attempt, from the sync's `retries.backoff` up to `retries.maxBackoff`,
+ * and is then spread by ±20% at random (jitter): items that failed together — every sync of a
+ * system that went down — would otherwise all come back at the same moment and hit the system
+ * together again. ±20% rather than "full jitter" (anywhere from 0 to the wait): the configured
+ * backoff stays what an operator can count on — on average the wait, never under 80% of it — and
+ * the spread is still wide enough to break up a crowd. Never longer than `maxBackoff`: at the cap
+ * the spread goes downwards only.
  *
  * In one write transaction, like complete.ts:
  *   SELECT attempts, max_attempts, errors FROM queue_items
@@ -24,14 +30,23 @@ export interface RetryPolicy {
   backoffMs: number;
   /** Longest wait, in ms. */
   maxBackoffMs: number;
+  /** The random spread of a wait, as a fraction of it (default `retryJitter`); 0 waits exactly. */
+  jitter?: number;
 }
+
+/** The default spread of a retry's wait: ±20%. */
+export const retryJitter = 0.2;
 
 export type FailOutcome = { status: 'Pending'; runAfter: Date } | { status: 'Failed' };
 
-/** The wait after `failedAttempts` failures (1 = the first): backoff · 2^(failedAttempts−1), capped. */
-export function retryDelayMs(failedAttempts: number, policy: RetryPolicy): number {
-  const doubled = policy.backoffMs * 2 ** Math.max(0, failedAttempts - 1);
-  return Math.min(doubled, policy.maxBackoffMs);
+/**
+ * The wait after `failedAttempts` failures (1 = the first): backoff · 2^(failedAttempts−1) ·
+ * (1 ± jitter), at most maxBackoff. `random` is a number in [0, 1), Math.random's.
+ */
+export function retryDelayMs(failedAttempts: number, policy: RetryPolicy, random: number = Math.random()): number {
+  const doubled = Math.min(policy.backoffMs * 2 ** Math.max(0, failedAttempts - 1), policy.maxBackoffMs);
+  const jitter = policy.jitter ?? retryJitter;
+  return Math.round(Math.min(doubled * (1 - jitter + 2 * jitter * random), policy.maxBackoffMs));
 }
 
 /** Records a failed attempt of the worker; undefined when the worker no longer holds the item. */

@@ -3,9 +3,11 @@
  * (the seed: "detected automatically"):
  *
  * - GET: the query string is the data;
- * - POST `application/json` (or `+json`, or no Content-Type at all): the parsed JSON; broken JSON → 400;
+ * - POST `application/json` (or `+json`, or no Content-Type at all): the parsed JSON; broken JSON, or
+ *   JSON nested deeper than the API routes accept (read-body.ts), → 400;
  * - POST `application/x-www-form-urlencoded` and `multipart/form-data` (fields only): the fields as an
- *   object, a repeated field becoming an array; a file part → 415;
+ *   object, a repeated field becoming an array (names are not split into nested objects, so form data
+ *   is never deeper than that); a file part → 415;
  * - anything else → 415 naming the accepted types; a body over the limit → 413.
  *
  * An empty POST body is an empty object: senders "ping" a webhook that way. The raw body is kept
@@ -13,7 +15,7 @@
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
-import { readRawBody } from '../http/read-body.js';
+import { parseJsonBody, readRawBody } from '../http/read-body.js';
 import type { WebhookRequest } from './webhook-call.js';
 
 export const acceptedTypes = 'application/json, application/x-www-form-urlencoded or multipart/form-data (fields without files)';
@@ -35,20 +37,10 @@ export async function readWebhookRequest(ctx: Context, limit: number): Promise<W
 
 async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type)) return raw.length === 0 ? {} : parseJson(raw);
+  if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type)) return raw.length === 0 ? {} : parseJsonBody(raw);
   if (type === 'application/x-www-form-urlencoded') return fieldsOf(new URLSearchParams(raw.toString('utf8')));
   if (type === 'multipart/form-data') return multipartFields(contentType, raw);
   throw new HttpProblem('unsupported-media-type', `A webhook accepts ${acceptedTypes}, not ${type}.`);
-}
-
-function parseJson(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (error) {
-    // The parser's message quotes the body; only the position is passed on.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new HttpProblem('malformed-json', `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`);
-  }
 }
 
 /** Multipart parsing is the Fetch API's (undici), not written here. */

@@ -61,7 +61,8 @@ await describeEachRuntimeDatabase('running a held item', (runtime) => {
     assert.equal(final.status, 'Pending');
     assert.equal(final.lockedBy, null);
     const wait = final.runAfter.getTime() - before;
-    assert.ok(wait >= 44_000 && wait <= 47_000, `waits ${wait}ms`);
+    // 45 s ± 20% jitter, plus the time the run took.
+    assert.ok(wait >= 36_000 && wait <= 56_000, `waits ${wait}ms`);
     assert.deepEqual(final.errors.map((error) => error.message), ['crm unreachable']);
   });
 

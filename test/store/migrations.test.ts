@@ -14,7 +14,7 @@ import { DatabaseOpenError, openDatabase } from '../../runtime/database/open-dat
 import { describeEachDatabase } from '../support/databases.js';
 import { openRuntimeDatabase } from './runtime-databases.js';
 
-const allMigrations = ['001-queue-items', '002-record-store', '003-schedules', '004-webhook-idempotency', '005-webhook-log', '006-queue-concurrency'];
+const allMigrations = ['001-queue-items', '002-record-store', '003-schedules', '004-webhook-idempotency', '005-webhook-log', '006-queue-concurrency', '007-write-probe'];
 
 await describeEachDatabase('runtime database migrations', (database) => {
   test('sessions are set up as documented', async () => {

@@ -22,8 +22,22 @@ import { at, describeEachRuntimeDatabase } from './runtime-databases.js';
 const lease = 30_000;
 
 test('retry delays double from the backoff up to the cap', () => {
-  const policy = { backoffMs: 30_000, maxBackoffMs: 100_000 };
+  const policy = { backoffMs: 30_000, maxBackoffMs: 100_000, jitter: 0 };
   assert.deepEqual([1, 2, 3, 4, 50].map((failed) => retryDelayMs(failed, policy)), [30_000, 60_000, 100_000, 100_000, 100_000]);
+});
+
+test('retry delays are spread by ±20% at random, never past the cap', () => {
+  const policy = { backoffMs: 30_000, maxBackoffMs: 100_000 };
+  // The ends of the range, for the ends of Math.random's [0, 1).
+  assert.deepEqual([retryDelayMs(1, policy, 0), retryDelayMs(1, policy, 0.5), retryDelayMs(1, policy, 0.999_999)], [24_000, 30_000, 36_000]);
+  assert.deepEqual([retryDelayMs(3, policy, 0), retryDelayMs(3, policy, 0.999_999)], [80_000, 100_000], 'at the cap only downwards');
+  for (const failed of [1, 2, 3]) {
+    const base = Math.min(30_000 * 2 ** (failed - 1), 100_000);
+    const waits = Array.from({ length: 500 }, () => retryDelayMs(failed, policy));
+    assert.ok(waits.every((wait) => wait >= base * 0.8 && wait <= Math.min(base * 1.2, 100_000)), `attempt ${failed}: ${Math.min(...waits)}…${Math.max(...waits)}`);
+    // Items failing together come back at different moments (at the cap, half of them at the cap).
+    assert.ok(new Set(waits).size > 200, `attempt ${failed}: only ${new Set(waits).size} different waits`);
+  }
 });
 
 test('start types are accepted in any case and answered in one spelling', () => {
@@ -173,7 +187,7 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
 
   test('a failed attempt is retried after a doubling backoff until the attempts are used up', async () => {
     const { id } = await add('p', 0, { maxAttempts: 3 });
-    const retry = { backoffMs: 30_000, maxBackoffMs: 3_600_000 };
+    const retry = { backoffMs: 30_000, maxBackoffMs: 3_600_000, jitter: 0 };
     await claim(db, { workerId: 'A', limit: 1, leaseMs: lease, now: at(1) });
 
     assert.equal(await failAttempt(db, { id, workerId: 'B', retry, errors: [{ message: 'not mine' }], now: at(2) }), undefined, 'only the holder');

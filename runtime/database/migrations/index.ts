@@ -5,6 +5,7 @@ import { schedules } from './003-schedules.js';
 import { webhookIdempotency } from './004-webhook-idempotency.js';
 import { webhookLog } from './005-webhook-log.js';
 import { queueConcurrency } from './006-queue-concurrency.js';
+import { writeProbe } from './007-write-probe.js';
 import type { Migration } from './migration.js';
 
-export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules, webhookIdempotency, webhookLog, queueConcurrency]);
+export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules, webhookIdempotency, webhookLog, queueConcurrency, writeProbe]);

@@ -18,11 +18,14 @@
  *   in the last moment before it, never more than `maxPending` and a batch being written. The calls' effects (queue items,
  *   writes to systems) do not depend on the log and are kept.
  * - A batch the database refuses is written again entry by entry, so one bad entry costs only
- *   itself; an entry that cannot be written is logged and never fails its call (as before).
+ *   itself; an entry refused alone is written once more with notes in place of its payload and
+ *   response body (record-call.ts), so a payload the database cannot hold does not cost the entry.
+ *   An entry that cannot be written even so (the database is down) is logged and never fails its
+ *   call.
  */
 import type { Logger } from '../../log.js';
 import type { RuntimeDatabase } from '../../database/open-database.js';
-import { callLogRow, pruneIfDue, retentionMsOf, type CallLogRow, type WebhookCallRecord } from './record-call.js';
+import { callLogRow, payloadRefused, pruneIfDue, retentionMsOf, type CallLogRow, type WebhookCallRecord } from './record-call.js';
 
 export interface CallLogWriterOptions {
   /** Most entries in one INSERT (default 100; 15 columns each stays far below every engine's limit of bound values). */
@@ -90,11 +93,20 @@ export class CallLogWriter {
       await this.#db.knex('webhook_log').insert(batch.map((entry) => entry.row));
       return;
     } catch (error) {
-      if (batch.length === 1) return this.#lost(batch[0]!, error);
+      if (batch.length === 1) return this.#writeAlone(batch[0]!, error);
     }
     for (const entry of batch) {
-      await this.#db.knex('webhook_log').insert(entry.row).catch((error: unknown) => this.#lost(entry, error));
+      await this.#db.knex('webhook_log').insert(entry.row).catch((error: unknown) => this.#writeAlone(entry, error));
     }
+  }
+
+  /** An entry the database refused: again without its payload; lost only when that is refused too. */
+  async #writeAlone(entry: Pending, refusal: unknown): Promise<void> {
+    if (entry.row.payload === null && entry.row.response === null) return this.#lost(entry, refusal);
+    await this.#db.knex('webhook_log').insert(payloadRefused(entry.row)).then(
+      () => this.#log.warn({ err: refusal, webhookId: entry.webhookId, callId: entry.row.id }, 'the webhook call was written to the call log without its payload, which the database refused'),
+      (error: unknown) => this.#lost(entry, error),
+    );
   }
 
   #lost(entry: Pending, error: unknown): void {

@@ -29,7 +29,7 @@ export function requestFromData(definition: WebhookDefinition, data: unknown): W
 
 /** The request a log entry kept, again; undefined when it was not kept whole. */
 export function requestFromPayload(definition: WebhookDefinition, method: string, payload: LoggedPayload | null): WebhookRequest | undefined {
-  if (payload === null || payload.truncated !== undefined) return undefined;
+  if (payload === null || payload.truncated !== undefined || payload.note !== undefined) return undefined;
   // A redacted header cannot be sent again as it was; the secret is added fresh below.
   const headers = Object.fromEntries(Object.entries(payload.headers).filter(([, value]) => value !== redacted));
   const rawBody = payload.body === undefined ? Buffer.alloc(0) : Buffer.from(payload.body, payload.bodyEncoding ?? 'utf8');

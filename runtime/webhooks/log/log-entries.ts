@@ -122,7 +122,8 @@ function encodeCursor(entry: LogEntrySummary): string {
 export function decodeCursor(cursor: string): { at: Date; id: string } | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') return undefined;
+    // An id with NUL was never handed out, and PostgreSQL could not even compare it.
+    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string' || value[1].includes('\u0000')) return undefined;
     const at = new Date(value[0]);
     return Number.isNaN(at.getTime()) ? undefined : { at, id: value[1] };
   } catch {

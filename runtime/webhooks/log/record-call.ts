@@ -6,6 +6,10 @@
  * `payloadLimit` bytes of JSON; a cut part is replaced by a note saying how large it was and
  * a preview of its start, and such an entry cannot be replayed.
  *
+ * An entry is never dropped for its payload: data that cannot be serialized (nested too deeply),
+ * or that the database refuses to store (payloadRefused), is replaced by a note saying so, and the
+ * rest of the entry is kept.
+ *
  * Before writing, the webhook's old unpinned entries are pruned when due (prune-log.ts).
  * The endpoint writes entries in batches behind its answers (call-log-writer.ts).
  */
@@ -57,11 +61,15 @@ export interface LoggedPayload {
   bodyEncoding?: 'utf8' | 'base64';
   /** Present when data and body were too large to keep. */
   truncated?: { bytes: number; limit: number; preview: string };
+  /** Present when data and body could not be kept at all: why. */
+  note?: string;
 }
 
 export interface LoggedResponse {
   body?: unknown;
   truncated?: { bytes: number; limit: number; preview: string };
+  /** Present when the body could not be kept at all: why. */
+  note?: string;
 }
 
 /** A `webhook_log` row, ready to insert. */
@@ -79,7 +87,8 @@ export function retentionMsOf(record: Pick<WebhookCallRecord, 'retention'>): num
 export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): CallLogRow {
   const origin = takeCallOrigin(record.id);
   const extra = new Set((record.redactHeaders ?? []).map((name) => name.toLowerCase()));
-  const payload = record.logPayload ? loggedPayload(record.request, extra) : null;
+  const payload = record.logPayload ? storable(() => loggedPayload(record.request, extra), (note) => ({ headers: redactHeaders(record.request.headers, extra), query: redactQuery(record.request.query), note: `the request data ${note}` })) : null;
+  const response = record.logPayload ? storable(() => loggedResponse(record.response.body), (note) => ({ note: `the response body ${note}` })) : null;
   return {
     id: record.id,
     webhook_id: record.webhookId,
@@ -93,10 +102,38 @@ export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): Call
     pinned: false,
     // Stringified on every engine: pg would send a JS array as a PostgreSQL array, not JSON.
     ticker: JSON.stringify(record.ticker),
-    payload: payload === null ? null : JSON.stringify(payload),
-    response: record.logPayload ? JSON.stringify(loggedResponse(record.response.body)) : null,
-    payload_truncated: payload?.truncated !== undefined,
+    payload: payload?.text ?? null,
+    response: response?.text ?? null,
+    payload_truncated: payload !== null && (payload.value.truncated !== undefined || payload.value.note !== undefined),
   };
+}
+
+/**
+ * The row again, with its payload reduced to headers, query and a note, and its response body to
+ * a note: for an entry the database refused as it was (MariaDB, for one, refuses JSON nested
+ * deeper than 31 levels, which a response read from a system may be).
+ */
+export function payloadRefused(row: CallLogRow): CallLogRow {
+  const note = 'was refused by the runtime database as it was (too large or nested too deeply for it)';
+  const kept = typeof row.payload === 'string' ? (JSON.parse(row.payload) as LoggedPayload) : undefined;
+  return {
+    ...row,
+    payload: kept === undefined ? null : JSON.stringify({ headers: kept.headers, query: kept.query, note: `the request data ${note}` } satisfies LoggedPayload),
+    response: row.response === null ? null : JSON.stringify({ note: `the response body ${note}` } satisfies LoggedResponse),
+    payload_truncated: kept !== undefined,
+  };
+}
+
+/** `build()` and its JSON text; when either fails (data nested too deeply to serialize), `instead`'s with the reason. */
+function storable<T>(build: () => T, instead: (note: string) => T): { value: T; text: string } {
+  try {
+    const value = build();
+    return { value, text: JSON.stringify(value) };
+  } catch (error) {
+    const note = error instanceof RangeError ? 'could not be stored: it is nested too deeply to serialize' : 'could not be stored: it cannot be serialized as JSON';
+    const value = instead(note);
+    return { value, text: JSON.stringify(value) };
+  }
 }
 
 /** Prunes the webhook's old entries when due (prune-log.ts). */
@@ -112,7 +149,8 @@ export async function pruneIfDue(db: RuntimeDatabase, webhookId: string, retenti
  */
 export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCallRecord): Promise<void> {
   await pruneIfDue(db, record.webhookId, retentionMsOf(record));
-  await db.knex('webhook_log').insert(callLogRow(db, record));
+  const row = callLogRow(db, record);
+  await db.knex('webhook_log').insert(row).catch(() => db.knex('webhook_log').insert(payloadRefused(row)));
 }
 
 function loggedPayload(request: WebhookRequest, extra: ReadonlySet<string>): LoggedPayload {
