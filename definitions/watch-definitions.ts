@@ -49,7 +49,7 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
     if (closed) return;
     const duration = performance.now() - started;
     if (result.ok) {
-      holder.swap(result.snapshot, duration);
+      holder.swap(result.snapshot, duration, result.problems);
     } else {
       holder.reject(result.problems, duration);
     }
