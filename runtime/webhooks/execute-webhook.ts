@@ -18,7 +18,8 @@
  * 7. The rate limit → 429. After authentication, so that strangers who know the URL cannot use up
  *    the budget of the real sender; refused calls only cost a digest comparison.
  * 8. The request schema → 400 with the schema's errors (query and form text converted first,
- *    text-fields.ts).
+ *    text-fields.ts); then the data's shape → 400 when the action reads fields and the data is no
+ *    JSON object (request-shape.ts), before a condition would read every field as null.
  * 9. The execution condition → 204 without running the action; the ticker says why.
  * 10. Idempotency: a repeat gets the first answer, a duplicate of a running call 409.
  * 11. The action; then the redirect (303) when one is configured.
@@ -46,6 +47,7 @@ import { takeRateLimit } from './rate-limit.js';
 import { signatureHeaderOf, verifySignature } from './signatures/index.js';
 import { createTicker, type Ticker } from './ticker.js';
 import type { WebhookActionHandler, WebhookCall, WebhookRequest } from './webhook-call.js';
+import { checkRequestShape } from './request-shape.js';
 import { coerceTextFields, hasTextFields } from './text-fields.js';
 import { secretMatches } from './webhook-secret.js';
 
@@ -153,6 +155,7 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
     const errors = schemaErrors(entry.validateRequest.errors ?? []);
     throw new HttpProblem('invalid-request', `The request does not match the request schema of webhook ${definition.id}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}.`, { errors });
   }
+  checkRequestShape(definition, request.data);
   if (entry.condition) {
     if (!evaluateCondition(entry.condition, recordScope(request.data))) {
       ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, { condition: definition.condition });
