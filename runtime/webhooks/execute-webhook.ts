@@ -43,6 +43,7 @@ import { constantTimeEqual } from './constant-time.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { claimIdempotencyKey, idempotencyKeyOf, idempotencyWindowMs, type RememberedAnswer } from './idempotency.js';
 import type { WebhookCallRecord } from './log/record-call.js';
+import { redactionOf, tickerRedaction, type Redaction } from './log/redact.js';
 import { takeRateLimit } from './rate-limit.js';
 import { signatureHeaderOf, verifySignature } from './signatures/index.js';
 import { createTicker, type Ticker } from './ticker.js';
@@ -61,6 +62,8 @@ export interface WebhookDeps {
   runAction: WebhookActionHandler;
   /** Writes the call log entry (recordWebhookCall of log/record-call.ts); absent: nothing is logged. */
   record?: (record: WebhookCallRecord) => Promise<void>;
+  /** SHA-256 of the admin token: like the ApiClients' tokens, it never reaches the log or the ticker. */
+  adminTokenHash?: Buffer;
 }
 
 export interface ExecuteOptions {
@@ -96,7 +99,8 @@ export async function executeWebhook(deps: WebhookDeps, webhookId: string, reque
     return { ...problemAnswer(problem, instance), callId };
   }
   const definition = entry.definition;
-  const ticker = createTicker(callId);
+  const redaction = redactionOf(entry, deps.snapshot, definition.signature && signatureHeaderOf(definition.signature), deps.adminTokenHash);
+  const ticker = createTicker(callId, tickerRedaction(redaction));
   ticker.say('start', `${request.method} call of webhook ${definition.id} (${definition.action})`);
   let answer: Answer;
   try {
@@ -109,7 +113,7 @@ export async function executeWebhook(deps: WebhookDeps, webhookId: string, reque
   }
   answer = { ...answer, headers: { ...corsHeaders(definition.cors, request), ...answer.headers } };
   ticker.say('done', `answered ${answer.status}`, { status: answer.status });
-  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer });
+  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer, redaction });
   return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
 }
 
@@ -239,14 +243,14 @@ interface Timing {
   callId: string;
   ticker: Ticker;
   answer: Answer;
+  redaction: Redaction;
 }
 
 /** Answers to callers that were not let in, or whose body was not read: logged without payload. */
 const refusedStatuses = new Set([401, 403, 410, 413, 415]);
 
-async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer }: Timing): Promise<void> {
+async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer, redaction }: Timing): Promise<void> {
   const definition = entry.definition;
-  const signatureHeader = definition.signature && signatureHeaderOf(definition.signature);
   try {
     await deps.record!({
       id: callId,
@@ -263,7 +267,7 @@ async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
       // the log with up to its size cap per call (nor is such a call worth replaying).
       logPayload: definition.logPayload && !refusedStatuses.has(answer.status),
       retention: definition.logRetention,
-      ...(signatureHeader === undefined ? {} : { redactHeaders: [signatureHeader] }),
+      redaction,
     });
   } catch (error) {
     deps.log.warn({ err: error, webhookId: definition.id, callId }, 'the webhook call could not be written to the call log');
