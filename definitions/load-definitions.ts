@@ -30,7 +30,8 @@ export interface LoadOptions {
   env?: SubstitutionContext['env'];
 }
 
-export type LoadResult = { ok: true; snapshot: Snapshot; problems: [] } | { ok: false; problems: Problem[] };
+/** Loaded: the snapshot and its warnings (problems of severity warning, or none). Refused: every problem, warnings included. */
+export type LoadResult = { ok: true; snapshot: Snapshot; problems: Problem[] } | { ok: false; problems: Problem[] };
 
 export async function loadDefinitions(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
   const env = options.env ?? process.env;
@@ -55,8 +56,9 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   });
 
   const compiled = runChecks(context);
-  if (context.problems.length > 0) return { ok: false, problems: sortProblems(context.problems) };
-  return { ok: true, problems: [], snapshot: buildSnapshot(context, compiled, digest.digest('hex'), files.map((f) => f.displayPath)) };
+  const problems = sortProblems(context.problems);
+  if (context.errors > 0) return { ok: false, problems };
+  return { ok: true, problems, snapshot: buildSnapshot(context, compiled, digest.digest('hex'), files.map((f) => f.displayPath)) };
 }
 
 /**

@@ -1,7 +1,13 @@
 /**
  * A definition problem is data: the loader collects them, the CLI prints them, the console
  * shows them and the tests assert on them. Positions are 1-based, as editors show them.
+ *
+ * Most problems are errors: the definitions are refused. A warning names something that works
+ * but is likely a mistake (firstOnly without order); the definitions load, `syncline validate`
+ * prints it and exits 0.
  */
+export type Severity = 'error' | 'warning';
+
 export interface Problem {
   /** Path of the file as the user gave it (relative to the working directory when possible). */
   file: string;
@@ -15,12 +21,39 @@ export interface Problem {
   code: string;
   /** One sentence that names the place and, where there is one, the fix. */
   message: string;
+  /** Absent: an error. */
+  severity?: Severity;
 }
 
-/** `file:line:col: Kind/id: message` — the one-line form `syncline validate` prints. */
+export function severityOf(problem: Problem): Severity {
+  return problem.severity ?? 'error';
+}
+
+export function isError(problem: Problem): boolean {
+  return severityOf(problem) === 'error';
+}
+
+/** The problem with its severity spelled out, as JSON output shows it. */
+export function problemJson(problem: Problem): Problem & { severity: Severity } {
+  return { ...problem, severity: severityOf(problem) };
+}
+
+/**
+ * `file:line:col: Kind/id: message` — the one-line form `syncline validate` prints; a warning
+ * reads `file:line:col: warning: Kind/id: message`.
+ */
 export function formatProblem(problem: Problem): string {
   const owner = problem.kind ? `${problem.kind}/${problem.id ?? '?'}: ` : '';
-  return `${problem.file}:${problem.line}:${problem.column}: ${owner}${problem.message}`;
+  const severity = problem.severity === 'warning' ? 'warning: ' : '';
+  return `${problem.file}:${problem.line}:${problem.column}: ${severity}${owner}${problem.message}`;
+}
+
+/** "3 problems (1 warning) in 2 files", for the end of a report. */
+export function summarizeProblems(problems: readonly Problem[]): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const warnings = problems.length - problems.filter(isError).length;
+  const files = new Set(problems.map((problem) => problem.file)).size;
+  return `${count(problems.length, 'problem')}${warnings > 0 ? ` (${count(warnings, 'warning')})` : ''} in ${count(files, 'file')}`;
 }
 
 /** Problems sorted by file, then position, so output is stable across runs. */

@@ -10,7 +10,7 @@ export interface ReloadStatus {
   /** When the last reload attempt finished. */
   at: Date;
   ok: boolean;
-  /** Problems of the last attempt; empty when it succeeded. */
+  /** Problems of the last attempt; when it succeeded, its warnings (usually none). */
   problems: readonly Problem[];
   /** How long the last attempt took, in milliseconds. */
   durationMs: number;
@@ -39,10 +39,10 @@ export class SnapshotHolder extends EventEmitter<SnapshotHolderEvents> {
     return this.#status;
   }
 
-  swap(next: Snapshot, durationMs: number): void {
+  swap(next: Snapshot, durationMs: number, warnings: readonly Problem[] = []): void {
     const previous = this.#current;
     this.#current = next;
-    this.#status = Object.freeze({ at: new Date(), ok: true, problems: [], durationMs });
+    this.#status = Object.freeze({ at: new Date(), ok: true, problems: Object.freeze([...warnings]), durationMs });
     this.emit('swap', next, previous);
   }
 

@@ -129,6 +129,8 @@ export interface WebhookDefinition {
   condition?: string;
   logPayload: boolean;
   logRetention: string;
+  /** More names whose values the call log never keeps, beyond the built-in rule. */
+  logRedact?: string[];
   challenge?: { profile: 'x-crc' | 'zoom' | 'slack' | 'meta'; secret?: string; verifyToken?: string };
   signature?: {
     profile: 'github' | 'stripe' | 'slack' | 'zoom' | 'hmac';

@@ -49,7 +49,7 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
     if (closed) return;
     const duration = performance.now() - started;
     if (result.ok) {
-      holder.swap(result.snapshot, duration);
+      holder.swap(result.snapshot, duration, result.problems);
     } else {
       holder.reject(result.problems, duration);
     }
@@ -84,12 +84,17 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
   };
   const watcher: FSWatcher = watch(roots, {
     ignoreInitial: true,
+    // A link is seen as itself: the loader refuses one leading outside (find-files.ts), so what
+    // lies behind it is neither read nor watched.
+    followSymlinks: false,
     // Data files often live beside definitions (the quickstart's SQLite files do): they change on
     // every write, and telling them apart by name spares chokidar an lstat per change.
     ignored: (path, stats) => hiddenSegment.test(belowRoot(path)) || dataFile.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
   });
   watcher.on('all', (event, path) => {
-    if (definitionFile.test(path) || event === 'addDir' || event === 'unlinkDir') schedule();
+    // Other files are ignored above, so a new or removed entry of another name is a directory or
+    // a link (to a directory, or leading outside), which changes what the loader finds.
+    if (definitionFile.test(path) || event !== 'change') schedule();
   });
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {

@@ -9,7 +9,7 @@ import type { CheckContext, Registered } from './check-context.js';
 
 /** The token's SHA-256, or undefined when the definition has problems. */
 export function checkApiClient(context: CheckContext, { definition, source }: Registered<ApiClientDefinition>): Buffer | undefined {
-  const before = context.problems.length;
+  const before = context.errors;
   let hash: Buffer | undefined;
   if ((definition.token === undefined) === (definition.tokenSha256 === undefined)) {
     context.report(source, [], 'token', 'give exactly one of token (from ${env:NAME}) and tokenSha256');
@@ -24,5 +24,5 @@ export function checkApiClient(context: CheckContext, { definition, source }: Re
   }
   definition.systems?.forEach((id, index) => context.resolve('System', id, source, ['systems', index]));
   definition.syncs?.forEach((id, index) => context.resolve('Sync', id, source, ['syncs', index]));
-  return context.problems.length === before ? hash : undefined;
+  return context.errors === before ? hash : undefined;
 }

@@ -9,7 +9,7 @@ import { ExpressionSyntaxError, parseExpression, type Expression } from '../../r
 import { compileMapping } from '../../runtime/mapping/compile-mapping.js';
 import { OrderSyntaxError, parseOrder, type OrderTerm } from '../../runtime/order/parse-order.js';
 import { problemAt, locate, type PathSegment, type SourceDocument } from '../load/source-document.js';
-import type { Problem } from '../problem.js';
+import { isError, type Problem } from '../problem.js';
 import { closest } from '../schema/did-you-mean.js';
 import { displayPath } from '../schema/schema-problems.js';
 import type {
@@ -55,6 +55,16 @@ export class CheckContext {
 
   report(source: SourceDocument, path: readonly PathSegment[], code: string, message: string, options: { key?: boolean; offsetInValue?: number } = {}): void {
     this.problems.push(problemAt(source, path, code, message, options));
+  }
+
+  /** A warning: reported, and the definitions still load (problem.ts). */
+  warn(source: SourceDocument, path: readonly PathSegment[], code: string, message: string, options: { key?: boolean; offsetInValue?: number } = {}): void {
+    this.problems.push({ ...problemAt(source, path, code, message, options), severity: 'warning' });
+  }
+
+  /** Errors so far: a check compares counts before and after to know whether its definition is usable. */
+  get errors(): number {
+    return this.problems.filter(isError).length;
   }
 
   /** Whether the user wrote `path` (as opposed to a default filled in by the schema). */

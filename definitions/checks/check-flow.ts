@@ -6,7 +6,7 @@ import type { FlowDefinition, SyncDefinition } from '../types.js';
 import type { CheckContext, Registered } from './check-context.js';
 
 export function checkFlow(context: CheckContext, { definition, source }: Registered<FlowDefinition>): boolean {
-  const before = context.problems.length;
+  const before = context.errors;
   definition.steps.forEach((step, index) => {
     const path = ['steps', index];
     if ((step.sync === undefined) === (step.flow === undefined)) {
@@ -17,7 +17,7 @@ export function checkFlow(context: CheckContext, { definition, source }: Registe
       context.resolve('Flow', step.flow, source, [...path, 'flow']);
     }
   });
-  return context.problems.length === before;
+  return context.errors === before;
 }
 
 /**

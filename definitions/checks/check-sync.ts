@@ -1,19 +1,21 @@
 /**
  * Semantic checks of a Sync: what it reads and writes exists, its filter, order and conditions
- * parse and name real fields, its mapping compiles, its schedule is a real schedule.
+ * parse and name real fields, its mapping compiles and writes fields the target has (check-mapping.ts),
+ * its match search reads fields the mapping produces, its schedule is a real schedule.
  */
 import { collectFields, collectPlaceholders } from '../../runtime/expression/index.js';
 import type { SyncEntry } from '../snapshot.js';
 import type { FieldShape } from './check-context.js';
 import type { SyncDefinition } from '../types.js';
 import { objectShape, type CheckContext, type Registered } from './check-context.js';
+import { checkMappingTarget, checkMatchPlaceholders, keysOf } from './check-mapping.js';
 import { checkSchedule } from './check-schedule.js';
 
 export type CompiledSync = Omit<SyncEntry, 'definition' | 'origin'>;
 
 export function checkSync(context: CheckContext, entry: Registered<SyncDefinition>): CompiledSync | undefined {
   const { definition, source } = entry;
-  const before = context.problems.length;
+  const before = context.errors;
   const sourceShape = checkSource(context, entry);
 
   const target = context.resolve('System', definition.target.system, source, ['target', 'system']);
@@ -43,10 +45,17 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
   if (matchWhere && collectFields(matchWhere).length === 0) {
     context.report(source, ['match', 'where'], 'match-without-field', 'match.where must compare at least one target field, e.g. Email = #Email#');
   }
+  const keys = keysOf(mapping, definition.mapping);
+  // A sync that webhooks only read through, and that nothing schedules, maps for their answers:
+  // its records are shown, not written, so its keys need not be fields of the target.
+  const types = definition.webhookTypes;
+  const readView = types.some((type) => type !== 'write') && !types.includes('write') && definition.schedule === undefined;
+  if (keys && targetObject && !readView) checkMappingTarget(context, source, ['mapping'], keys, `target ${definition.target.system}/${definition.target.object}`, targetObject);
+  if (keys && matchWhere) checkMatchPlaceholders(context, source, ['match', 'where'], matchWhere, keys);
 
   if (definition.schedule) checkSchedule(context, source, ['schedule'], definition.schedule);
 
-  if (context.problems.length > before || !mapping) return undefined;
+  if (context.errors > before || !mapping) return undefined;
   return { where, order, precondition, matchWhere, mapping };
 }
 

@@ -7,7 +7,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { collectFields, collectPlaceholders, type Expression } from '../../runtime/expression/index.js';
 import type { WebhookEntry } from '../snapshot.js';
 import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';
+import type { Expression as Mapping } from 'jsonata';
 import { objectShape, type CheckContext, type FieldShape, type Registered } from './check-context.js';
+import { checkMappingTarget, keysOf } from './check-mapping.js';
 import type { PathSegment, SourceDocument } from '../load/source-document.js';
 import { closest } from '../schema/did-you-mean.js';
 import { displayPath, instancePathSegments, schemaProblems } from '../schema/schema-problems.js';
@@ -57,11 +59,12 @@ const syncTypeFor: Partial<Record<WebhookAction, SyncDefinition['webhookTypes'][
 
 export function checkWebhook(context: CheckContext, entry: Registered<WebhookDefinition>, ajv: Ajv2020): CompiledWebhook | undefined {
   const { definition: hook, source } = entry;
-  const before = context.problems.length;
+  const before = context.errors;
   checkId(context, source, hook.id);
   checkActionSettings(context, source, hook);
-  const { searchShape, targetShape } = checkReferences(context, source, hook);
+  const { searchShape, targetShape, object, sync, statement } = checkReferences(context, source, hook);
   checkSecurity(context, source, hook);
+  checkFirstOnly(context, source, hook, sync, statement);
 
   const validateRequest = hook.requestSchema && compileSchema(context, ajv, source, 'requestSchema', hook.requestSchema);
   if (hook.responseSchema) compileSchema(context, ajv, source, 'responseSchema', hook.responseSchema);
@@ -88,8 +91,9 @@ export function checkWebhook(context: CheckContext, entry: Registered<WebhookDef
   const readMapping = mapping('readMapping');
   const writeMapping = mapping('writeMapping');
   const resultMapping = mapping('resultMapping');
+  if (hook.action === 'saveWithSystem' && object) checkWrittenFields(context, source, hook, object, writeMapping);
 
-  if (context.problems.length > before) return undefined;
+  if (context.errors > before) return undefined;
   return { condition, search, order, targetSearch, queryFilter, readMapping, writeMapping, resultMapping, validateRequest };
 }
 
@@ -116,14 +120,28 @@ function checkActionSettings(context: CheckContext, source: SourceDocument, hook
   }
 }
 
-function checkReferences(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): { searchShape?: FieldShape; targetShape?: FieldShape } {
+interface References {
+  searchShape?: FieldShape;
+  targetShape?: FieldShape;
+  /** The system's object the webhook reads or writes. */
+  object?: ObjectDefinition;
+  /** The sync the webhook uses. */
+  sync?: SyncDefinition;
+  /** The statement of the query read: the webhook's, or its sync's source query. */
+  statement?: string;
+}
+
+function checkReferences(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): References {
   let object: ObjectDefinition | undefined;
+  let statement: string | undefined;
   if (hook.system !== undefined) {
     const system = context.resolve('System', hook.system, source, ['system']);
     if (system && hook.object !== undefined) object = context.object(system, hook.object, source, ['object']);
     if (system && hook.query !== undefined && !Object.hasOwn(system.definition.queries, hook.query)) {
       const known = Object.keys(system.definition.queries);
       context.report(source, ['query'], 'unknown-reference', `query: System '${hook.system}' has no query '${hook.query}'${known.length ? ` (it has: ${known.join(', ')})` : ' (it declares no queries)'}`);
+    } else if (system && hook.query !== undefined) {
+      statement = system.definition.queries[hook.query]!.statement;
     }
     if (system && hook.action === 'saveWithSystem' && (system.definition.readOnly || object?.readOnly)) {
       context.report(source, ['object'], 'read-only-target', `object: ${hook.system}/${hook.object} is read-only; saveWithSystem cannot write to it`);
@@ -131,8 +149,9 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
   }
   if (hook.flow !== undefined) context.resolve('Flow', hook.flow, source, ['flow']);
   let syncSourceShape: FieldShape | undefined;
+  let sync: Registered<SyncDefinition> | undefined;
   if (hook.sync !== undefined) {
-    const sync = context.resolve('Sync', hook.sync, source, ['sync']);
+    sync = context.resolve('Sync', hook.sync, source, ['sync']);
     const needed = syncTypeFor[hook.action];
     if (sync && needed && !sync.definition.webhookTypes.includes(needed)) {
       context.report(source, ['sync'], 'webhook-sync-type', `sync: action ${hook.action} needs a webhook sync for '${needed}'; add webhookTypes: [${needed}] to Sync '${hook.sync}'`);
@@ -146,9 +165,52 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
       const syncObject = system?.definition.objects[s.object];
       if (syncObject) syncSourceShape = objectShape(syncObject);
     }
+    if (s?.system !== undefined && s.query !== undefined) statement = context.registry.System.get(s.system)?.definition.queries?.[s.query]?.statement;
   }
   const shape = object && objectShape(object);
-  return { searchShape: shape ?? syncSourceShape, targetShape: shape };
+  return { searchShape: shape ?? syncSourceShape, targetShape: shape, ...(object ? { object } : {}), ...(sync ? { sync: sync.definition } : {}), ...(statement === undefined ? {} : { statement }) };
+}
+
+/**
+ * firstOnly answers the first record; without a sort order that is whichever the system returns
+ * first, which may change between calls (the seed: "sorting should be set"). A warning: it works.
+ * The sync's order counts for sync-based reads, a query's own ORDER BY for query reads; with
+ * paging firstOnly does nothing (the webhook-setting check says so).
+ */
+function checkFirstOnly(context: CheckContext, source: SourceDocument, hook: WebhookDefinition, sync: SyncDefinition | undefined, statement: string | undefined): void {
+  if (!hook.firstOnly || hook.order !== undefined || hook.paging !== undefined) return;
+  if (!usedOnlyBy.firstOnly!.includes(hook.action)) return;
+  if (sync?.source.order !== undefined) return;
+  if (statement !== undefined && /\border\s+by\b/i.test(statement)) return;
+  const where = statement === undefined ? '' : ", or sort in the query's statement (ORDER BY)";
+  context.warn(source, ['firstOnly'], 'first-without-order', `firstOnly answers the first record of an unsorted result, which may be a different one on each call; set order (e.g. order: 'id desc')${where}`);
+}
+
+/**
+ * saveWithSystem writes the writeMapping's result, or without one the request data as it is. A
+ * mapping key the object lacks fails every call; so does a property of a closed request schema
+ * (additionalProperties: false) written as it is. Without a mapping and without such a schema,
+ * the caller decides which fields are written — the key and any other — which works, but is
+ * rarely meant: a warning.
+ */
+function checkWrittenFields(context: CheckContext, source: SourceDocument, hook: WebhookDefinition, object: ObjectDefinition, writeMapping: Mapping | undefined): void {
+  const label = `${hook.system}/${hook.object}`;
+  if (hook.writeMapping !== undefined) {
+    const keys = keysOf(writeMapping, hook.writeMapping);
+    if (keys) checkMappingTarget(context, source, ['writeMapping'], keys, label, object);
+    return;
+  }
+  const schema = hook.requestSchema;
+  const properties = schema?.properties;
+  if (schema?.additionalProperties === false && properties !== null && typeof properties === 'object') {
+    const fields = [...Object.keys(object.fields), ...Object.keys(object.groups ?? {})];
+    for (const name of Object.keys(properties)) {
+      if (fields.includes(name) || Object.keys(object.fields).length === 0) continue;
+      context.report(source, ['requestSchema', 'properties', name], 'unknown-target-field', `requestSchema.properties.${name}: without a writeMapping the request is written as it is, and '${name}' is not a field of ${label}; map the request with writeMapping, or leave '${name}' out`, { key: true });
+    }
+    return;
+  }
+  context.warn(source, ['action'], 'write-mapping-missing', `saveWithSystem without writeMapping writes every property a caller sends as a field of ${label}, its key included; add a writeMapping naming the fields a call may set (e.g. writeMapping: '{ "name": name }'), or a requestSchema with additionalProperties: false`);
 }
 
 function checkSecurity(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): void {

@@ -1,6 +1,15 @@
-/** Finds the definition files (*.yaml, *.yml) under the definitions directories. */
-import { readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, isAbsolute } from 'node:path';
+/**
+ * Finds the definition files (*.yaml, *.yml) under the definitions directories.
+ *
+ * Symbolic links are followed only where they stay inside: a link found while walking a
+ * directory whose real path leaves it (a file, or a directory) is not read at all but reported as
+ * a problem naming the link — as `${file:..}` refuses such paths (substitute.ts). Reading it would
+ * put an arbitrary file of the machine (/etc/shadow, another project's secrets) into error
+ * messages, the console and the reload log. A link to a directory inside is not followed: its
+ * files are found at their real place, and a link cycle cannot hang a reload.
+ */
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { join, relative, resolve, isAbsolute, sep } from 'node:path';
 
 export interface DefinitionFile {
   absolutePath: string;
@@ -8,6 +17,13 @@ export interface DefinitionFile {
   displayPath: string;
   /** The definitions directory the file was found under. */
   root: string;
+  /**
+   * Where to read the file: its real path, checked to be inside `root`. The same as
+   * `absolutePath` unless the file is a symbolic link.
+   */
+  readPath: string;
+  /** Why the file is not read (a link leaving the directory); the loader reports it as a problem. */
+  refused?: { code: string; message: string };
 }
 
 const definitionFile = /\.ya?ml$/i;
@@ -23,7 +39,8 @@ export class DefinitionsPathError extends Error {}
 
 /**
  * Files in a stable order (sorted paths) so that "first definition wins" in duplicate-id reports
- * is the same on every run. A path may name a directory or a single file.
+ * is the same on every run. A path may name a directory or a single file; a file named on the
+ * command line is read wherever a link in its name leads, since whoever named it chose it.
  */
 export async function findDefinitionFiles(paths: readonly string[]): Promise<DefinitionFile[]> {
   const files: DefinitionFile[] = [];
@@ -32,9 +49,9 @@ export async function findDefinitionFiles(paths: readonly string[]): Promise<Def
     const info = await stat(root).catch(() => null);
     if (!info) throw new DefinitionsPathError(`${given}: no such file or directory`);
     if (info.isFile()) {
-      files.push({ absolutePath: root, displayPath: displayPath(root), root: resolve(root, '..') });
+      files.push({ absolutePath: root, displayPath: displayPath(root), root: resolve(root, '..'), readPath: await realpath(root) });
     } else if (info.isDirectory()) {
-      for (const absolutePath of await walk(root)) files.push({ absolutePath, displayPath: displayPath(absolutePath), root });
+      files.push(...(await walk(root, await realpath(root), root)));
     } else {
       throw new DefinitionsPathError(`${given}: not a file or directory`);
     }
@@ -45,15 +62,47 @@ export async function findDefinitionFiles(paths: readonly string[]): Promise<Def
     .sort((a, b) => a.absolutePath.localeCompare(b.absolutePath));
 }
 
-async function walk(directory: string): Promise<string[]> {
+async function walk(directory: string, realRoot: string, root: string): Promise<DefinitionFile[]> {
   const entries = await readdir(directory, { withFileTypes: true });
-  const found: string[] = [];
+  const found: DefinitionFile[] = [];
   for (const entry of entries) {
     const path = join(directory, entry.name);
-    // Symbolic links to directories are not followed: a link cycle must not hang a reload.
     if (skipped(entry.name)) continue;
-    if (entry.isDirectory()) found.push(...(await walk(path)));
-    else if ((entry.isFile() || entry.isSymbolicLink()) && definitionFile.test(entry.name)) found.push(path);
+    const file = (readPath: string, refused?: DefinitionFile['refused']): DefinitionFile => ({ absolutePath: path, displayPath: displayPath(path), root, readPath, ...(refused ? { refused } : {}) });
+    if (entry.isDirectory()) found.push(...(await walk(path, realRoot, root)));
+    else if (entry.isFile() && definitionFile.test(entry.name)) found.push(file(path));
+    else if (entry.isSymbolicLink()) {
+      const link = await followLink(path, realRoot, root);
+      if (link.refused) found.push(file(path, link.refused));
+      else if (link.kind === 'file' && definitionFile.test(entry.name)) found.push(file(link.real));
+    }
   }
   return found;
+}
+
+type Link = { kind: 'file' | 'directory' | 'other'; real: string; refused?: undefined } | { refused: { code: string; message: string } };
+
+/** Where a link leads, or why it is refused. Only links that lead somewhere are judged. */
+async function followLink(path: string, realRoot: string, root: string): Promise<Link> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    // A dangling link to a directory is no definition file; one named *.yaml is worth a word.
+    if (!definitionFile.test(path)) return { kind: 'other', real: path };
+    return { refused: { code: 'file-unreadable', message: 'this symbolic link leads to nothing (its target does not exist); remove the link or restore its target' } };
+  }
+  const info = await lstat(real);
+  const kind = info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other';
+  if (kind === 'other' || (kind === 'file' && !definitionFile.test(path))) return { kind, real };
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+    const what = kind === 'file' ? 'a file' : 'a directory';
+    return {
+      refused: {
+        code: 'link-outside',
+        message: `this symbolic link leads to ${what} outside the definitions directory ${root}, which is not read; copy the ${kind} into the directory or point the link at one inside it`,
+      },
+    };
+  }
+  return { kind, real };
 }

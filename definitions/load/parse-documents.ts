@@ -3,7 +3,8 @@
  * hostile or broken file can do — not YAML, duplicate keys, alias bombs, sheer size, binary
  * content — becomes a problem with a file, line and column, never an exception.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { isAlias, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Alias, type Document, type EmptyStream, type Node } from 'yaml';
 import type { Problem } from '../problem.js';
 import type { DefinitionFile } from './find-files.js';
@@ -35,13 +36,24 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
     broken: [],
     text: '',
   });
-  const info = await stat(file.absolutePath).catch(() => null);
-  if (!info) return at(1, 1, 'file-unreadable', 'file disappeared while loading');
-  if (info.size > maxFileBytes) {
-    const mb = (info.size / (1024 * 1024)).toFixed(1);
-    return at(1, 1, 'file-too-large', `file is ${mb} MiB; definition files may be at most ${maxFileBytes / (1024 * 1024)} MiB — split it into several files`);
+  if (file.refused) return at(1, 1, file.refused.code, file.refused.message);
+  // The path find-files.ts checked, opened without following a link: a file swapped for a link
+  // since then is not read through it.
+  const handle = await open(file.readPath, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => error);
+  if (!('fd' in handle)) {
+    return handle.code === 'ELOOP' ? at(1, 1, 'link-outside', 'this file became a symbolic link while loading; it is not read') : at(1, 1, 'file-unreadable', 'file disappeared while loading');
   }
-  const bytes = await readFile(file.absolutePath);
+  let bytes: Buffer;
+  try {
+    const info = await handle.stat();
+    if (info.size > maxFileBytes) {
+      const mb = (info.size / (1024 * 1024)).toFixed(1);
+      return at(1, 1, 'file-too-large', `file is ${mb} MiB; definition files may be at most ${maxFileBytes / (1024 * 1024)} MiB — split it into several files`);
+    }
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
   if (bytes.includes(0)) return at(1, 1, 'not-yaml', 'file contains NUL bytes: it is not a YAML text file');
   return parseDefinitionText(file, bytes.toString('utf8'));
 }

@@ -25,8 +25,9 @@ export async function loadWatchedDefinitions(directory: string, log: Logger, not
     process.stderr.write(`error: definitions: ${error.message}\n`);
     return 2;
   }
+  // Warnings too: the definitions serve, and whoever starts them sees what validate would say.
+  for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
   if (!loaded.ok) {
-    for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
     process.stderr.write(`${notDoing}: ${loaded.problems.length} problem(s) in ${directory}\n`);
     return 1;
   }
@@ -34,6 +35,7 @@ export async function loadWatchedDefinitions(directory: string, log: Logger, not
   const watcher = watchDefinitions([directory], holder);
   holder.on('swap', (snapshot) => {
     log.info({ digest: snapshot.digest.slice(0, 12), durationMs: Math.round(holder.status.durationMs) }, 'definitions reloaded');
+    for (const problem of holder.status.problems) log.warn({ problem: problem.code }, `reloaded with a warning: ${formatProblem(problem)}`);
   });
   holder.on('rejected', (problems) => {
     // One line per problem, so the log reads like `syncline validate`.

@@ -61,8 +61,8 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   let snapshot: Snapshot;
   try {
     const loaded = await loadDefinitions([definitionsDir]);
+    for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
     if (!loaded.ok) {
-      for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
       process.stderr.write(`not running: ${loaded.problems.length} problem(s) in ${definitionsDir}\n`);
       return 1;
     }

@@ -1,7 +1,10 @@
-/** `syncline validate DIR... [--format text|json]` — the check integration engineers run in CI. */
+/**
+ * `syncline validate DIR... [--format text|json]` — the check integration engineers run in CI.
+ * Exit 0 when the definitions load (warnings printed), 1 when any problem is an error.
+ */
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { DefinitionsPathError } from '../../definitions/load/find-files.js';
-import { formatProblem } from '../../definitions/problem.js';
+import { formatProblem, problemJson, summarizeProblems } from '../../definitions/problem.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 
 export async function validateCommand(dirs: readonly string[], options: { format: string }): Promise<number> {
@@ -18,20 +21,20 @@ export async function validateCommand(dirs: readonly string[], options: { format
     return 2;
   }
   if (options.format === 'json') {
-    const body = result.ok
-      ? { valid: true, problems: [], definitions: counts(result.snapshot) }
-      : { valid: false, problems: result.problems };
+    const problems = result.problems.map(problemJson);
+    const body = result.ok ? { valid: true, problems, definitions: counts(result.snapshot) } : { valid: false, problems };
     process.stdout.write(JSON.stringify(body, null, 2) + '\n');
     return result.ok ? 0 : 1;
   }
+  // Warnings are printed either way; only errors make the exit code 1.
+  for (const problem of result.problems) process.stdout.write(formatProblem(problem) + '\n');
   if (!result.ok) {
-    for (const problem of result.problems) process.stdout.write(formatProblem(problem) + '\n');
-    const files = new Set(result.problems.map((p) => p.file)).size;
-    process.stderr.write(`${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${summarizeProblems(result.problems)}\n`);
     return 1;
   }
   const summary = Object.entries(counts(result.snapshot)).map(([kind, n]) => `${n} ${kind}`).join(', ');
-  process.stdout.write(`valid: ${result.snapshot.files.length} file${result.snapshot.files.length === 1 ? '' : 's'} (${summary})\n`);
+  const warnings = result.problems.length === 0 ? '' : `, with ${result.problems.length} warning${result.problems.length === 1 ? '' : 's'}`;
+  process.stdout.write(`valid: ${result.snapshot.files.length} file${result.snapshot.files.length === 1 ? '' : 's'} (${summary})${warnings}\n`);
   return 0;
 }
 

@@ -92,6 +92,7 @@ export function createApp(options: AppOptions): Koa {
     log,
     bodyLimit,
     runAction: options.webhookAction ?? runWebhookActionLazily,
+    adminTokenHash: options.adminTokenHash,
     // Entries are written in batches behind the answers; the console flushes before it reads.
     record: (record: WebhookCallRecord) => callLog.add(record),
   };
@@ -102,7 +103,7 @@ export function createApp(options: AppOptions): Koa {
   };
   connectionRoutes(api, { connections: options.connections, bodyLimit });
   queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
-  webhookConsoleRoutes(api, { db: options.db, log, bodyLimit, runWebhook: options.runWebhook ?? runWebhook });
+  webhookConsoleRoutes(api, { db: options.db, log, bodyLimit, runWebhook: options.runWebhook ?? runWebhook, adminTokenHash: options.adminTokenHash });
   // After every route: it looks at the parameters the routes declare.
   refuseNulInPathParameters(api);
 

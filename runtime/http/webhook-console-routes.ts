@@ -18,7 +18,9 @@
  *
  * The test stream's events, in order: `sent` (what is sent; the secret the console adds is shown
  * redacted), one `ticker` per ticker message as it happens, then `response` (status, headers and
- * the raw body as text) — or `error` when the call could not run at all.
+ * the raw body as text) — or `error` when the call could not run at all. What they show is
+ * redacted as the log entry is (webhooks/log/redact.ts): the console shows no credential the log
+ * would not keep.
  */
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
@@ -30,7 +32,8 @@ import type { Logger } from '../log.js';
 import { noteCallOrigin, type CallOrigin } from '../webhooks/log/call-origin.js';
 import { requestFromData, requestFromPayload } from '../webhooks/log/console-request.js';
 import { decodeCursor, getLogEntry, listLogEntries, setPinned, type LogEntry } from '../webhooks/log/log-entries.js';
-import { redactHeaders, redactQuery } from '../webhooks/log/redact.js';
+import { redactHeaders, redactionOf, redactValue, type Redaction } from '../webhooks/log/redact.js';
+import { signatureHeaderOf } from '../webhooks/signatures/index.js';
 import { tickerBus, type TickerMessage } from '../webhooks/ticker.js';
 import type { WebhookRequest } from '../webhooks/webhook-call.js';
 import { requireScope } from './auth.js';
@@ -57,13 +60,19 @@ export interface WebhookConsoleOptions {
   log: Logger;
   runWebhook: RunWebhook;
   bodyLimit: number;
+  /** SHA-256 of the admin token, redacted like every token. */
+  adminTokenHash?: Buffer;
 }
 
 const defaultPageSize = 50;
 const maxPageSize = 200;
 
-export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, bodyLimit }: WebhookConsoleOptions): void {
+export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, bodyLimit, adminTokenHash }: WebhookConsoleOptions): void {
   const base = '/console/webhooks/:webhookId';
+  const redactionFor = (ctx: Context, webhook: WebhookEntry): Redaction => {
+    const signature = webhook.definition.signature;
+    return redactionOf(webhook, ctx.state.snapshot as Snapshot, signature && signatureHeaderOf(signature), adminTokenHash);
+  };
 
   router.get(`${base}/log`, async (ctx) => {
     const webhook = consoleWebhook(ctx);
@@ -96,7 +105,7 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
     const callId = randomUUID();
     noteCallOrigin(callId, { origin: 'replay', replayOf: entry.id });
     const answer = await runWebhook(webhook.definition.id, request, { callId });
-    ctx.body = { entryId: callId, replayOf: entry.id, response: responseJson(answer) };
+    ctx.body = { entryId: callId, replayOf: entry.id, response: responseJson(answer, redactionFor(ctx, webhook)) };
   });
 
   router.post(`${base}/test`, async (ctx) => {
@@ -106,6 +115,7 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
     const callId = randomUUID();
     noteCallOrigin(callId, origin);
 
+    const redaction = redactionFor(ctx, webhook);
     const stream = openEventStream(ctx);
     // Subscribed before the call starts, so not even its first message is missed.
     const onTicker = (message: TickerMessage) => stream.send('ticker', message);
@@ -115,14 +125,14 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
       webhookId: webhook.definition.id,
       url: `/api/webhooks/${webhook.definition.id}`,
       method: request.method,
-      headers: redactHeaders(request.headers),
-      query: redactQuery(request.query),
-      data: request.data,
+      headers: redactHeaders(request.headers, redaction),
+      query: redactValue(request.query, redaction),
+      data: redactValue(request.data, redaction),
       ...(origin.replayOf === undefined ? {} : { pin: origin.replayOf }),
     });
     // Not awaited: Koa starts streaming the response when this handler returns.
     void runWebhook(webhook.definition.id, request, { callId, signal: stream.signal })
-      .then((answer) => stream.send('response', { ...responseJson(answer), logEntryId: callId }))
+      .then((answer) => stream.send('response', { ...responseJson(answer, redaction), logEntryId: callId }))
       .catch((error: unknown) => {
         log.error({ err: error, webhookId: webhook.definition.id, callId }, 'webhook test failed');
         stream.send('error', { message: 'The call failed on the server; the log has the details.', logEntryId: callId });
@@ -158,7 +168,15 @@ function replayableRequest(webhook: WebhookEntry, entry: LogEntry): WebhookReque
   if (!entry.pinned) throw new HttpProblem('not-replayable', `Log entry ${entry.id} is not pinned; pin it first (POST …/log/${entry.id}/pin).`);
   const request = requestFromPayload(webhook.definition, entry.method, entry.payload);
   if (!request) {
-    const why = entry.payload === null ? 'its payload was not kept (the webhook has logPayload off)' : (entry.payload.note ?? 'its payload was too large and was kept cut');
+    const payload = entry.payload;
+    const why =
+      payload === null
+        ? 'its payload was not kept (the webhook has logPayload off)'
+        : payload.note !== undefined
+          ? payload.note
+          : payload.truncated !== undefined
+            ? 'its payload was too large and was kept cut'
+            : `credentials were taken out of it (${(payload.redacted ?? []).join(', ')}), and a replay would send [redacted] in their place; send the call again with its values, e.g. with \`syncline webhook test ${webhook.definition.id} --data FILE\``;
     throw new HttpProblem('not-replayable', `Log entry ${entry.id} cannot be replayed: ${why}.`);
   }
   return request;
@@ -176,14 +194,26 @@ async function testRequest(db: RuntimeDatabase, webhook: WebhookEntry, body: unk
   return { request: replayableRequest(webhook, entry), origin: { origin: 'test', replayOf: entry.id } };
 }
 
-function responseJson(answer: ExecutedWebhookCall): { status: number; headers: Record<string, string>; body: string } {
+function responseJson(answer: ExecutedWebhookCall, redaction: Redaction): { status: number; headers: Record<string, string>; body: string } {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   // The body as the caller of the URL received it: JSON data goes out as JSON text.
-  const body = answer.body === undefined ? '' : Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  return { status: answer.status, headers, body };
+  const text = answer.body === undefined ? '' : Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  return { status: answer.status, headers, body: redactedBody(text, headers['content-type'] ?? '', redaction) };
+}
+
+/** A JSON body with names and values redacted as the log keeps it; any other text, its values. */
+function redactedBody(text: string, contentType: string, redaction: Redaction): string {
+  if (/json/i.test(contentType)) {
+    try {
+      return JSON.stringify(redactValue(JSON.parse(text) as unknown, redaction));
+    } catch {
+      // Not JSON after all: judged as text below.
+    }
+  }
+  return redaction.values.redact(text);
 }
 
 function single(value: string | string[] | undefined, name: string): string | undefined {

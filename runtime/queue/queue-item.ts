@@ -92,7 +92,12 @@ export interface QueueRow {
   concurrencyLimit: number | null;
 }
 
-/** The queue item JSON (DESIGN §4): the seed's five fields, then what GetAction adds. */
+/**
+ * The queue item JSON (DESIGN §4): the seed's five fields, then what the start asked for, then
+ * what GetAction adds. ActionParams are not shown: a webhook start passes its request data as
+ * ActionParams, credentials included, and GetAction answers any client with queue:read — not
+ * only whoever started the item.
+ */
 export interface QueueItem {
   ID: string;
   StartType: StartType;
@@ -100,6 +105,10 @@ export interface QueueItem {
   /** ISO 8601 UTC. */
   CreatedDate: string;
   Status: QueueStatus;
+  /** The one source record the item runs: a key value, or the GUID of a record-store entry. */
+  SourceId: string | null;
+  /** The filter the start added to the sync's own. */
+  WhereClause: string | null;
   StartedDate: string | null;
   FinishedDate: string | null;
   Attempts: number;
@@ -143,6 +152,8 @@ export function queueItemJson(item: QueueRow): QueueItem {
     ProcessId: item.processId,
     CreatedDate: item.createdAt.toISOString(),
     Status: item.status,
+    SourceId: item.sourceId,
+    WhereClause: item.whereClause,
     StartedDate: item.startedAt?.toISOString() ?? null,
     FinishedDate: item.finishedAt?.toISOString() ?? null,
     Attempts: item.attempts,

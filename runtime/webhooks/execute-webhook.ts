@@ -18,7 +18,8 @@
  * 7. The rate limit → 429. After authentication, so that strangers who know the URL cannot use up
  *    the budget of the real sender; refused calls only cost a digest comparison.
  * 8. The request schema → 400 with the schema's errors (query and form text converted first,
- *    text-fields.ts).
+ *    text-fields.ts); then the data's shape → 400 when the action reads fields and the data is no
+ *    JSON object (request-shape.ts), before a condition would read every field as null.
  * 9. The execution condition → 204 without running the action; the ticker says why.
  * 10. Idempotency: a repeat gets the first answer, a duplicate of a running call 409.
  * 11. The action; then the redirect (303) when one is configured.
@@ -42,10 +43,12 @@ import { constantTimeEqual } from './constant-time.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { claimIdempotencyKey, idempotencyKeyOf, idempotencyWindowMs, type RememberedAnswer } from './idempotency.js';
 import type { WebhookCallRecord } from './log/record-call.js';
+import { redactionOf, tickerRedaction, type Redaction } from './log/redact.js';
 import { takeRateLimit } from './rate-limit.js';
 import { signatureHeaderOf, verifySignature } from './signatures/index.js';
 import { createTicker, type Ticker } from './ticker.js';
 import type { WebhookActionHandler, WebhookCall, WebhookRequest } from './webhook-call.js';
+import { checkRequestShape } from './request-shape.js';
 import { coerceTextFields, hasTextFields } from './text-fields.js';
 import { secretMatches } from './webhook-secret.js';
 
@@ -59,6 +62,8 @@ export interface WebhookDeps {
   runAction: WebhookActionHandler;
   /** Writes the call log entry (recordWebhookCall of log/record-call.ts); absent: nothing is logged. */
   record?: (record: WebhookCallRecord) => Promise<void>;
+  /** SHA-256 of the admin token: like the ApiClients' tokens, it never reaches the log or the ticker. */
+  adminTokenHash?: Buffer;
 }
 
 export interface ExecuteOptions {
@@ -94,7 +99,8 @@ export async function executeWebhook(deps: WebhookDeps, webhookId: string, reque
     return { ...problemAnswer(problem, instance), callId };
   }
   const definition = entry.definition;
-  const ticker = createTicker(callId);
+  const redaction = redactionOf(entry, deps.snapshot, definition.signature && signatureHeaderOf(definition.signature), deps.adminTokenHash);
+  const ticker = createTicker(callId, tickerRedaction(redaction));
   ticker.say('start', `${request.method} call of webhook ${definition.id} (${definition.action})`);
   let answer: Answer;
   try {
@@ -107,7 +113,7 @@ export async function executeWebhook(deps: WebhookDeps, webhookId: string, reque
   }
   answer = { ...answer, headers: { ...corsHeaders(definition.cors, request), ...answer.headers } };
   ticker.say('done', `answered ${answer.status}`, { status: answer.status });
-  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer });
+  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer, redaction });
   return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
 }
 
@@ -153,6 +159,7 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
     const errors = schemaErrors(entry.validateRequest.errors ?? []);
     throw new HttpProblem('invalid-request', `The request does not match the request schema of webhook ${definition.id}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}.`, { errors });
   }
+  checkRequestShape(definition, request.data);
   if (entry.condition) {
     if (!evaluateCondition(entry.condition, recordScope(request.data))) {
       ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, { condition: definition.condition });
@@ -236,14 +243,14 @@ interface Timing {
   callId: string;
   ticker: Ticker;
   answer: Answer;
+  redaction: Redaction;
 }
 
 /** Answers to callers that were not let in, or whose body was not read: logged without payload. */
 const refusedStatuses = new Set([401, 403, 410, 413, 415]);
 
-async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer }: Timing): Promise<void> {
+async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer, redaction }: Timing): Promise<void> {
   const definition = entry.definition;
-  const signatureHeader = definition.signature && signatureHeaderOf(definition.signature);
   try {
     await deps.record!({
       id: callId,
@@ -260,7 +267,7 @@ async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
       // the log with up to its size cap per call (nor is such a call worth replaying).
       logPayload: definition.logPayload && !refusedStatuses.has(answer.status),
       retention: definition.logRetention,
-      ...(signatureHeader === undefined ? {} : { redactHeaders: [signatureHeader] }),
+      redaction,
     });
   } catch (error) {
     deps.log.warn({ err: error, webhookId: definition.id, callId }, 'the webhook call could not be written to the call log');

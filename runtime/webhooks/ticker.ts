@@ -34,13 +34,19 @@ tickerBus.setMaxListeners(0);
 /** Most messages one call keeps: a loop saying something per record must not grow without end. */
 const maxMessages = 200;
 
-export function createTicker(callId: string): Ticker {
+/**
+ * A ticker for the call `callId`. `redact` is applied to every message and every string of its
+ * details before it is kept or published: a message quoting a connector's error or a request value
+ * must not carry a credential into the log or the live stream.
+ */
+export function createTicker(callId: string, redact: (message: string, data?: Record<string, unknown>) => [string, Record<string, unknown>?] = (message, data) => [message, data]): Ticker {
   const messages: TickerMessage[] = [];
   let truncated = false;
   return {
     callId,
     messages,
-    say(kind, message, data) {
+    say(kind, said, saidData) {
+      const [message, data] = redact(said, saidData);
       const entry: TickerMessage = { at: new Date().toISOString(), kind, message, ...(data === undefined ? {} : { data }) };
       // Past the limit only the end of the story is kept: errors and the final message.
       const room = kind === 'error' || kind === 'done' ? maxMessages + 20 : maxMessages;

@@ -28,6 +28,8 @@ export interface WebhookRouteOptions {
   bodyLimit: number;
   runAction: WebhookActionHandler;
   record?: (record: WebhookCallRecord) => Promise<void>;
+  /** SHA-256 of the admin token, redacted from the log like every token. */
+  adminTokenHash?: Buffer;
 }
 
 /** Methods the endpoint answers; others get 405 here rather than a 401 from the /api router. */
@@ -65,6 +67,7 @@ export function depsFor(snapshot: Snapshot, options: Omit<WebhookRouteOptions, '
     log: options.log,
     runAction: options.runAction,
     ...(options.record ? { record: options.record } : {}),
+    ...(options.adminTokenHash ? { adminTokenHash: options.adminTokenHash } : {}),
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -71,9 +72,56 @@ describe('syncline validate', { concurrency: true }, () => {
           id: 'crm-to-erp',
           code: 'unknown-reference',
           message: "target.system: unknown System 'epr'; did you mean 'erp'?",
+          severity: 'error',
         },
       ],
     });
+  });
+
+  test('warnings are printed and marked, and leave the exit code 0', async () => {
+    const dir = 'test/fixtures/invalid/warnings-first-only-save-without-write-mapping';
+    const [text, json] = await Promise.all([syncline('validate', dir), syncline('validate', '--format', 'json', dir)]);
+    assert.equal(text.code, 0, text.stderr);
+    const printed = lines(text.stdout);
+    assert.equal(printed.length, 3, text.stdout);
+    assert.match(printed[0]!, new RegExp(`^${dir}/webhooks\\.yaml:7:12: warning: Webhook/wh_customerLookup00001: firstOnly answers the first record of an unsorted result`));
+    assert.match(printed[1]!, /webhooks\.yaml:21:9: warning: Webhook\/wh_saveAccount000000001: saveWithSystem without writeMapping/);
+    assert.match(printed[2]!, /^valid: 3 files \(2 System, 1 Sync, 5 Webhook, 0 Flow, 0 ApiClient\), with 2 warnings$/);
+    assert.equal(json.code, 0, json.stderr);
+    const body = JSON.parse(json.stdout) as { valid: boolean; problems: Array<{ code: string; severity: string }> };
+    assert.equal(body.valid, true);
+    assert.deepEqual(body.problems.map((problem) => [problem.code, problem.severity]), [['first-without-order', 'warning'], ['write-mapping-missing', 'warning']]);
+  });
+
+  test('an error beside a warning fails, and the summary counts both', async () => {
+    const run = await syncline('validate', 'test/fixtures/invalid/warnings-first-only-save-without-write-mapping', 'test/fixtures/invalid/unknown-kind');
+    assert.equal(run.code, 1);
+    assert.equal(lines(run.stdout).length, 3, run.stdout);
+    assert.equal(run.stderr, '3 problems (2 warnings) in 2 files\n');
+  });
+
+  test('a definition file linked from outside the directory is refused without showing what it holds', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'syncline-validate-link-'));
+    try {
+      const outside = join(scratch, 'outside');
+      mkdirSync(join(outside, 'shared'), { recursive: true });
+      writeFileSync(join(outside, 'private.yaml'), 'root:x:0:0:CONFIDENTIAL-LINE-1\n');
+      writeFileSync(join(outside, 'shared', 'more.yaml'), 'CONFIDENTIAL-LINE-2: [\n');
+      const definitions = join(scratch, 'definitions');
+      mkdirSync(definitions);
+      symlinkSync(join(outside, 'private.yaml'), join(definitions, 'systems.yaml'));
+      symlinkSync(join(outside, 'shared'), join(definitions, 'shared'));
+      const [text, json] = await Promise.all([syncline('validate', definitions), syncline('validate', '--format', 'json', definitions)]);
+      assert.equal(text.code, 1);
+      assert.deepEqual(lines(text.stdout), [
+        `${join(definitions, 'shared')}:1:1: this symbolic link leads to a directory outside the definitions directory ${definitions}, which is not read; copy the directory into the directory or point the link at one inside it`,
+        `${join(definitions, 'systems.yaml')}:1:1: this symbolic link leads to a file outside the definitions directory ${definitions}, which is not read; copy the file into the directory or point the link at one inside it`,
+      ]);
+      assert.deepEqual(JSON.parse(json.stdout).problems.map((problem: { code: string }) => problem.code), ['link-outside', 'link-outside']);
+      for (const run of [text, json]) assert.ok(!/CONFIDENTIAL/.test(run.stdout + run.stderr), 'the targets are not shown');
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   test('unusable arguments exit 2 with a message on stderr', async () => {

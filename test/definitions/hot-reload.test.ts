@@ -4,7 +4,7 @@
  * old snapshot keeps serving; and no reader ever sees a snapshot that mixes two states of the files.
  */
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, mkdtemp, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, readdir, readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -177,6 +177,27 @@ describe('hot reload', () => {
     assert.deepEqual([...holder.current.syncs.keys()].sort(), ['crm-customers-to-erp', 'erp-accounts-to-crm']);
     assert.ok(holder.current.files.some((file) => resolve(file) === join(dir, 'team-b', 'accounts.yaml')));
     assert.equal(holder.status.ok, true);
+  });
+
+  it('rejects a link to a file or directory outside the directory without reading it, and recovers when it goes', async (t) => {
+    const dir = await copyQuickstart(t);
+    const outside = await tempDir(t, 'outside');
+    await writeFile(join(outside, 'elsewhere.yaml'), 'kind: System\nid: elsewhere\nconnector: sql\nconnection: { password: outside-secret-value }\n');
+    await mkdir(join(outside, 'folder'));
+    const holder = await startWatching(t, dir);
+    const serving = holder.current;
+
+    await symlink(join(outside, 'elsewhere.yaml'), join(dir, 'linked.yaml'));
+    await until(holder, () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, 'linked.yaml'), 'link-outside', 1), 'the link to be refused');
+    assert.equal(holder.current, serving, 'the old snapshot keeps serving');
+    assert.match(holder.status.problems[0]!.message, /leads to a file outside the definitions directory/);
+    assert.ok(!JSON.stringify(holder.status.problems).includes('outside-secret-value'), 'the target is not read');
+
+    await unlink(join(dir, 'linked.yaml'));
+    await until(holder, () => holder.status.ok, 'the removed link');
+    await symlink(join(outside, 'folder'), join(dir, 'folder'));
+    await until(holder, () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, 'folder'), 'link-outside', 1), 'the directory link to be refused');
+    assert.equal(holder.current.digest, serving.digest);
   });
 
   it('edits files while reading the snapshot in a loop and never observes a mixed or empty state', async (t) => {

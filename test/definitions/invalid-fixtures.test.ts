@@ -1,8 +1,9 @@
 /**
  * Every broken definition set under test/fixtures/invalid/<case>/ yields exactly the problems its
- * expected.json lists: same count, code, file, line and column, and a message containing the
- * listed fragment. Cases that cannot be committed (a 10 MB file, binary bytes, a symbolic link
- * leaving the directory) are generated into a temporary directory instead.
+ * expected.json lists: same count, code, file, line, column and severity, and a message containing
+ * the listed fragment. A case whose problems are all warnings loads (and validates with exit 0).
+ * Cases that cannot be committed (a 10 MB file, binary bytes, a symbolic link leaving the
+ * directory) are generated into a temporary directory instead.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ interface ExpectedProblem {
   column: number;
   /** A distinctive fragment of the message. */
   message: string;
+  /** Absent: an error. */
+  severity?: 'warning';
 }
 
 const fixtures = fileURLToPath(new URL('../fixtures/invalid/', import.meta.url));
@@ -28,9 +31,10 @@ const fixtures = fileURLToPath(new URL('../fixtures/invalid/', import.meta.url))
 /** The only environment the definitions see: nothing leaks in from the machine running the tests. */
 const env = Object.freeze({ HOME_REGION: 'eu' });
 
-async function problemsOf(caseDir: string): Promise<Problem[]> {
+/** The problems of `caseDir`, which loads only when they are all warnings. */
+async function problemsOf(caseDir: string, { loads = false } = {}): Promise<Problem[]> {
   const result = await loadDefinitions([caseDir], { env });
-  assert.equal(result.ok, false, `${caseDir} loaded without problems`);
+  assert.equal(result.ok, loads, loads ? `${caseDir} was refused: ${result.problems.map(formatProblem).join('; ')}` : `${caseDir} loaded without problems`);
   return result.problems;
 }
 
@@ -47,6 +51,7 @@ function assertProblems(caseDir: string, problems: readonly Problem[], expected:
       line: problem.line,
       column: problem.column,
       message: fragment !== undefined && problem.message.includes(fragment) ? fragment : problem.message,
+      ...(problem.severity === 'warning' ? { severity: problem.severity } : {}),
     };
   });
   assert.deepEqual(actual, expected);
@@ -73,7 +78,8 @@ describe('invalid definition fixtures', () => {
     test(name, async () => {
       const caseDir = join(fixtures, name);
       const expected = JSON.parse(readFileSync(join(caseDir, 'expected.json'), 'utf8')) as ExpectedProblem[];
-      assertProblems(caseDir, await problemsOf(caseDir), expected);
+      const loads = expected.every((problem) => problem.severity === 'warning');
+      assertProblems(caseDir, await problemsOf(caseDir, { loads }), expected);
     });
   }
 });
@@ -127,6 +133,29 @@ describe('generated invalid definitions', () => {
     assertProblems(dir, await problemsOf(dir), [
       { code: 'file-outside', file: 'systems.yaml', line: 7, column: 13, message: "file 'secrets/password.txt' is outside the definitions directory" },
     ]);
+  });
+
+  test('a definition file or directory linked from outside the directory is refused, its content unread', async () => {
+    mkdirSync(join(scratch, 'elsewhere', 'team'), { recursive: true });
+    writeFileSync(join(scratch, 'elsewhere', 'passwd.yaml'), 'root:x:0:0:root-entry-kept-outside\n');
+    writeFileSync(join(scratch, 'elsewhere', 'team', 'more.yaml'), 'kind: System\nid: elsewhere-team\n');
+    const dir = caseDir('symlinked-definitions', { 'inside/shared.yaml': 'kind: Flow\nid: shared\nsteps: [{ flow: shared-too }]\n' });
+    symlinkSync(join(scratch, 'elsewhere', 'passwd.yaml'), join(dir, 'systems.yaml'));
+    symlinkSync(join(scratch, 'elsewhere', 'team'), join(dir, 'team'));
+    symlinkSync(join(scratch, 'elsewhere', 'gone.yaml'), join(dir, 'dangling.yaml'));
+    // Links that stay inside: a file is read through its link, a directory is found where it is.
+    symlinkSync(join(dir, 'inside'), join(dir, 'inside-again'));
+    writeFileSync(join(dir, 'inside', 'flow.txt'), 'kind: Flow\nid: shared-too\nsteps: [{ flow: shared }]\n');
+    symlinkSync(join(dir, 'inside', 'flow.txt'), join(dir, 'flow.yaml'));
+    const problems = await problemsOf(dir);
+    assertProblems(dir, problems, [
+      { code: 'file-unreadable', file: 'dangling.yaml', line: 1, column: 1, message: 'this symbolic link leads to nothing' },
+      // Read through the link, and shown under the link's name.
+      { code: 'flow-cycle', file: 'flow.yaml', line: 3, column: 17, message: 'flows call each other in a cycle: shared → shared-too → shared' },
+      { code: 'link-outside', file: 'systems.yaml', line: 1, column: 1, message: 'this symbolic link leads to a file outside the definitions directory' },
+      { code: 'link-outside', file: 'team', line: 1, column: 1, message: 'this symbolic link leads to a directory outside the definitions directory' },
+    ]);
+    assert.ok(!JSON.stringify(problems).includes('root-entry'), 'nothing of the target is shown');
   });
 
   test('nesting deep enough to exhaust the parser is one problem, not one per bracket', async () => {

@@ -14,7 +14,7 @@ import { flowClientToken, queueFiles } from '../support/queue-fixtures.js';
 const syncId = 'crm-customers-to-erp';
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const itemKeys = ['Attempts', 'CreatedDate', 'Errors', 'FinishedDate', 'ID', 'ProcessId', 'StartType', 'StartedDate', 'Statistics', 'Status'];
+const itemKeys = ['Attempts', 'CreatedDate', 'Errors', 'FinishedDate', 'ID', 'ProcessId', 'SourceId', 'StartType', 'StartedDate', 'Statistics', 'Status', 'WhereClause'];
 const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 };
 
 
@@ -75,7 +75,7 @@ describe('queue routes on the quickstart', () => {
       assertItem(answer, { status: 200, StartType: 'AdHoc', ProcessId: syncId, Status: 'Pending' });
       assert.deepEqual(
         { ...answer.json, ID: 'x', CreatedDate: 'x' },
-        { ID: 'x', StartType: 'AdHoc', ProcessId: syncId, CreatedDate: 'x', Status: 'Pending', StartedDate: null, FinishedDate: null, Attempts: 0, Statistics: zero, Errors: [] },
+        { ID: 'x', StartType: 'AdHoc', ProcessId: syncId, CreatedDate: 'x', Status: 'Pending', SourceId: '4', WhereClause: null, StartedDate: null, FinishedDate: null, Attempts: 0, Statistics: zero, Errors: [] },
       );
       assert.equal(answer.headers.get('content-location'), `/api/GetAction/${answer.json.ID}`);
       const row = await app.db.knex('queue_items').where({ id: answer.json.ID }).first();
@@ -115,6 +115,11 @@ describe('queue routes on the quickstart', () => {
       assert.equal(row.where_clause, 'addresses.main.country = #params.Country#');
       assert.equal(row.source_id, '6');
       assert.deepEqual(JSON.parse(row.action_params), params);
+      // GetAction shows what the start asked for, except the parameters' values (they may carry credentials).
+      const polled = await app.get(`/api/GetAction/${answer.json.ID}`, tokens.queueOnly);
+      assert.equal(polled.json.SourceId, '6');
+      assert.equal(polled.json.WhereClause, 'addresses.main.country = #params.Country#');
+      assert.ok(!('ActionParams' in polled.json) && !polled.text.includes('1=1'), polled.text);
     });
 
     it('takes property names in any case, null for what is optional, and an empty WhereClause as none', async () => {
@@ -123,6 +128,8 @@ describe('queue routes on the quickstart', () => {
       const row = await app.db.knex('queue_items').where({ id: answer.json.ID }).first();
       assert.equal(row.where_clause, null);
       assert.equal(row.action_params, null);
+      assert.equal(answer.json.SourceId, null);
+      assert.equal(answer.json.WhereClause, null);
     });
 
     it('enqueues a flow, with a WhereClause checked against its first sync', async () => {

@@ -95,6 +95,8 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       ProcessId: 'crm-to-erp',
       CreatedDate: '2030-01-01T10:20:30.123Z',
       Status: 'Pending',
+      SourceId: 'C-42',
+      WhereClause: "status = 'active'",
       StartedDate: null,
       FinishedDate: null,
       Attempts: 0,

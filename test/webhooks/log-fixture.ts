@@ -2,7 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { recordWebhookCall, type WebhookCallRecord } from '../../runtime/webhooks/log/record-call.js';
 import type { TickerMessage } from '../../runtime/webhooks/ticker.js';
-import type { HttpApp } from '../support/http-app.js';
+import { sha256 } from '../../runtime/http/auth.js';
+import { redactionOf } from '../../runtime/webhooks/log/redact.js';
+import { signatureHeaderOf } from '../../runtime/webhooks/signatures/index.js';
+import { tokens, type HttpApp } from '../support/http-app.js';
 
 export const webhooks = {
   /** The quickstart's own: logPayload on, secret quickstart-webhook-secret. */
@@ -35,7 +38,8 @@ const ticker: TickerMessage[] = [
 /** Records one call of `webhookId` as the endpoint would; answers its id. */
 export async function record(app: HttpApp, webhookId: string, change: Partial<WebhookCallRecord> = {}): Promise<string> {
   const id = randomUUID();
-  const definition = app.holder.current.webhooks.get(webhookId)!.definition;
+  const entry = app.holder.current.webhooks.get(webhookId)!;
+  const definition = entry.definition;
   const body = { id: 7, event: 'customer.updated' };
   await recordWebhookCall(app.db, {
     id,
@@ -50,7 +54,8 @@ export async function record(app: HttpApp, webhookId: string, change: Partial<We
     response: { status: 200, body: { ID: '00000000-0000-4000-8000-000000000001', Status: 'Pending' } },
     logPayload: definition.logPayload,
     retention: definition.logRetention,
-    ...(definition.signature?.header ? { redactHeaders: [definition.signature.header] } : {}),
+    // As the endpoint redacts: the webhook's names and secrets, every client's token and the admin's.
+    redaction: redactionOf(entry, app.holder.current, definition.signature && signatureHeaderOf(definition.signature), sha256(tokens.admin)),
     ...change,
   });
   return id;

@@ -10,6 +10,8 @@ import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { RuntimeDatabase } from '../../runtime/database/open-database.js';
 import type { ExecutedWebhookCall, RunWebhook } from '../../runtime/http/webhook-console-routes.js';
 import { recordWebhookCall } from '../../runtime/webhooks/log/record-call.js';
+import { redactionOf } from '../../runtime/webhooks/log/redact.js';
+import { signatureHeaderOf } from '../../runtime/webhooks/signatures/index.js';
 import { createTicker } from '../../runtime/webhooks/ticker.js';
 
 export function standInEndpoint({ db, holder }: { db: RuntimeDatabase; holder: SnapshotHolder }): RunWebhook {
@@ -49,7 +51,7 @@ export function standInEndpoint({ db, holder }: { db: RuntimeDatabase; holder: S
       response: { status: answer.status, body: answer.body },
       logPayload: entry.definition.logPayload,
       retention: entry.definition.logRetention,
-      ...(entry.definition.signature?.header ? { redactHeaders: [entry.definition.signature.header] } : {}),
+      redaction: redactionOf(entry, holder.current, entry.definition.signature && signatureHeaderOf(entry.definition.signature), undefined),
     });
     return answer;
   };

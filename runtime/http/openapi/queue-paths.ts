@@ -23,14 +23,17 @@ export function queueSchemas() {
   return {
     QueueItem: {
       type: 'object',
-      description: 'A queue item: the seed\'s five fields (ID, StartType, ProcessId, CreatedDate, Status), then its run.',
-      required: ['ID', 'StartType', 'ProcessId', 'CreatedDate', 'Status', 'StartedDate', 'FinishedDate', 'Attempts', 'Statistics', 'Errors'],
+      description:
+        "A queue item: the seed's five fields (ID, StartType, ProcessId, CreatedDate, Status), what the start asked for (SourceId, WhereClause), then its run. ActionParams are not shown: a webhook start passes its request data in them, and any client with queue:read may read the item.",
+      required: ['ID', 'StartType', 'ProcessId', 'CreatedDate', 'Status', 'SourceId', 'WhereClause', 'StartedDate', 'FinishedDate', 'Attempts', 'Statistics', 'Errors'],
       properties: {
         ID: { type: 'string', format: 'uuid', description: 'For polling with GetAction.' },
         StartType: { enum: [...startTypes] },
         ProcessId: { type: 'string', description: 'The sync or flow the item runs.' },
         CreatedDate: timestamp,
         Status: { enum: [...queueStatuses] },
+        SourceId: { type: ['string', 'null'], description: 'The one source record the item runs (StartProcessAdHoc, AddAction with SourceId): its key value, or the GUID of the record-store entry a webhook start stored. null: the whole source.' },
+        WhereClause: { type: ['string', 'null'], description: "The filter the start added to the sync's own (AddAction, ExecuteProcess); null: none." },
         StartedDate: { type: ['string', 'null'], format: 'date-time', description: 'Start of the current or last attempt.' },
         FinishedDate: { type: ['string', 'null'], format: 'date-time' },
         Attempts: count,

@@ -27,11 +27,15 @@ export function requestFromData(definition: WebhookDefinition, data: unknown): W
   return { method: 'POST', data, query: {}, headers, rawBody };
 }
 
-/** The request a log entry kept, again; undefined when it was not kept whole. */
+/**
+ * The request a log entry kept, again; undefined when it was not kept whole — cut for size, or
+ * with credentials taken out of its data or query, where a replay would send `[redacted]` as if
+ * it were the value.
+ */
 export function requestFromPayload(definition: WebhookDefinition, method: string, payload: LoggedPayload | null): WebhookRequest | undefined {
-  if (payload === null || payload.truncated !== undefined || payload.note !== undefined) return undefined;
-  // A redacted header cannot be sent again as it was; the secret is added fresh below.
-  const headers = Object.fromEntries(Object.entries(payload.headers).filter(([, value]) => value !== redacted));
+  if (payload === null || payload.truncated !== undefined || payload.note !== undefined || payload.redacted !== undefined) return undefined;
+  // A redacted header cannot be sent again as it was; the secret and signature are added fresh below.
+  const headers = Object.fromEntries(Object.entries(payload.headers).filter(([, value]) => ![value].flat().some((text) => text.includes(redacted))));
   const rawBody = payload.body === undefined ? Buffer.alloc(0) : Buffer.from(payload.body, payload.bodyEncoding ?? 'utf8');
   const signed = definition.signature === undefined ? {} : signatureHeaders(definition.signature, rawBody);
   return { method, data: payload.data, query: payload.query, headers: { ...headers, ...secretHeader(definition), ...signed }, rawBody };

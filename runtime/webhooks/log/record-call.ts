@@ -10,6 +10,11 @@
  * or that the database refuses to store (payloadRefused), is replaced by a note saying so, and the
  * rest of the entry is kept.
  *
+ * The raw body is kept only when nothing had to be taken out of the data and it holds no secret:
+ * otherwise it would keep in the clear what the data has redacted. An entry whose data or query
+ * lost a credential lists the places (`redacted`) and cannot be replayed either: a replay would
+ * send `[redacted]` where the value was.
+ *
  * Before writing, the webhook's old unpinned entries are pruned when due (prune-log.ts).
  * The endpoint writes entries in batches behind its answers (call-log-writer.ts).
  */
@@ -20,7 +25,7 @@ import type { TickerMessage } from '../ticker.js';
 import type { WebhookRequest } from '../webhook-call.js';
 import { takeCallOrigin } from './call-origin.js';
 import { pruneDue, pruneWebhookLog } from './prune-log.js';
-import { redactHeaders, redactQuery } from './redact.js';
+import { bodyHoldsSecret, namesOnly, redactHeaders, redactValue, type Redaction } from './redact.js';
 
 /** Largest request payload, and largest response body, kept in an entry: 64 KiB of JSON each. */
 export const payloadLimit = 64 * 1024;
@@ -48,8 +53,8 @@ export interface WebhookCallRecord {
   logPayload: boolean;
   /** The webhook's logRetention, a duration such as 30d. */
   retention: string;
-  /** More header names to redact (lower-case), e.g. the webhook's configured signature header. */
-  redactHeaders?: readonly string[];
+  /** What to redact: the webhook's names, secrets and the tokens (redact.ts); default the name rule alone. */
+  redaction?: Redaction;
 }
 
 /** The request as an entry keeps it. `body` is the raw body as text (base64 when it is not UTF-8). */
@@ -63,6 +68,8 @@ export interface LoggedPayload {
   truncated?: { bytes: number; limit: number; preview: string };
   /** Present when data and body could not be kept at all: why. */
   note?: string;
+  /** Where credentials were taken out of the data or the query (`data.password`, `query.token`, `body`). */
+  redacted?: string[];
 }
 
 export interface LoggedResponse {
@@ -86,9 +93,14 @@ export function retentionMsOf(record: Pick<WebhookCallRecord, 'retention'>): num
  */
 export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): CallLogRow {
   const origin = takeCallOrigin(record.id);
-  const extra = new Set((record.redactHeaders ?? []).map((name) => name.toLowerCase()));
-  const payload = record.logPayload ? storable(() => loggedPayload(record.request, extra), (note) => ({ headers: redactHeaders(record.request.headers, extra), query: redactQuery(record.request.query), note: `the request data ${note}` })) : null;
-  const response = record.logPayload ? storable(() => loggedResponse(record.response.body), (note) => ({ note: `the response body ${note}` })) : null;
+  const redaction = record.redaction ?? namesOnly;
+  const payload = record.logPayload
+    ? storable(
+        () => loggedPayload(record.request, redaction),
+        (note) => ({ headers: redactHeaders(record.request.headers, redaction), query: redactValue(record.request.query, redaction) as LoggedPayload['query'], note: `the request data ${note}` }),
+      )
+    : null;
+  const response = record.logPayload ? storable(() => loggedResponse(record.response.body, redaction), (note) => ({ note: `the response body ${note}` })) : null;
   return {
     id: record.id,
     webhook_id: record.webhookId,
@@ -104,7 +116,8 @@ export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): Call
     ticker: JSON.stringify(record.ticker),
     payload: payload?.text ?? null,
     response: response?.text ?? null,
-    payload_truncated: payload !== null && (payload.value.truncated !== undefined || payload.value.note !== undefined),
+    // Read by the list as "not replayable": the payload is not the whole request.
+    payload_truncated: payload !== null && (payload.value.truncated !== undefined || payload.value.note !== undefined || payload.value.redacted !== undefined),
   };
 }
 
@@ -153,21 +166,29 @@ export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCall
   await db.knex('webhook_log').insert(row).catch(() => db.knex('webhook_log').insert(payloadRefused(row)));
 }
 
-function loggedPayload(request: WebhookRequest, extra: ReadonlySet<string>): LoggedPayload {
-  const kept: LoggedPayload = { headers: redactHeaders(request.headers, extra), query: redactQuery(request.query) };
-  const body = request.rawBody.length === 0 ? undefined : encodeBody(request.rawBody);
-  const content = { ...(request.data === undefined ? {} : { data: request.data }), ...body };
+function loggedPayload(request: WebhookRequest, redaction: Redaction): LoggedPayload {
+  const fromQuery: string[] = [];
+  const fromData: string[] = [];
+  const query = redactValue(request.query, redaction, 'query', fromQuery) as LoggedPayload['query'];
+  const data = request.data === undefined ? undefined : redactValue(request.data, redaction, 'data', fromData);
+  // The body is what the data was parsed from: kept only when the data lost nothing and it holds no secret.
+  if (fromData.length === 0 && request.rawBody.length > 0 && bodyHoldsSecret(request.rawBody, redaction)) fromData.push('body');
+  const noted = [...fromQuery, ...fromData];
+  const kept: LoggedPayload = { headers: redactHeaders(request.headers, redaction), query, ...(noted.length === 0 ? {} : { redacted: noted }) };
+  const body = request.rawBody.length === 0 || fromData.length > 0 ? undefined : encodeBody(request.rawBody);
+  const content = { ...(data === undefined ? {} : { data }), ...body };
   const bytes = Buffer.byteLength(JSON.stringify(content) ?? '');
   if (bytes <= payloadLimit) return { ...kept, ...content };
-  const source = request.rawBody.length > 0 ? request.rawBody : Buffer.from(JSON.stringify(request.data) ?? '');
+  const source = body !== undefined ? request.rawBody : Buffer.from(JSON.stringify(data) ?? '');
   return { ...kept, truncated: { bytes, limit: payloadLimit, preview: preview(source) } };
 }
 
-function loggedResponse(body: unknown): LoggedResponse {
+function loggedResponse(body: unknown, redaction: Redaction): LoggedResponse {
   if (body === undefined) return {};
-  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+  const safe = Buffer.isBuffer(body) || typeof body === 'string' ? redaction.values.redact(Buffer.isBuffer(body) ? body.toString('utf8') : body) : redactValue(body, redaction);
+  const text = typeof safe === 'string' ? safe : JSON.stringify(safe);
   const bytes = Buffer.byteLength(text ?? '');
-  if (bytes <= payloadLimit) return { body: Buffer.isBuffer(body) ? text : body };
+  if (bytes <= payloadLimit) return { body: safe };
   return { truncated: { bytes, limit: payloadLimit, preview: preview(Buffer.from(text ?? '')) } };
 }
 
