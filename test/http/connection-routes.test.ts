@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { describeEachDatabase } from '../support/databases.js';
-import { engineApp, quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
+import { describeEachDatabase, type Engine } from '../support/databases.js';
+import { engineApp, engineConnection, quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type Record = { [field: string]: any };
 
@@ -390,12 +390,11 @@ describe('connection routes on the quickstart', () => {
 });
 
 /** A System over customer_addresses, whose key is composite (customer_id, type), on the engine's database. */
-function addressSystem(engine: string): string {
-  const connection = engine === 'sqlite' ? '{ client: sqlite3, filename: "${env:DATABASE_FILE}" }' : `{ client: ${engine === 'postgres' ? 'pg' : 'mysql2'}, url: "\${env:DATABASE_URL}" }`;
+function addressSystem(engine: Engine): string {
   return `kind: System
 id: addressbook
 connector: sql
-connection: ${connection}
+connection: ${JSON.stringify(engineConnection(engine))}
 objects:
   Address:
     table: customer_addresses
