@@ -83,6 +83,7 @@ export function checkWebhook(context: CheckContext, entry: Registered<WebhookDef
   const search = parse('search', searchShape, objectName);
   const targetSearch = parse('targetSearch', targetShape, objectName);
   const queryFilter = parse('queryFilter');
+  checkPagingFilter(context, source, hook, queryFilter);
   const order = hook.order === undefined ? undefined : context.order(source, ['order'], hook.order);
   if (order && searchShape) context.fields(source, ['order'], order.map((t) => ({ path: t.field, start: t.start })), objectName, searchShape);
 
@@ -211,6 +212,32 @@ function checkWrittenFields(context: CheckContext, source: SourceDocument, hook:
     return;
   }
   context.warn(source, ['action'], 'write-mapping-missing', `saveWithSystem without writeMapping writes every property a caller sends as a field of ${label}, its key included; add a writeMapping naming the fields a call may set (e.g. writeMapping: '{ "name": name }'), or a requestSchema with additionalProperties: false`);
+}
+
+/**
+ * paging.filterParam carries a filter of the caller's own (runtime/webhooks/actions/paging-filter.ts),
+ * AND-ed into #FlowFilter#: the query must have that placeholder — in its count too, or `total`
+ * would count rows the filter leaves out — and the property is not also a value for the queryFilter.
+ */
+function checkPagingFilter(context: CheckContext, source: SourceDocument, hook: WebhookDefinition, queryFilter: Expression | undefined): void {
+  const name = hook.paging?.filterParam;
+  if (name === undefined || hook.action !== 'readQueryWithSystem') return;
+  const path = ['paging', 'filterParam'];
+  if (name === hook.paging!.pageSizeParam || name === hook.paging!.offsetParam) {
+    context.report(source, path, 'webhook-paging', `paging.filterParam: '${name}' already names the ${name === hook.paging!.pageSizeParam ? 'page size' : 'offset'}; give the filter property a name of its own`);
+  }
+  const query = hook.system === undefined || hook.query === undefined ? undefined : context.registry.System.get(hook.system)?.definition.queries[hook.query];
+  if (query !== undefined) {
+    for (const [key, text] of [['statement', query.statement], ['countStatement', query.countStatement]] as const) {
+      if (text !== undefined && !text.includes('#FlowFilter#')) {
+        context.report(source, path, 'webhook-paging', `paging.filterParam: the ${key} of query ${hook.system}/${hook.query} has no #FlowFilter#, where the request's filter would go; add it there`);
+      }
+    }
+  }
+  const placeholder = queryFilter && collectPlaceholders(queryFilter).find((p) => p.path[0] === name);
+  if (placeholder) {
+    context.report(source, ['queryFilter'], 'webhook-paging', `queryFilter: #${placeholder.path.join('.')}# takes the paging filter property '${name}', whose value is a filter of its own (AND-ed with this one), not a value; use another property here`, { offsetInValue: placeholder.start });
+  }
 }
 
 function checkSecurity(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): void {

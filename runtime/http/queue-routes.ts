@@ -14,6 +14,12 @@
  *   still-running item and `Location` of GetAction. The run goes on either way.
  * - Every check (scope, allow-list, existence, the body, the WhereClause) comes before anything is
  *   enqueued or run, so a refused request leaves no item behind.
+ *
+ * Every start takes a sync or a flow. A flow's source id is the GUID of a record stored for its
+ * first step (what a webhook's startSync gives a flow): the route does not look it up, as it does
+ * not look up a sync's source record — the seed has StartProcessAdHoc always create a Pending item,
+ * and the record is the run's to find. A GUID that is not there gives a Complete item with a note
+ * saying so (run-flow.ts), never a silent full run.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -42,7 +48,7 @@ export interface QueueRouteOptions {
 
 export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyLimit }: QueueRouteOptions): void {
   router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
-    const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: true });
+    const target = resolveProcess(ctx, ctx.params.syncId!);
     const sourceId = sourceIdOf(ctx.params.sourceId!);
     const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }), maxAttempts: attemptsOf(target) });
     answer(ctx, 200, item);
@@ -51,7 +57,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
   router.post('/AddAction', async (ctx) => {
     requireScope(ctx, 'queue:write');
     const request = parseAddActionBody(await readJsonBody(ctx, bodyLimit));
-    const target = resolveProcess(ctx, request.processId, { syncsOnly: false });
+    const target = resolveProcess(ctx, request.processId);
     checkStart(ctx.state.snapshot as Snapshot, target, request);
     const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, request), maxAttempts: attemptsOf(target) });
     answer(ctx, 200, item);
@@ -69,12 +75,12 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
   };
 
   router.post('/StartProcessDirect/:syncId/:sourceId', async (ctx) => {
-    const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: true });
+    const target = resolveProcess(ctx, ctx.params.syncId!);
     await runInRequest(ctx, target, { startType: 'AdHoc', sourceId: sourceIdOf(ctx.params.sourceId!) });
   });
 
   router.post('/ExecuteProcess/:syncId', async (ctx) => {
-    const target = resolveProcess(ctx, ctx.params.syncId!, { syncsOnly: false });
+    const target = resolveProcess(ctx, ctx.params.syncId!);
     const request = parseExecuteProcessBody(await readJsonBody(ctx, bodyLimit));
     checkStart(ctx.state.snapshot as Snapshot, target, request);
     await runInRequest(ctx, target, request);
@@ -129,12 +135,7 @@ function sourceIdOf(text: string): string {
   return text;
 }
 
-/** What can only be checked knowing the process: a source record needs a sync; the WhereClause must parse against it. */
+/** What can only be checked knowing the process: the WhereClause must parse against its (first) sync. */
 function checkStart(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): void {
-  if (target.kind === 'flow' && request.sourceId !== undefined) {
-    throw new HttpProblem('invalid-request', `'${target.id}' is a flow, and a flow has no direct record processing: leave SourceId out, or start one of its syncs.`, {
-      errors: [{ path: '/SourceId', message: `'${target.id}' is a flow; a flow takes no SourceId.` }],
-    });
-  }
   if (request.whereClause !== undefined) checkWhereClause(snapshot, target, request.whereClause);
 }

@@ -50,30 +50,26 @@ export function mayRead(principal: Principal, snapshot: Snapshot, processId: str
   return flow !== undefined && !snapshot.syncs.has(processId) && mayStart(principal, snapshot, { kind: 'flow', id: processId, entry: flow });
 }
 
-/** The ids the client may start: syncs, and flows too unless `syncsOnly`. */
-export function visibleProcesses(principal: Principal, snapshot: Snapshot, syncsOnly: boolean): string[] {
+/** The ids the client may start: syncs and flows. */
+export function visibleProcesses(principal: Principal, snapshot: Snapshot): string[] {
   const syncs = [...snapshot.syncs.values()].map((entry): ProcessTarget => ({ kind: 'sync', id: entry.definition.id, entry }));
-  const flows = syncsOnly ? [] : [...snapshot.flows.values()].map((entry): ProcessTarget => ({ kind: 'flow', id: entry.definition.id, entry }));
+  const flows = [...snapshot.flows.values()].map((entry): ProcessTarget => ({ kind: 'flow', id: entry.definition.id, entry }));
   return [...syncs, ...flows].filter((target) => mayStart(principal, snapshot, target)).map((target) => target.id);
 }
 
 /**
- * The process `id` names, which the client may start. `syncsOnly`: the ad-hoc routes, which run
- * one source record through one sync (the seed: flows have no direct record processing).
+ * The process `id` names, which the client may start. Every start route takes syncs and flows
+ * alike; for a flow, a source id goes to its first step, a record-store read (run-flow.ts).
  */
-export function resolveProcess(ctx: Context, id: string, options: { syncsOnly: boolean }): ProcessTarget {
+export function resolveProcess(ctx: Context, id: string): ProcessTarget {
   const principal = requireScope(ctx, 'queue:write');
   const snapshot = ctx.state.snapshot as Snapshot;
   const target = findProcess(snapshot, id);
   if (!target || !mayStart(principal, snapshot, target)) {
-    if (principal.syncs) throw new HttpProblem('not-allowed', `Client ${principal.id} may not start ${quoted(id)}. It may start: ${visibleProcesses(principal, snapshot, options.syncsOnly).join(', ') || 'nothing'}.`);
+    if (principal.syncs) throw new HttpProblem('not-allowed', `Client ${principal.id} may not start ${quoted(id)}. It may start: ${visibleProcesses(principal, snapshot).join(', ') || 'nothing'}.`);
   }
-  const kinds = options.syncsOnly ? 'syncs' : 'syncs and flows';
   if (!target) {
-    throw new HttpProblem('unknown-process', `There is no sync${options.syncsOnly ? '' : ' or flow'} ${quoted(id)}. The ${kinds} you may start: ${visibleProcesses(principal, snapshot, options.syncsOnly).join(', ') || 'none'}.`);
-  }
-  if (options.syncsOnly && target.kind === 'flow') {
-    throw new HttpProblem('unknown-process', `'${target.id}' is a flow, and a flow has no direct record processing: start it with AddAction or ExecuteProcess. The syncs you may start here: ${visibleProcesses(principal, snapshot, true).join(', ') || 'none'}.`);
+    throw new HttpProblem('unknown-process', `There is no sync or flow ${quoted(id)}. The syncs and flows you may start: ${visibleProcesses(principal, snapshot).join(', ') || 'none'}.`);
   }
   return target;
 }

@@ -3,6 +3,12 @@
  * start's ActionParams. The SourceId and WhereClause go to the first step only: it reads the record
  * store, where a webhook left the incoming data; later steps run in full.
  *
+ * A start with a SourceId (StartProcessAdHoc, a webhook's startSync) is for that one stored record.
+ * When the first step does not find it (an unknown GUID, one already used, one of another sync's
+ * store, or one its where leaves out), the flow ends there, Complete, with the step's note and one
+ * saying the later steps did not run: the start was for a record that is not there, and running the
+ * rest in full would do work nobody asked for. Nothing is retried, as for a sync's ad-hoc start.
+ *
  * A failing step stops the flow unless it has continueOnError; the flow is then Failed, retryable
  * when that step's failure was. Statistics are summed over the steps; errors name their step.
  *
@@ -80,6 +86,11 @@ async function runSteps(environment: RunEnvironment, start: ProcessStart, flow: 
       }
     }
     statistics = add(statistics, outcome.statistics);
+    if (index === 0 && stepStart.sourceId && outcome.status === 'Complete' && outcome.statistics.read === 0) {
+      errors.push(...outcome.errors.map(prefixed));
+      if (steps.length > 1) errors.push({ message: `${label} found no record for source id '${stepStart.sourceId}', so the later steps did not run` });
+      return { status: 'Complete', statistics, errors, retryable: false, guids: [] };
+    }
     if (outcome.status === 'Failed' && !step.continueOnError) {
       const [reason, ...rest] = outcome.errors.map(prefixed);
       return { status: 'Failed', statistics, errors: [reason ?? { message: `${label}: failed` }, ...errors, ...rest], retryable: outcome.retryable, guids: [] };

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { describeEachDatabase } from '../support/databases.js';
-import { engineApp, quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
+import { describeEachDatabase, type Engine } from '../support/databases.js';
+import { engineApp, engineConnection, quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type Record = { [field: string]: any };
 
@@ -389,13 +389,61 @@ describe('connection routes on the quickstart', () => {
   });
 });
 
+/** A System over customer_addresses, whose key is composite (customer_id, type), on the engine's database. */
+function addressSystem(engine: Engine): string {
+  return `kind: System
+id: addressbook
+connector: sql
+connection: ${JSON.stringify(engineConnection(engine))}
+objects:
+  Address:
+    table: customer_addresses
+    key: [customer_id, type]
+    fields: { customer_id: { type: Integer }, type: { type: String }, city: { type: String } }
+`;
+}
+
 await describeEachDatabase('connection routes', (database) => {
   describe('read, write and query basics', () => {
     let app: HttpApp;
     before(async () => {
-      app = await engineApp(database());
+      app = await engineApp(database(), { files: { 'addressbook.yaml': addressSystem(database().engine) } });
     });
     after(() => app?.close());
+
+    it('takes a key as a JSON object, single-field and composite, and names what does not fit', async () => {
+      const getDataId = (object: string, value: string) => app.post(`/api/RunConnectionGetDataMin/${object}`, [read('GETDATA_ID', value)]);
+      const object = (path: string, key: string) => app.get(`/api/GetDataObject/${path}/${encodeURIComponent(key)}`);
+      assert.deepEqual(ids(await getDataId('crm/Customer', '{"id":2}')), [2]);
+      assert.deepEqual(ids(await getDataId('crm/Customer', '{"id":"2"}')), [2]);
+      assert.deepEqual(ids(await getDataId('crm/Customer', ' {"id": 2} ')), [2]);
+      assert.equal((await object('crm/Customer', '{"id":2}')).json.record.id, 2);
+      assert.equal((await object('erp/Account', '{"AccountNumber":"C-2"}')).json.record.City, 'Arlington');
+      assertProblem(await object('crm/Customer', '{"id":99}'), 404, 'record-not-found');
+      // Text that is no JSON object stays the value of a single-field key.
+      assertProblem(await object('erp/Account', '{C-2'), 404, 'record-not-found', /AccountNumber = "\{C-2"/);
+      // Composite: the object, and the same record by its comma spelling.
+      const address = await object('addressbook/Address', '{"customer_id":1,"type":"invoice"}');
+      assert.equal(address.status, 200, address.text);
+      assert.equal(address.json.record.city, 'London');
+      assert.deepEqual((await getDataId('addressbook/Address', '{"type":"main","customer_id":2}')).json, (await getDataId('addressbook/Address', '2,main')).json);
+      // Refused with the field named, before the database is asked.
+      const refusals: Array<[Answer, RegExp, string]> = [
+        [await getDataId('crm/Customer', '{"pid":2}'), /key of Customer is id; missing id; not key fields: pid/, '/0/value'],
+        [await getDataId('crm/Customer', '{"id":2,"name":"Ada"}'), /not key fields: name/, '/0/value'],
+        [await getDataId('crm/Customer', '{"id":{"$gt":0}}'), /id is an object/, '/0/value'],
+        [await getDataId('crm/Customer', '{"id":[1,2]}'), /id is an array/, '/0/value'],
+        [await getDataId('crm/Customer', '{"id":null}'), /id is null/, '/0/value'],
+        [await object('crm/Customer', '{"toString":1}'), /missing id; not key fields: toString/, 'path.object_key'],
+        [await object('addressbook/Address', '{"customer_id":1}'), /missing type/, 'path.object_key'],
+      ];
+      for (const [answer, detail, path] of refusals) {
+        assertProblem(answer, 400, 'invalid-request', detail);
+        assert.equal(answer.json.errors[0].path, path);
+      }
+      // A typed value that does not fit is still the connector's 400, naming the key field.
+      assertProblem(await getDataId('crm/Customer', '{"id":"two"}'), 400, 'invalid-value', /key field id/);
+    });
 
     it('reads records with groups, filter, order and paging', async () => {
       const all = await app.post('/api/RunConnectionGetDataMin/crm/Customer', []);

@@ -110,6 +110,17 @@ const queuePaths = {
   getAction: '/api/GetAction/{queueId}',
 };
 const webhookId = 'wh_crmCustomerChanged01';
+/** A paged readQueryWithSystem without a secret, its paging properties renamed. */
+const pagedId = 'wh_pagedCustomers0001';
+const pagedHook = `kind: Webhook
+id: ${pagedId}
+action: readQueryWithSystem
+system: crm
+query: activeCustomersByCity
+queryFilter: "city IS NOT NULL"
+paging: { pageSizeParam: size, offsetParam: start, filterParam: where, maxPageSize: 20 }
+`;
+const pagedPath = `/api/webhooks/${pagedId}`;
 const consolePaths = {
   log: '/api/console/webhooks/{webhookId}/log',
   entry: '/api/console/webhooks/{webhookId}/log/{entryId}',
@@ -230,6 +241,12 @@ const scenarios: Scenario[] = [
   { what: 'test, unknown pin', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: { pin: 'none' }, status: 404 },
   { what: 'test, not JSON', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, raw: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
   { what: 'test, missing scope', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: { data: {} }, token: tokens.reader, status: 403 },
+  { what: 'paged webhook, GET', template: pagedPath, method: 'get', path: `${pagedPath}?size=2&start=1&where=${encodeURIComponent('id > 1')}`, token: null, status: 200 },
+  { what: 'paged webhook, POST', template: pagedPath, method: 'post', path: pagedPath, body: { size: '3', start: 0, where: "name LIKE 'A%'" }, token: null, status: 200, valid: true },
+  { what: 'paged webhook, empty page', template: pagedPath, method: 'post', path: pagedPath, body: { start: 100, where: null }, token: null, status: 200, valid: true },
+  { what: 'paged webhook, filter on another column', template: pagedPath, method: 'post', path: pagedPath, body: { where: 'active = 0' }, token: null, status: 400 },
+  { what: 'paged webhook, page too large', template: pagedPath, method: 'get', path: `${pagedPath}?size=21`, token: null, status: 400 },
+  { what: 'webhook with a secret, none sent', template: `/api/webhooks/${webhookId}`, method: 'post', path: `/api/webhooks/${webhookId}`, body: { id: 1, event: 'x' }, token: null, status: 403 },
   { what: 'interface description', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', status: 200 },
   { what: 'interface description, no token', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', token: null, status: 401 },
   { what: 'health', template: '/healthz', method: 'get', path: '/healthz', token: null, status: 200 },
@@ -255,7 +272,7 @@ describe('GET /api/openapi.json', () => {
   let app: HttpApp;
   let document: Json;
   before(async () => {
-    app = await quickstartApp({ watch: true });
+    app = await quickstartApp({ watch: true, files: { 'paged-hook.yaml': pagedHook } });
     document = await openApi(app);
   });
   after(() => app.close());
@@ -281,7 +298,7 @@ describe('GET /api/openapi.json', () => {
   it('documents every route the server answers, with operation ids', () => {
     assert.deepEqual(
       Object.keys(document.paths).sort(),
-      [...Object.values(paths), ...Object.values(queuePaths), ...Object.values(consolePaths), `/api/webhooks/${webhookId}`, '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort(),
+      [...Object.values(paths), ...Object.values(queuePaths), ...Object.values(consolePaths), `/api/webhooks/${webhookId}`, pagedPath, '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort(),
     );
     const operationIds = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => (operation as Json).operationId));
     for (const id of ['StartProcessAdHoc', 'AddAction', 'StartProcessDirect', 'ExecuteProcess', 'GetAction', 'RunConnectionGetData', 'RunConnectionGetDataMin', 'GetDataObject', 'RunConnectionGetQueryData', 'RunConnectionSetData', 'RunConnectionSetDataMin']) assert.ok(operationIds.includes(id), id);
@@ -317,7 +334,33 @@ describe('GET /api/openapi.json', () => {
       for (const status of ['204', '400', '403', '404', '410']) assert.ok(operation.responses[status], status);
     }
     assert.ok(item.post.responses[413] && !item.get.responses[413]);
-    assert.deepEqual(document.paths[consolePaths.log].get.parameters[0].schema.enum, [webhookId]);
+    assert.deepEqual([...document.paths[consolePaths.log].get.parameters[0].schema.enum].sort(), [pagedId, webhookId].sort());
+  });
+
+  it('describes a paged webhook: its paging properties under their names, {data, total}, and no 403 without a secret', () => {
+    const item = document.paths[pagedPath] as Json;
+    const query = (operation: Json) => Object.fromEntries((operation.parameters as Json[]).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
+    for (const operation of [item.get, item.post]) {
+      assert.deepEqual(Object.keys(query(operation)), ['size', 'start', 'where']);
+      assert.deepEqual(query(operation).size, { type: 'integer', minimum: 1, maximum: 20, default: 50 });
+      assert.deepEqual(query(operation).start, { type: 'integer', minimum: 0, default: 0 });
+      assert.equal(query(operation).where.type, 'string');
+      assert.match((operation.parameters as Json[]).find((p) => p.name === 'where')?.description, /over the query's columns id, name, email, city; AND-ed with the webhook's query filter/);
+      const answer = operation.responses[200].content['application/json'].schema;
+      assert.deepEqual(answer.required, ['data', 'total']);
+      assert.deepEqual(Object.keys(answer.properties.data.items.properties), ['id', 'name', 'email', 'city']);
+      assert.deepEqual(answer.properties.data.items.properties.id, { type: ['integer', 'null'] });
+      // No secret, no signature: nothing to refuse with 403 or 401, and no secret header to send.
+      assert.ok(!operation.responses[403] && !operation.responses[401], Object.keys(operation.responses).join());
+      assert.ok(!(operation.parameters as Json[]).some((p) => p.in === 'header'));
+    }
+    const body = item.post.requestBody.content['application/json'].schema;
+    assert.deepEqual(Object.keys(body.properties), ['size', 'start', 'where']);
+    assert.deepEqual(item.post.requestBody.content['application/x-www-form-urlencoded'].schema, body);
+    // The start-sync webhook has a secret: 403 and the header are there.
+    const secured = document.paths[`/api/webhooks/${webhookId}`] as Json;
+    assert.ok(secured.post.responses[403] && !secured.post.responses[401]);
+    assert.ok(!Object.hasOwn(secured.post.requestBody.content['application/json'].schema.properties, 'size'));
   });
 
   it('describes the entries of the webhook log and the stream of a test', async () => {
@@ -347,7 +390,7 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
-  it('lists the sync ids (and flow ids where flows may start) as enums, and describes a polled item', async () => {
+  it('lists the sync and flow ids as enums, and describes a polled item', async () => {
     const parameter = (template: string) => ((Object.values(document.paths[template] as Json)[0] as Json).parameters as Json[]).find((p) => p.name === 'syncId');
     assert.deepEqual(parameter(queuePaths.adHoc)?.schema.enum, [syncId]);
     assert.deepEqual(parameter(queuePaths.direct)?.schema.enum, [syncId]);

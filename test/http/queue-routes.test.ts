@@ -89,11 +89,16 @@ describe('queue routes on the quickstart', () => {
       assertItem(answer, { status: 200, StartType: 'AdHoc', ProcessId: syncId, Status: 'Pending' });
     });
 
-    it('answers 404 naming the syncs for an unknown sync, and for a flow (no direct record processing)', async () => {
+    it('answers 404 naming the syncs and flows for an unknown id', async () => {
       const before = await itemCount(app);
-      assertProblem(await app.post('/api/StartProcessAdHoc/no-such-sync/1'), 404, 'unknown-process', /There is no sync "no-such-sync".*crm-customers-to-erp/);
-      assertProblem(await app.post('/api/StartProcessAdHoc/inbox-then-customers/1'), 404, 'unknown-process', /is a flow.*AddAction or ExecuteProcess/);
+      assertProblem(await app.post('/api/StartProcessAdHoc/no-such-sync/1'), 404, 'unknown-process', /There is no sync or flow "no-such-sync".*crm-customers-to-erp.*inbox-then-customers/);
       assert.equal(await itemCount(app), before);
+    });
+
+    it('takes a flow: its source id goes to the first step', async () => {
+      const answer = await app.post('/api/StartProcessAdHoc/inbox-then-customers/1');
+      assertItem(answer, { status: 200, StartType: 'AdHoc', ProcessId: 'inbox-then-customers', Status: 'Pending' });
+      assert.equal((await app.db.knex('queue_items').where({ id: answer.json.ID }).first()).source_id, '1');
     });
 
     it('refuses a source id longer than the queue holds', async () => {
@@ -132,10 +137,11 @@ describe('queue routes on the quickstart', () => {
       assert.equal(answer.json.WhereClause, null);
     });
 
-    it('enqueues a flow, with a WhereClause checked against its first sync', async () => {
+    it('enqueues a flow, with a WhereClause checked against its first sync and a SourceId for it', async () => {
       const answer = await app.post('/api/AddAction', { ProcessId: 'inbox-then-customers', StartType: 'AdHoc', WhereClause: "name = 'x'" });
       assertItem(answer, { status: 200, StartType: 'AdHoc', ProcessId: 'inbox-then-customers', Status: 'Pending' });
-      assertInvalid(await app.post('/api/AddAction', { ProcessId: 'inbox-then-customers', StartType: 'manual', SourceId: '1' }), ['/SourceId'], /flow takes no SourceId/);
+      const withSource = await app.post('/api/AddAction', { ProcessId: 'inbox-then-customers', StartType: 'AdHoc', SourceId: '1' });
+      assertItem(withSource, { status: 200, StartType: 'AdHoc', ProcessId: 'inbox-then-customers', Status: 'Pending' });
     });
 
     it('leaves its items Pending: no daemon runs here', async () => {

@@ -321,6 +321,14 @@ async function start(parts: StartParts): Promise<HttpApp> {
   };
 }
 
+/**
+ * The `connection` of a System on engineApp's database, for extra definition files (`files`): as
+ * JSON, which YAML reads as a flow mapping, e.g. `connection: ${JSON.stringify(engineConnection(engine))}`.
+ */
+export function engineConnection(engine: Engine): Record<string, string> {
+  return engine === 'sqlite' ? { client: 'sqlite3', filename: '${env:DATABASE_FILE}' } : { client: engine === 'postgres' ? 'pg' : 'mysql2', url: '${env:DATABASE_URL}' };
+}
+
 /** The quickstart's YAML files and the test clients; on a TestDatabase, both systems point at it. */
 async function copyDefinitions(dir: string, database?: TestDatabase, files: Record<string, string> = {}): Promise<string> {
   const definitions = join(dir, 'definitions');
@@ -329,10 +337,7 @@ async function copyDefinitions(dir: string, database?: TestDatabase, files: Reco
     if (!name.endsWith('.yaml')) continue;
     if (name === 'systems.yaml' && database) {
       const documents = parseAllDocuments(await readFile(join(quickstartDir, name), 'utf8'));
-      const connection =
-        database.engine === 'sqlite'
-          ? { client: 'sqlite3', filename: '${env:DATABASE_FILE}' }
-          : { client: database.engine === 'postgres' ? 'pg' : 'mysql2', url: '${env:DATABASE_URL}' };
+      const connection = engineConnection(database.engine);
       const text = documents
         .map((document) => {
           if (Array.isArray(document)) throw new Error('unexpected YAML');

@@ -97,7 +97,7 @@ readMapping: '{ "id": id, "name": name }'`,
   hook(ids.readQuerySystem, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\nreadMapping: '{ "who": name }'`),
   hook(ids.readQuerySystemPaged, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\npaging: {}`),
   hook(ids.readQuerySystemNamed, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\npaging: { pageSizeParam: size, offsetParam: start, defaultPageSize: 2, maxPageSize: 3 }`),
-  hook(ids.readQuerySystemOptional, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "name = #who#"\npaging: { filterParam: who }`),
+  hook(ids.readQuerySystemOptional, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\npaging: { filterParam: where }`),
   hook(
     ids.saveSystem,
     `action: saveWithSystem

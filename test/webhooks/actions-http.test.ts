@@ -1,7 +1,7 @@
 /**
  * The actions end to end through the real endpoint (POST/GET /api/webhooks/{id}) of the
  * quickstart app: the quickstart's startSync webhook with its secret, a paged query read from GET
- * parameters, a direct write answering the generated id, and an injection payload through HTTP.
+ * parameters with the caller's filter, a direct write answering the generated id, and an injection payload through HTTP.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -14,7 +14,7 @@ action: readQueryWithSystem
 system: crm
 query: activeCustomersByCity
 queryFilter: "city = #city#"
-paging: { filterParam: city, defaultPageSize: 2 }
+paging: { filterParam: filter, defaultPageSize: 2 }
 ---
 kind: Webhook
 id: e2e-save-customer-0001
@@ -47,12 +47,15 @@ test('startSync over HTTP: 200 with the Pending queue item', async () => {
   assert.ok(row, 'the item is in the queue');
 });
 
-test('readQueryWithSystem over GET: paging from the query string, {data, total}', async () => {
-  const active = Number((await app.crm('customers').where({ active: 1 }).count({ n: '*' }))[0]!.n);
-  const answer = await app.call('GET', '/api/webhooks/e2e-paged-query-000001?pageSize=1&offset=0', { token: null });
+test('readQueryWithSystem over GET: paging and the filter property from the query string, {data, total}', async () => {
+  const answer = await app.call('GET', '/api/webhooks/e2e-paged-query-000001?city=Cambridge&pageSize=1&offset=0', { token: null });
   assert.equal(answer.status, 200, answer.text);
-  assert.equal(answer.json.total, active);
-  assert.equal(answer.json.data.length, Math.min(1, active));
+  assert.deepEqual(answer.json, { data: [{ id: 6, name: 'Barbara Liskov', email: 'barbara@example.com', city: 'Cambridge' }], total: 1 });
+  const narrowed = await app.call('GET', `/api/webhooks/e2e-paged-query-000001?city=Cambridge&filter=${encodeURIComponent('id < 6')}`, { token: null });
+  assert.deepEqual(narrowed.json, { data: [], total: 0 });
+  // Without city the configured filter compares with null: nothing, never everything.
+  const without = await app.call('GET', '/api/webhooks/e2e-paged-query-000001', { token: null });
+  assert.deepEqual(without.json, { data: [], total: 0 });
   const bad = await app.call('GET', '/api/webhooks/e2e-paged-query-000001?pageSize=abc', { token: null });
   assert.equal(bad.status, 400);
   assert.equal(bad.type, 'application/problem+json');

@@ -123,9 +123,25 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
     assert.equal((error.extra?.errors?.[0] as { path: string }).path, 'query.size');
   });
 
-  test('readQueryWithSystem paging: with filterParam, the filter applies only when the request carries it', async () => {
-    assert.equal(((await world().call(ids.readQuerySystemOptional, {})).answer.body as { total: number }).total, 4);
-    assert.deepEqual((await world().call(ids.readQuerySystemOptional, { who: 'Di' })).answer.body, { data: [{ id: 4, name: 'Di', email: 'di@example.com', score: 1 }], total: 1 });
+  test('readQueryWithSystem paging: the filterParam filter narrows the queryFilter, which always applies', async () => {
+    const idsOf = async (data: Record<string, unknown>) => ((await world().call(ids.readQuerySystemOptional, data)).answer.body as { data: Array<{ id: number }> }).data.map((row) => row.id);
+    // score >= 2: Ada, Bob, Ed (Di has 1; Cy is inactive).
+    assert.deepEqual(await idsOf({ minScore: 2 }), [1, 2, 5]);
+    assert.deepEqual(await idsOf({ minScore: 2, where: '' }), [1, 2, 5]);
+    assert.deepEqual(await idsOf({ minScore: 2, where: "name <> 'Bob' AND score < 10" }), [5]);
+    assert.deepEqual(await idsOf({ minScore: 2, where: 'score < 2 OR 1 = 1' }), [1, 2, 5], 'an OR stays inside its own parentheses');
+    // Without minScore the configured filter compares with null and matches nothing; omitting the request's own never widens.
+    assert.deepEqual(await idsOf({}), []);
+    const { answer, ticker } = await world().call(ids.readQuerySystemOptional, { minScore: 0, where: "email = 'di@example.com'" });
+    assert.deepEqual(answer.body, { data: [{ id: 4, name: 'Di', email: 'di@example.com', score: 1 }], total: 1 });
+    const filters = ticker.messages.filter((m) => m.kind === 'filter');
+    assert.deepEqual(filters.map((m) => m.message), ['queryFilter: score >= #minScore#', "where: the request's filter on email, AND-ed"]);
+    assert.equal(JSON.stringify(ticker.messages).includes('di@example.com'), false, "the filter's values stay out of the ticker");
+    // city is a column of the table, but not one the query declares.
+    const { error } = await world().refused(ids.readQuerySystemOptional, { minScore: 0, where: "city = 'Faro'" });
+    assert.equal(error.status, 400);
+    assert.match(error.message, /where, column 1: query src\/activeCustomers has no column 'city'; it may name id, name, email, score/);
+    assert.deepEqual(error.extra?.errors, [{ path: '/where', message: error.message }]);
   });
 
   test('injection payloads in search, query filter and paging placeholders find nothing and change nothing', async () => {
@@ -133,7 +149,7 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
     for (const payload of injections) {
       assert.deepEqual((await world().call(ids.readSystem, { email: payload })).answer, { status: 204 }, payload);
       assert.deepEqual((await world().call(ids.readSync, { city: payload, minScore: 1000 })).answer, { status: 204 }, payload);
-      assert.deepEqual((await world().call(ids.readQuerySystemOptional, { who: payload })).answer.body, { data: [], total: 0 }, payload);
+      assert.deepEqual((await world().call(ids.readQuerySystemOptional, { minScore: 0, where: `name = '${payload.replaceAll("'", "''")}'` })).answer.body, { data: [], total: 0 }, payload);
       assert.deepEqual((await world().call(ids.readQuerySyncFirst, { name: payload })).answer, { status: 204 }, payload);
       // Text where a number is wanted: refused as a value, never as SQL.
       const refused = await world().refused(ids.readSystemObject, { id: payload }).catch(() => undefined);

@@ -1,6 +1,5 @@
 /**
- * The five queue routes and their schemas, with the snapshot's sync ids (and, where a flow may be
- * started, flow ids) as enums. Start types are listed in their answered spelling; requests may use
+ * The five queue routes and their schemas, with the snapshot's sync and flow ids as enums. Start types are listed in their answered spelling; requests may use
  * any case.
  */
 import type { Snapshot } from '../../../definitions/snapshot.js';
@@ -72,12 +71,10 @@ export function queueSchemas() {
 }
 
 export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
-  const syncs = [...snapshot.syncs.keys()];
-  const processes = [...new Set([...syncs, ...snapshot.flows.keys()])];
+  const processes = [...new Set([...snapshot.syncs.keys(), ...snapshot.flows.keys()])];
   const enumOrString = (values: string[]) => (values.length ? { type: 'string', enum: values } : { type: 'string' });
-  const syncParameter = { name: 'syncId', in: 'path', required: true, schema: enumOrString(syncs), description: 'The sync (ad-hoc starts run one source record through one sync; flows have no direct record processing).' };
   const processParameter = { name: 'syncId', in: 'path', required: true, schema: enumOrString(processes), description: 'The sync or flow.' };
-  const sourceParameter = { name: 'sourceId', in: 'path', required: true, schema: { type: 'string', maxLength: valueLimits.sourceId }, description: 'The source record: its key value, or the GUID of a record-store entry.' };
+  const sourceParameter = { name: 'sourceId', in: 'path', required: true, schema: { type: 'string', maxLength: valueLimits.sourceId }, description: "The source record: its key value, or the GUID of a record-store entry (for a flow: one stored for its first step, which alone reads it)." };
   const pending = { description: 'The Pending item; a daemon runs it. Content-Location is its GetAction URL.', headers: { 'Content-Location': itemUrl }, content: json(item) };
   const direct = {
     200: { description: 'The finished item (Complete or Failed) with its statistics and errors.', headers: { 'Content-Location': itemUrl }, content: json(item) },
@@ -87,9 +84,9 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
     '/api/StartProcessAdHoc/{syncId}/{sourceId}': {
       post: {
         operationId: 'StartProcessAdHoc',
-        summary: 'Queue one source record for a sync (scope queue:write); a daemon runs it.',
+        summary: 'Queue one source record for a sync or flow (scope queue:write); a daemon runs it.',
         tags: ['queue'],
-        parameters: [syncParameter, sourceParameter],
+        parameters: [processParameter, sourceParameter],
         responses: { 200: pending, ...errorResponses },
       },
     },
@@ -106,7 +103,7 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
             properties: {
               ProcessId: enumOrString(processes),
               StartType: { enum: [...startTypes], description: 'Any case is accepted.' },
-              SourceId: { type: ['string', 'null'], minLength: 1, maxLength: valueLimits.sourceId, description: 'One source record (syncs only).' },
+              SourceId: { type: ['string', 'null'], minLength: 1, maxLength: valueLimits.sourceId, description: "One source record: its key, or a record-store GUID (a flow's: its first step's)." },
               WhereClause: whereClause,
               ActionParams: actionParams,
             },
@@ -119,9 +116,9 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
     '/api/StartProcessDirect/{syncId}/{sourceId}': {
       post: {
         operationId: 'StartProcessDirect',
-        summary: 'Run one source record through a sync in this request and answer the finished item (scope queue:write).',
+        summary: 'Run one source record through a sync or flow in this request and answer the finished item (scope queue:write).',
         tags: ['queue'],
-        parameters: [syncParameter, sourceParameter],
+        parameters: [processParameter, sourceParameter],
         responses: { ...direct, ...errorResponses },
       },
     },

@@ -11,6 +11,11 @@ const typeSchemas: Record<FieldType, Record<string, unknown>> = {
   Json: {},
 };
 
+/** The JSON Schema of a value of `type` (nullable, as every field and column may be empty). */
+export function typeSchema(type: FieldType): Record<string, unknown> {
+  return { ...typeSchemas[type] };
+}
+
 export function fieldSchema(field: FieldDefinition): Record<string, unknown> {
   return {
     ...typeSchemas[field.type],

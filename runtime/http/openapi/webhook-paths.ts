@@ -4,9 +4,13 @@
  * for a start sync — and the console's webhook routes (log, pins, replay, test).
  *
  * Webhooks take no bearer token: their security is the webhook's own secret header (and, where
- * configured, a signature), so their operations say `security: []` and list the secret header.
+ * configured, a signature), so their operations say `security: []`. The secret header and 403 are
+ * listed only for a webhook that has a secret (or a verify token to compare), 401 only for one that
+ * checks signatures: without them, no call of that webhook is ever refused for that reason.
+ * A paged webhook describes its paging properties and `{data, total}` (webhook-paging.ts).
  */
 import type { Snapshot, WebhookEntry } from '../../../definitions/snapshot.js';
+import { pagingAnswer, pagingParameters, pagingRequest } from './webhook-paging.js';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
@@ -14,26 +18,37 @@ const json = (schema: unknown) => ({ 'application/json': { schema } });
 const text = { type: 'string' };
 const nullableText = { type: ['string', 'null'] };
 
-function webhookOperation(entry: WebhookEntry, method: 'get' | 'post') {
+function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get' | 'post') {
   const d = entry.definition;
-  const request = d.requestSchema ?? { type: 'object', description: 'Any fields; the webhook declares no request schema.' };
+  const declared: Record<string, unknown> = d.requestSchema ?? { type: 'object', description: 'Any fields; the webhook declares no request schema.' };
+  const request = pagingRequest(snapshot, entry, declared);
+  const paged = d.paging !== undefined;
   const response =
     d.action === 'startSync'
       ? { $ref: '#/components/schemas/QueueItem' }
-      : (d.responseSchema ?? { description: d.action.endsWith('WithSync') ? 'As the sync produces it.' : 'As the read mapping produces it.' });
-  const parameters: unknown[] = [
-    { name: 'service_webhooksecret', in: 'header', required: false, schema: { type: 'string' }, description: 'The webhook secret (or send it in Authorization, bearer or raw). Needed when the webhook has one.' },
-  ];
-  if (method === 'get') {
-    const properties = (request as { properties?: Record<string, unknown> }).properties ?? {};
-    const required = new Set((request as { required?: string[] }).required ?? []);
-    for (const name of Object.keys(properties)) parameters.push({ name, in: 'query', required: required.has(name), schema: { type: 'string' }, description: 'A request field; query-string values arrive as text.' });
+      : paged
+        ? pagingAnswer(snapshot, entry)
+        : (d.responseSchema ?? { description: d.action.endsWith('WithSync') ? 'As the sync produces it.' : 'As the read mapping produces it.' });
+  const checksSecret = d.secret !== undefined || d.challenge?.verifyToken !== undefined;
+  const parameters: Array<Record<string, unknown>> = [];
+  if (d.secret !== undefined) {
+    parameters.push({ name: 'service_webhooksecret', in: 'header', required: false, schema: { type: 'string' }, description: 'The webhook secret (or send it in Authorization, bearer or raw).' });
   }
+  const listed = new Set<string>();
+  if (method === 'get') {
+    const properties = (declared as { properties?: Record<string, unknown> }).properties ?? {};
+    const required = new Set((declared as { required?: string[] }).required ?? []);
+    for (const name of Object.keys(properties)) {
+      listed.add(name);
+      parameters.push({ name, in: 'query', required: required.has(name), schema: { type: 'string' }, description: 'A request field; query-string values arrive as text.' });
+    }
+  }
+  parameters.push(...pagingParameters(snapshot, entry, listed));
   const responses: Record<string, unknown> = {
-    200: { description: d.action === 'startSync' ? 'The queue item the call created (Pending); a daemon runs it.' : 'The result.', content: json(response) },
+    200: { description: d.action === 'startSync' ? 'The queue item the call created (Pending); a daemon runs it.' : paged ? 'One page of rows and the total.' : 'The result.', content: json(response) },
     204: { description: 'Done without a result: no record found, the execution condition was false, or nothing to answer.' },
-    400: problem('The data does not fit the request schema (the problem lists each error), or the body is broken.'),
-    403: problem('The webhook secret is missing or wrong.'),
+    400: problem(`The data does not fit the request schema (the problem lists each error)${paged ? ', a paging property is out of range, the filter does not parse or names another column' : ''}, or the body is broken.`),
+    ...(checksSecret ? { 403: problem(d.secret !== undefined ? 'The webhook secret is missing or wrong.' : 'The verify token of the registration challenge does not match.') } : {}),
     404: problem('No webhook has this id.'),
     410: problem('The webhook is inactive.'),
     ...(d.signature ? { 401: problem('The signature of the body is missing, wrong or too old.') } : {}),
@@ -59,7 +74,7 @@ function webhookOperation(entry: WebhookEntry, method: 'get' | 'post') {
 export function webhookPaths(snapshot: Snapshot): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const entry of snapshot.webhooks.values()) {
-    paths[`/api/webhooks/${entry.definition.id}`] = { get: webhookOperation(entry, 'get'), post: webhookOperation(entry, 'post') };
+    paths[`/api/webhooks/${entry.definition.id}`] = { get: webhookOperation(snapshot, entry, 'get'), post: webhookOperation(snapshot, entry, 'post') };
   }
   return paths;
 }

@@ -3,7 +3,7 @@
  * request properties the webhook names (pageSizeParam, offsetParam; defaults pageSize and offset),
  * looked up in the request data first, then in the query string (a POST with ?pageSize=…). Given
  * as a number or as digits; anything else, a size above maxPageSize or below 1, or a negative
- * offset answers 400 naming the property.
+ * offset answers 400 naming the property. The filter property is paging-filter.ts's.
  */
 import type { WebhookDefinition } from '../../../definitions/types.js';
 import { HttpProblem } from '../../errors.js';
@@ -17,8 +17,8 @@ export interface PageRequest {
 
 type Paging = NonNullable<WebhookDefinition['paging']>;
 
-/** The request's value of `name` and where it was found (for the problem's path). */
-function requestValue(request: WebhookRequest, name: string): { value: unknown; path: string } | undefined {
+/** The request's value of `name` and where it was found (for the problem's path); null and '' in the data count as absent. */
+export function requestValue(request: WebhookRequest, name: string): { value: unknown; path: string } | undefined {
   const data = request.data;
   if (isPlainRecord(data) && Object.hasOwn(data, name) && data[name] !== null && data[name] !== '') return { value: data[name], path: `/${name}` };
   if (Object.hasOwn(request.query, name)) return { value: request.query[name], path: `query.${name}` };
@@ -43,13 +43,4 @@ export function pageRequest(paging: Paging, request: WebhookRequest): PageReques
     limit: wholeNumber(request, paging.pageSizeParam, paging.defaultPageSize, 1, paging.maxPageSize),
     skip: wholeNumber(request, paging.offsetParam, 0, 0, Number.MAX_SAFE_INTEGER),
   };
-}
-
-/**
- * With a filterParam, the query filter is optional: it applies only when the request carries that
- * property (not null, not empty), so one webhook serves both the filtered and the full list.
- */
-export function filterRequested(paging: Paging | undefined, request: WebhookRequest): boolean {
-  if (paging?.filterParam === undefined) return true;
-  return requestValue(request, paging.filterParam) !== undefined;
 }

@@ -1,7 +1,9 @@
 /**
  * readQueryWithSystem: the system's named query; `#FlowFilter#` in its statement is replaced by the
- * webhook's queryFilter, compiled by the connector with the request values bound. Each row goes
- * through the read mapping (or as it is).
+ * webhook's queryFilter, compiled by the connector with the request values bound, AND-ed with the
+ * caller's own filter when paging names a filterParam and the request sends one (paging-filter.ts):
+ * the configured filter always applies, the caller's can only narrow it. Each row goes through the
+ * read mapping (or as it is).
  *
  * With paging the answer is {data, total}: the page size and 0-based offset come from the request
  * (paging-request.ts) and become the query's limit and skip; total is the query's countStatement,
@@ -11,8 +13,11 @@
  */
 import type { WebhookAnswer, WebhookCall } from '../webhook-call.js';
 import { HttpProblem } from '../../errors.js';
+import { collectFields } from '../../expression/index.js';
 import { mapEach } from './apply-mapping.js';
-import { filterRequested, pageRequest } from './paging-request.js';
+import { andFilters } from '../../sync/source-pages.js';
+import { pagingFilter } from './paging-filter.js';
+import { pageRequest } from './paging-request.js';
 import { answersOne, maxAnswerRecords, recordsAnswer } from './read-answer.js';
 import { requestPlaceholders } from './request-values.js';
 import { sortRecords } from './sort-records.js';
@@ -38,11 +43,17 @@ export async function readQueryWithSystem(call: WebhookCall): Promise<WebhookAns
   const one = paging === undefined && answersOne(hook);
   ticker.say('start', `readQueryWithSystem: query ${label}${page ? `, ${page.limit} rows from offset ${page.skip}` : one ? ', first row only' : ''}`);
 
-  const filter = filterRequested(paging, call.request) ? entry.queryFilter : undefined;
+  const requested = pagingFilter(paging, query.columns, call.request, label);
+  const filter = andFilters(entry.queryFilter, requested);
   if (filter !== undefined && !query.statement.includes(flowFilter)) {
     throw new HttpProblem('action-not-possible', `Webhook ${hook.id}: query ${label} has no ${flowFilter}, so the queryFilter cannot apply; add ${flowFilter} to its statement.`);
   }
-  sayFilter(ticker, 'queryFilter', filter);
+  sayFilter(ticker, 'queryFilter', entry.queryFilter);
+  if (requested !== undefined) {
+    // Its fields only: its literals are request data, which the ticker (kept in the log) leaves out.
+    const fields = [...new Set(collectFields(requested).map((field) => field.path.join('.')))];
+    ticker.say('filter', `${paging!.filterParam}: the request's filter on ${fields.join(', ') || 'no column'}, AND-ed`, { fields });
+  }
   if (page && entry.order !== undefined) ticker.say('warning', 'order sorts within the page only; a paged query is ordered by its statement (add ORDER BY there)');
 
   // Without order, firstOnly needs one row; with it, every row, to sort.
