@@ -44,11 +44,14 @@ const catalogue = {
   'mapping-failed': { status: 422, title: 'Mapping failed' },
   'action-not-possible': { status: 422, title: 'The webhook action cannot run as defined' },
   'records-failed': { status: 422, title: 'No record could be saved' },
+  'result-too-large': { status: 422, title: 'Query result over the limit' },
   'sync-failed': { status: 502, title: 'The sync could not run' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   'definition-mismatch': { status: 500, title: 'Definition does not match the system' },
   unavailable: { status: 503, title: 'System unavailable' },
+  busy: { status: 503, title: 'Too many queries at once' },
+  'statement-timeout': { status: 504, title: 'Statement timeout' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof catalogue;
@@ -91,11 +94,17 @@ const connectorCodes: Record<ConnectorErrorCode, ProblemCode> = {
   rejected: 'rejected',
   unavailable: 'unavailable',
   'definition-mismatch': 'definition-mismatch',
+  timeout: 'statement-timeout',
+  'too-large': 'result-too-large',
+  busy: 'busy',
 };
 
 /** The problem to answer for any thrown value; unknown errors become a bare 500. */
 export function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  if (error instanceof ConnectorError) return new HttpProblem(connectorCodes[error.code], error.message, { cause: error });
+  if (error instanceof ConnectorError) {
+    const retryAfter = error.details?.retryAfterSeconds;
+    return new HttpProblem(connectorCodes[error.code], error.message, { cause: error, ...(typeof retryAfter === 'number' ? { headers: { 'Retry-After': String(retryAfter) } } : {}) });
+  }
   return new HttpProblem('internal', 'The request failed on the server; the log has the details.', { cause: error });
 }
