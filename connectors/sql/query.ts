@@ -22,8 +22,7 @@
  *   (query-slots.ts); the statement and its count share limits.statementTimeout; rows are taken one
  *   by one as the database produces them (read-only-session.ts) and the statement is stopped at
  *   limits.queryRows + 1 rows or limits.queryBytes of JSON, answered 'too-large' — so no statement
- *   can fill the memory. On SQLite the statement is also wrapped in a LIMIT of queryRows + 1, which
- *   stops the worker thread producing rows ahead of the count.
+ *   can fill the memory.
  * - Rows are mapped to the declared `columns` (found by name, then case-insensitively, because
  *   PostgreSQL folds unquoted names to lower case) and their types; without columns they are
  *   returned as the database gives them.
@@ -179,9 +178,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   const limit = wholeNumber('limit', request.limit);
   const skip = wholeNumber('skip', request.skip);
   const filter = filterFragment(scope, request);
-  // SQLite's worker thread steps ahead of the rows taken; a LIMIT bounds how far (see the top).
-  const bound = scope.dialect === 'sqlite' ? Math.min(limit ?? Number.POSITIVE_INFINITY, limits.queryRows + 1) : limit;
-  const statement = paged(scope, substitute(scope, checkedStatement(scope, request.statement, 'statement'), filter), bound === Number.POSITIVE_INFINITY ? undefined : bound, skip);
+  const statement = paged(scope, substitute(scope, checkedStatement(scope, request.statement, 'statement'), filter), limit, skip);
   const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
   const toRecord = rowMapper(request.columns);
   request.signal?.throwIfAborted();
