@@ -22,7 +22,8 @@
  *   (query-slots.ts); the statement and its count share limits.statementTimeout; rows are taken one
  *   by one as the database produces them (read-only-session.ts) and the statement is stopped at
  *   limits.queryRows + 1 rows or limits.queryBytes of JSON, answered 'too-large' — so no statement
- *   can fill the memory.
+ *   can fill the memory. On SQLite a SELECT or VALUES statement is also wrapped in a LIMIT of
+ *   queryRows + 1 (read-only-session.ts says why).
  * - Rows are mapped to the declared `columns` (found by name, then case-insensitively, because
  *   PostgreSQL folds unquoted names to lower case) and their types; without columns they are
  *   returned as the database gives them.
@@ -39,7 +40,7 @@ import type { ColumnOperand } from './filter-operand.js';
 import { withReadOnlySession, type Row } from './read-only-session.js';
 import type { Dialect } from './sql-dialect.js';
 import { identifier, text, type SqlFragment } from './sql-fragment.js';
-import { keywordPosition, leadingKeyword, singleStatement } from './statement-text.js';
+import { keywordPosition, leadingKeyword, mainKeyword, singleStatement } from './statement-text.js';
 import { decodeValue } from './value-codec.js';
 
 export interface QueryScope {
@@ -178,7 +179,12 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   const limit = wholeNumber('limit', request.limit);
   const skip = wholeNumber('skip', request.skip);
   const filter = filterFragment(scope, request);
-  const statement = paged(scope, substitute(scope, checkedStatement(scope, request.statement, 'statement'), filter), limit, skip);
+  const checked = checkedStatement(scope, request.statement, 'statement');
+  // SQLite's worker thread steps ahead of the rows taken: a LIMIT of queryRows + 1 bounds how far.
+  // Not around a write hidden in a WITH, which would then be a syntax error, not a refused write.
+  const bounded = scope.dialect === 'sqlite' && ['SELECT', 'VALUES'].includes(mainKeyword(checked, 'sqlite'));
+  const bound = bounded ? Math.min(limit ?? Number.POSITIVE_INFINITY, limits.queryRows + 1) : limit;
+  const statement = paged(scope, substitute(scope, checked, filter), bound === Number.POSITIVE_INFINITY ? undefined : bound, skip);
   const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
   const toRecord = rowMapper(request.columns);
   request.signal?.throwIfAborted();

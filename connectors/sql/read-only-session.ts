@@ -27,10 +27,9 @@
  * - SQLite: node-sqlite3's `each`, whose worker thread steps the statement while the rows are
  *   handed over; stopping interrupts the statement. The worker runs somewhat ahead of the rows
  *   handed over (those rows are dropped after a stop), by as much as it produces while the event
- *   loop is busy elsewhere. Stepping with one `get` per row would keep it from running ahead, but
- *   costs a thread hop per row: about 20 times slower. (A LIMIT around the statement would bound
- *   it too, but SQLite then answers a write hidden in a WITH with a syntax error instead of its
- *   read-only refusal.)
+ *   loop is busy elsewhere; query.ts bounds that with a LIMIT around the statement. Stepping with
+ *   one `get` per row would keep it from running ahead, but costs a thread hop per row: about 20
+ *   times slower.
  *
  * The session's whole run is bounded by `timeoutMs` (statement-timeout.ts): every statement of it
  * gets only the time left.

@@ -124,6 +124,26 @@ export function singleStatement(source: string, dialect: Dialect): string | null
   return semicolon < 0 ? source : source.slice(0, semicolon);
 }
 
+const VERBS = new Set(['SELECT', 'VALUES', 'TABLE', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'MERGE']);
+
+/**
+ * What the statement does: its first keyword, or for a WITH statement the keyword after its common
+ * table expressions (SELECT, INSERT, …: the first such word outside their parentheses).
+ */
+export function mainKeyword(source: string, dialect: Dialect): string {
+  const leading = leadingKeyword(source, dialect);
+  if (leading !== 'WITH') return leading;
+  let depth = 0;
+  let withDepth = -1;
+  for (const [token] of codeOnly(source, dialect).matchAll(/[()]|[A-Za-z_][A-Za-z0-9_$]*/g)) {
+    if (token === '(') depth += 1;
+    else if (token === ')') depth -= 1;
+    else if (withDepth < 0) withDepth = token.toUpperCase() === 'WITH' ? depth : -1;
+    else if (depth === withDepth && VERBS.has(token.toUpperCase())) return token.toUpperCase();
+  }
+  return leading;
+}
+
 /**
  * The statement with every literal, quoted name and comment blanked out (same length, so positions
  * still match): what is left is the code the database will read as keywords and names.

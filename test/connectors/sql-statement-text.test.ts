@@ -1,7 +1,7 @@
 /** The lexing free queries get: first keyword and single statement, outside literals and comments. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { codeOnly, keywordPosition, leadingKeyword, singleStatement } from '../../connectors/sql/statement-text.js';
+import { codeOnly, keywordPosition, leadingKeyword, mainKeyword, singleStatement } from '../../connectors/sql/statement-text.js';
 
 test('the first keyword skips whitespace, comments and parentheses', () => {
   assert.equal(leadingKeyword('  select 1', 'sqlite'), 'SELECT');
@@ -59,4 +59,11 @@ test('MariaDB executable comments and PostgreSQL nested comments are read as the
   assert.equal(singleStatement('SELECT 1 /* /* ; */ ; */', 'postgres'), 'SELECT 1 /* /* ; */ ; */');
   assert.equal(singleStatement('SELECT 2--1\n; DELETE FROM t', 'mysql'), null);
   assert.equal(codeOnly("SELECT 'x' -- c", 'sqlite'), `SELECT${' '.repeat(9)}`, 'same length, literal and comment blanked');
+});
+
+test('the main keyword of a WITH statement is the one after its common table expressions', () => {
+  assert.equal(mainKeyword('WITH a AS (SELECT 1), b(x) AS MATERIALIZED (VALUES (2)) SELECT * FROM a, b', 'postgres'), 'SELECT');
+  assert.equal(mainKeyword("with x as (select 1) delete from t where 'select' = ''", 'sqlite'), 'DELETE');
+  assert.equal(mainKeyword('((WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i FROM r))', 'sqlite'), 'SELECT');
+  assert.equal(mainKeyword('VALUES (1)', 'sqlite'), 'VALUES');
 });
