@@ -25,11 +25,13 @@ export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', li
   );
 }
 
-/** limits.concurrentQueries free queries ran for all of limits.queryWait. */
+/** As many free queries as may run at once (`running`) ran for all of limits.queryWait. */
 export function queryBusyError(systemId: string, running: number, limits: SystemLimits, retryAfterSeconds: number): ConnectorError {
+  // SQLite runs fewer than concurrentQueries at once (knex-client.ts, queryConcurrency): say so.
+  const cap = running < limits.concurrentQueries ? `as many as SQLite may run at once (half of UV_THREADPOOL_SIZE; limits.concurrentQueries is ${limits.concurrentQueries})` : 'its limits.concurrentQueries';
   return new ConnectorError(
     'busy',
-    `system '${systemId}': ${running} free queries are running, its limits.concurrentQueries, and none ended within limits.queryWait; retry after ${retryAfterSeconds} s, or raise limits.concurrentQueries in the System definition '${systemId}'`,
+    `system '${systemId}': ${running} free queries are running, ${cap}, and none ended within limits.queryWait (${limits.queryWait}); retry after ${retryAfterSeconds} s, or raise limits.concurrentQueries in the System definition '${systemId}'`,
     { details: { system: systemId, limit: 'concurrentQueries', value: running, retryAfterSeconds } },
   );
 }

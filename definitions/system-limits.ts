@@ -21,6 +21,8 @@ export interface SystemLimits {
   queryBytesText: string;
   concurrentQueries: number;
   queryWaitMs: number;
+  /** As written, for messages: `5s`. */
+  queryWait: string;
 }
 
 let schemaDefaults: Required<SystemLimitsDefinition> | undefined;
@@ -50,6 +52,7 @@ export function systemLimits(system: SystemDefinition): SystemLimits {
     queryBytesText: formatSize(queryBytes),
     concurrentQueries: given.concurrentQueries,
     queryWaitMs: Math.min(parseDuration(given.queryWait) ?? 0, MAX_TIMEOUT_MS),
+    queryWait: given.queryWait,
   });
   cache.set(system, limits);
   return limits;
