@@ -39,7 +39,7 @@ const statements: Record<Engine, { huge: string; wide: string; slow: string; slo
   },
 };
 
-function systemYaml(engine: Engine, id: string, limits: string): string {
+function systemYaml(engine: Engine, id: string, limits: string, queries = ''): string {
   const connection = engine === 'sqlite' ? '{ client: sqlite3, filename: "${env:DATABASE_FILE}" }' : `{ client: ${engine === 'postgres' ? 'pg' : 'mysql2'}, url: "\${env:DATABASE_URL}" }`;
   return `kind: System
 id: ${id}
@@ -49,7 +49,27 @@ limits: ${limits}
 objects:
   Customer: { table: customers, key: [id], fields: { id: { type: Integer }, name: { type: String } } }
   SlowRow: { table: slow_rows, key: [id], fields: { id: { type: Integer } } }
+${queries}`;
+}
+
+/** Syncs reading named queries of the system \`paged\` (two rows a query, a kilobyte of them) into ERP accounts. */
+function querySyncs(wide: string): { system: string; syncs: string } {
+  const queries = `queries:
+  customers:
+    statement: SELECT id, name FROM customers ORDER BY id
+    columns: [{ name: id, type: Integer }, { name: name, type: String }]
+  wide:
+    statement: "${wide}"
+    columns: [{ name: id, type: Integer }, { name: pad, type: String }]
 `;
+  const sync = (id: string, query: string, prefix: string) => `kind: Sync
+id: ${id}
+source: { system: paged, query: ${query} }
+target: { system: erp, object: Account }
+mapping: '{ "AccountNumber": "${prefix}-" & $string(id), "AccountName": "from a query" }'
+match: { where: "AccountNumber = #AccountNumber#", onNoMatch: create, onMatch: update }
+`;
+  return { system: queries, syncs: [sync('query-customers', 'customers', 'Q'), sync('query-wide', 'wide', 'W')].join('---\n') };
 }
 
 const id = [{ Name: 'id', ColumnType: 'Integer' }];
@@ -74,6 +94,8 @@ await describeEachDatabase('free-query limits', (database) => {
         files: {
           'limited.yaml': systemYaml(engine, 'limited', '{ statementTimeout: 1s, queryRows: 1000, queryBytes: 64kb, concurrentQueries: 2, queryWait: 100ms }'),
           'single.yaml': systemYaml(engine, 'single', '{ statementTimeout: 2s, concurrentQueries: 1, queryWait: 50ms }'),
+          'paged.yaml': systemYaml(engine, 'paged', '{ queryRows: 2, queryBytes: 1kb }', querySyncs(statements[engine].wide).system),
+          'query-syncs.yaml': querySyncs(statements[engine].wide).syncs,
         },
       });
     });
@@ -137,6 +159,17 @@ await describeEachDatabase('free-query limits', (database) => {
       assert.match(busy.headers.get('retry-after') ?? '', /^[12]$/, 'at most the statement timeout (2s) away');
       assertProblem(await slow, 504, 'statement-timeout');
       assert.equal((await query('single', { Statement: 'SELECT 1 AS id' })).status, 200, 'the turn is free again');
+    });
+
+    it('a sync reads a named query in pages within queryRows, and stops with the byte cap named', async () => {
+      const read = await app.post('/api/ExecuteProcess/query-customers', { StartType: 'manual' });
+      assert.equal(read.status, 200, read.text);
+      assert.equal(read.json.Status, 'Complete', read.text);
+      assert.deepEqual(read.json.Statistics, { Read: 6, Created: 6, Updated: 0, Skipped: 0, Failed: 0 }, 'six rows in pages of two (queryRows), though batchSize is 500');
+      const wide = await app.post('/api/ExecuteProcess/query-wide', { StartType: 'manual' });
+      assert.equal(wide.json.Status, 'Failed', wide.text);
+      assert.match(wide.json.Errors[0].Message, /over limits\.queryBytes \(1 kB\) of the System definition 'paged'/);
+      assert.equal(wide.json.Statistics.Read, 0);
     });
 
     it('refuses INTO in a free query and its count, whatever hides it, and writes nothing', async () => {
