@@ -146,7 +146,8 @@ function pgSession(client: PgClient, deadline: Deadline): DriverSession {
   };
 }
 
-function mysqlSession(connection: MysqlConnection, deadline: Deadline): DriverSession {
+function mysqlSession(connection: MysqlConnection, timeoutMs: number | undefined): DriverSession {
+  const deadline = new Deadline(timeoutMs);
   let closed = false;
   // The server stops a statement at max_statement_time, except BENCHMARK() or SLEEP(), which
   // return early with no error. The server cannot stop a statement before its limit, so one that
@@ -192,7 +193,10 @@ function mysqlSession(connection: MysqlConnection, deadline: Deadline): DriverSe
         .on('end', () => settle());
     });
   return {
+    // The session's time limit stays with the connection: what the last statement had left would
+    // otherwise bound the next session's first statements, and this one's ROLLBACK.
     begin: async () => {
+      if (timeoutMs !== undefined) await setMysqlStatementTime(connection, timeoutMs);
       await mysqlQuery(connection, 'SET SESSION TRANSACTION READ ONLY');
       await mysqlQuery(connection, 'START TRANSACTION READ ONLY');
     },
@@ -201,7 +205,9 @@ function mysqlSession(connection: MysqlConnection, deadline: Deadline): DriverSe
     disarm: () => undefined,
     // A closed connection took its transaction with it.
     rollback: async () => {
-      if (!closed) await mysqlQuery(connection, 'ROLLBACK');
+      if (closed) return;
+      if (timeoutMs !== undefined) await setMysqlStatementTime(connection, timeoutMs);
+      await mysqlQuery(connection, 'ROLLBACK');
     },
   };
 }
@@ -262,7 +268,7 @@ function driverSession(dialect: Dialect, connection: unknown, timeoutMs: number 
     case 'postgres':
       return pgSession(connection as PgClient, new Deadline(timeoutMs));
     case 'mysql':
-      return mysqlSession(connection as MysqlConnection, new Deadline(timeoutMs));
+      return mysqlSession(connection as MysqlConnection, timeoutMs);
     case 'sqlite':
       return sqliteSession(connection as SqliteDatabase, timeoutMs);
   }
