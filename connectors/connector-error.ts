@@ -18,6 +18,12 @@ export type ConnectorErrorCode =
   | 'rejected'
   /** The system cannot be reached: HTTP 503. */
   | 'unavailable'
+  /** A statement ran longer than the system's limits.statementTimeout and was stopped: HTTP 504. */
+  | 'timeout'
+  /** A free query's result is over the system's limits.queryRows or queryBytes: HTTP 422. */
+  | 'too-large'
+  /** limits.concurrentQueries free queries run and none ended within queryWait: HTTP 503 (details.retryAfterSeconds). */
+  | 'busy'
   /** The system lacks a table or column its definition declares: an operator's fix, HTTP 500. */
   | 'definition-mismatch';
 

@@ -40,6 +40,20 @@ export interface QueryDefinition {
   columns: Array<{ name: string; type: FieldType }>;
 }
 
+/** A System's `limits:` (system.schema.json has the defaults; system-limits.ts reads them as numbers). */
+export interface SystemLimitsDefinition {
+  /** Longest statement (free query with its count, object read, count), as a duration. Default 30s. */
+  statementTimeout?: string;
+  /** Most rows one free query answers. Default 100000. */
+  queryRows?: number;
+  /** Most bytes (as JSON) of one free query's rows, as a size. Default 32mib. */
+  queryBytes?: string | number;
+  /** Free queries running at once. Default 4. */
+  concurrentQueries?: number;
+  /** How long a free query waits for a turn, as a duration. Default 5s. */
+  queryWait?: string;
+}
+
 export interface SystemDefinition {
   kind: 'System';
   id: string;
@@ -48,6 +62,8 @@ export interface SystemDefinition {
   connector: string;
   connection: Record<string, unknown>;
   readOnly?: boolean;
+  /** Absent only in definitions built in code; loading fills in every default. */
+  limits?: SystemLimitsDefinition;
   objects: Record<string, ObjectDefinition>;
   queries: Record<string, QueryDefinition>;
 }

@@ -46,12 +46,15 @@ const catalogue = {
   'mapping-failed': { status: 422, title: 'Mapping failed' },
   'action-not-possible': { status: 422, title: 'The webhook action cannot run as defined' },
   'records-failed': { status: 422, title: 'No record could be saved' },
+  'result-too-large': { status: 422, title: 'Query result over the limit' },
   'sync-failed': { status: 502, title: 'The sync could not run' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   'definition-mismatch': { status: 500, title: 'Definition does not match the system' },
   unavailable: { status: 503, title: 'System unavailable' },
   'database-unavailable': { status: 503, title: 'Runtime database unavailable' },
+  busy: { status: 503, title: 'Too many queries at once' },
+  'statement-timeout': { status: 504, title: 'Statement timeout' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof catalogue;
@@ -94,6 +97,9 @@ const connectorCodes: Record<ConnectorErrorCode, ProblemCode> = {
   rejected: 'rejected',
   unavailable: 'unavailable',
   'definition-mismatch': 'definition-mismatch',
+  timeout: 'statement-timeout',
+  'too-large': 'result-too-large',
+  busy: 'busy',
 };
 
 /**
@@ -103,7 +109,10 @@ const connectorCodes: Record<ConnectorErrorCode, ProblemCode> = {
  */
 export function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  if (error instanceof ConnectorError) return new HttpProblem(connectorCodes[error.code], error.message, { cause: error });
+  if (error instanceof ConnectorError) {
+    const retryAfter = error.details?.retryAfterSeconds;
+    return new HttpProblem(connectorCodes[error.code], error.message, { cause: error, ...(typeof retryAfter === 'number' ? { headers: { 'Retry-After': String(retryAfter) } } : {}) });
+  }
   const failure = runtimeDatabaseFailure(error);
   if (failure !== undefined) {
     return new HttpProblem('database-unavailable', `The runtime database cannot be used right now (${failure.reason}); try again in ${retryAfterSeconds} s.`, {

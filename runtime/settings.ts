@@ -3,6 +3,7 @@
  * here and nowhere else.
  */
 import { parseDuration } from '../definitions/duration.js';
+import { parseSize } from '../definitions/size.js';
 import { databaseSetting, DatabaseUrlError, type DatabaseLocation } from './database/database-url.js';
 
 export interface ServeSettings {
@@ -76,7 +77,7 @@ export function serveSettings(flags: ServeFlags, env: Readonly<Record<string, st
     definitions: flags.definitions ?? env.SYNCLINE_DEFINITIONS ?? defaults.definitions,
     port: port === undefined ? defaults.port : parsePort(port, flags.port !== undefined ? '--port' : 'SYNCLINE_PORT'),
     host: flags.host ?? env.SYNCLINE_HOST ?? defaults.host,
-    bodyLimit: bodyLimit === undefined ? defaults.bodyLimit : parseSize(bodyLimit, flags.bodyLimit !== undefined ? '--body-limit' : 'SYNCLINE_BODY_LIMIT'),
+    bodyLimit: bodyLimit === undefined ? defaults.bodyLimit : sizeSetting(bodyLimit, flags.bodyLimit !== undefined ? '--body-limit' : 'SYNCLINE_BODY_LIMIT'),
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: duration(given(flags.keepAliveTimeout, '--keep-alive-timeout', 'SYNCLINE_KEEP_ALIVE_TIMEOUT'), defaults.keepAliveTimeoutMs),
@@ -84,16 +85,11 @@ export function serveSettings(flags: ServeFlags, env: Readonly<Record<string, st
   };
 }
 
-const sizeUnits: Record<string, number> = { '': 1, b: 1, kb: 1000, mb: 1000 ** 2, kib: 1024, mib: 1024 ** 2 };
-
 /** `1048576`, `512kb`, `1MiB`, `2mb`. */
-function parseSize(text: string, source: string): number {
-  const match = /^(\d+)\s*([a-z]*)$/i.exec(text.trim());
-  const unit = match ? sizeUnits[match[2]!.toLowerCase()] : undefined;
-  if (!match || unit === undefined || Number(match[1]) === 0) {
-    throw new SettingsError(`${source} must be a size such as 1048576, 512kb or 1mib, not '${text}'`);
-  }
-  return Number(match[1]) * unit;
+function sizeSetting(text: string, source: string): number {
+  const bytes = parseSize(text);
+  if (bytes === undefined) throw new SettingsError(`${source} must be a size such as 1048576, 512kb or 1mib, not '${text}'`);
+  return bytes;
 }
 
 function parsePort(text: string, source: string): number {

@@ -4,8 +4,10 @@
  * the log. Classified by the standard SQLSTATE classes (PostgreSQL, MariaDB's sqlState) and the
  * drivers' own codes (mysql2 errno, SQLite result codes).
  */
+import type { SystemLimits } from '../../definitions/system-limits.js';
 import { ConnectorError } from '../connector-error.js';
 import { driverFailure, missingParameters } from './driver-failure.js';
+import { statementTimeoutError } from '../limit-errors.js';
 
 export interface ErrorContext {
   systemId: string;
@@ -13,6 +15,8 @@ export interface ErrorContext {
   action: string;
   /** A free query: a statement the database refuses is the caller's mistake ('rejected'), not ours. */
   statement?: boolean;
+  /** The system's limits, for a statement the database stopped at limits.statementTimeout. */
+  limits?: SystemLimits;
 }
 
 interface DriverError {
@@ -62,8 +66,19 @@ function statementProblem(error: DriverError): string | null {
   if (code === '42P01' || error.errno === 1146 || /no such table/.test(message)) return 'it names a table that does not exist';
   if (code === '42703' || error.errno === 1054 || /no such column/.test(message)) return 'it names a column that does not exist';
   if (code === '42883' || error.errno === 1305 || /no such function/.test(message)) return 'it calls a function that does not exist';
+  // PostgreSQL: what a cursor cannot hold (a data-modifying WITH), and other features refused in place.
+  if (code === '0A000') return 'the database does not support it as a query';
   if (code.startsWith('42') || (error.errno !== undefined && MYSQL_STATEMENT.has(error.errno)) || code === 'SQLITE_ERROR') return 'the database cannot run it';
   return null;
+}
+
+/**
+ * A statement stopped by the statement timeout: PostgreSQL query_canceled (statement_timeout; the
+ * connector sends no other cancel), MariaDB max_statement_time, MySQL max_execution_time, and
+ * SQLite's interrupt (which only the timeout calls) — and a free query's own clock (DeadlinePassed).
+ */
+function timedOut(error: DriverError): boolean {
+  return error.name === 'DeadlinePassed' || error.code === '57014' || error.errno === 1969 || error.errno === 3024 || error.code === 'SQLITE_INTERRUPT';
 }
 
 /** The ConnectorError (or, for a failure no caller can act on, a plain Error) for a driver error. */
@@ -73,6 +88,7 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   const error = (typeof raw === 'object' && raw !== null ? raw : {}) as DriverError;
   const code = typeof error.code === 'string' ? error.code : '';
   const where = `system '${context.systemId}'`;
+  if (timedOut(error) && context.limits !== undefined) return statementTimeoutError(context.systemId, context.action, context.limits, raw);
   const reason = driverFailure(error)?.reason;
   if (reason !== undefined) {
     return new ConnectorError('unavailable', `${where}: the database cannot be reached (${reason})`, { cause: raw, details: { system: context.systemId, reason } });

@@ -10,31 +10,47 @@
  *   backslash escapes on (the driver escapes bindings with them); one statement per call.
  * - SQLite: foreign keys on, a busy timeout; the file must exist (it is never created here).
  *
- * The `read` purpose serves reads and counts of objects. On PostgreSQL and MariaDB it is the `data`
- * pool itself (those pools already run statements side by side). On SQLite a file database gets a
- * pool of its own with several connections, `PRAGMA query_only` on: SQLite lets any number of
- * readers work at once, while writes (and their transactions) keep the single `data` connection, as
- * SQLite has one writer at a time. A reader that meets a write being committed waits for it (busy
- * timeout), and sees every write that finished before the read started. In-memory databases and
- * `file:` URIs keep everything on the `data` connection: another connection could open a different
- * (empty) database there.
+ * The `read` purpose serves reads and counts of objects, on a pool of its own whose statements stop
+ * at limits.statementTimeout (statement-timeout.ts says how, per engine); writes keep the `data`
+ * pool, untimed. On SQLite the read pool has several connections, `PRAGMA query_only` on: SQLite
+ * lets any number of readers work at once, while writes (and their transactions) keep the single
+ * `data` connection, as SQLite has one writer at a time. A reader that meets a write being committed
+ * waits for it (busy timeout), and sees every write that finished before the read started.
+ * In-memory databases and `file:` URIs keep everything on the `data` connection (another connection
+ * could open a different, empty, database there), so their reads are not timed.
  *
  * The `query` purpose is the dedicated pool of free queries, read-only at the session level:
  * PostgreSQL `default_transaction_read_only`, MariaDB `SET SESSION TRANSACTION READ ONLY`
- * (which also refuses DDL, unlike a READ ONLY transaction alone), SQLite `PRAGMA query_only`.
+ * (which also refuses DDL, unlike a READ ONLY transaction alone), SQLite `PRAGMA query_only`. It has
+ * one connection per free query that may run at once (queryConcurrency).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import type { Knex } from 'knex';
+import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { ConnectionContext } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import type { Dialect } from './sql-dialect.js';
+import { pgStatementTimeoutOption, setMysqlStatementTime, SqliteTimedClient } from './statement-timeout.js';
 
 export type PoolPurpose = 'data' | 'read' | 'query';
 
 /** Connections of a SQLite file's read pool: as many as the driver's worker threads (libuv's default 4). */
 const SQLITE_READERS = 4;
+
+/**
+ * Free queries of a system that run at once: limits.concurrentQueries — on SQLite at most half of
+ * libuv's threads. node-sqlite3 runs each statement on one of those threads (UV_THREADPOOL_SIZE,
+ * default 4, shared by the whole process: SQLite, file reads, DNS), and a statement holds its thread
+ * until it ends; slow free queries on every thread would stall every SQLite system and the runtime
+ * database until their timeouts.
+ */
+export function queryConcurrency(dialect: Dialect, limits: SystemLimits): number {
+  if (dialect !== 'sqlite') return limits.concurrentQueries;
+  const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  return Math.max(1, Math.min(limits.concurrentQueries, Math.floor(threads / 2)));
+}
 
 interface ConnectionSettings {
   client?: string;
@@ -97,7 +113,7 @@ export function assertSqliteFileExists(filename: string, systemId: string): void
 
 /** Whether reads of a system get their own pool, or share the `data` pool (see the top of this file). */
 export function hasOwnReadPool(dialect: Dialect, raw: Record<string, unknown>, context: ConnectionContext): boolean {
-  if (dialect !== 'sqlite') return false;
+  if (dialect !== 'sqlite') return true;
   const filename = sqliteFilename(raw, context);
   return filename !== ':memory:' && !filename.startsWith('file:');
 }
@@ -110,7 +126,7 @@ function sqliteAfterCreate(purpose: PoolPurpose) {
   };
 }
 
-function mysqlAfterCreate(purpose: PoolPurpose) {
+function mysqlAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
   const statements = [
     "SET SESSION time_zone = '+00:00', SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))",
     // Free queries: writes and DDL refused for the whole session; a derived table keeps its
@@ -120,8 +136,9 @@ function mysqlAfterCreate(purpose: PoolPurpose) {
   return (connection: MysqlConnection, done: Callback): void => {
     const next = (index: number): void => {
       const statement = statements[index];
-      if (statement === undefined) return done(null, connection);
-      connection.query(statement, (error) => (error ? done(error, connection) : next(index + 1)));
+      if (statement !== undefined) return connection.query(statement, (error) => (error ? done(error, connection) : next(index + 1)));
+      if (purpose === 'data') return done(null, connection);
+      setMysqlStatementTime(connection, limits.statementTimeoutMs).then(() => done(null, connection), (error: Error) => done(error, connection));
     };
     next(0);
   };
@@ -138,8 +155,14 @@ function serverConnection(settings: ConnectionSettings): Record<string, unknown>
   };
 }
 
+/** Sizes of a PostgreSQL or MariaDB pool: `pool` of the settings; the query pool has one connection per query that may run. */
+function serverPool(settings: ConnectionSettings, dialect: Dialect, purpose: PoolPurpose, limits: SystemLimits): { min: number; max: number } {
+  const max = purpose === 'query' ? queryConcurrency(dialect, limits) : (settings.pool?.max ?? 10);
+  return { min: Math.min(settings.pool?.min ?? 0, max), max };
+}
+
 /** The Knex configuration of one pool of a system. */
-export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, context: ConnectionContext, purpose: PoolPurpose): Knex.Config {
+export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, context: ConnectionContext, purpose: PoolPurpose, limits: SystemLimits): Knex.Config {
   const settings = raw as ConnectionSettings;
   // Knex would print pool errors to the console itself; they reach the caller as ConnectorErrors
   // (with the driver error as cause), and the runtime logs those.
@@ -149,13 +172,14 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
     case 'sqlite':
       return {
         ...common,
-        client: 'sqlite3',
+        // Reads are interrupted at the statement timeout; free queries arm their own timer.
+        ...(purpose === 'read' ? { client: SqliteTimedClient, statementTimeoutMs: limits.statementTimeoutMs } : { client: 'sqlite3' }),
         useNullAsDefault: true,
         connection: { filename: sqliteFilename(raw, context) },
         // Writes: one connection, as SQLite has one writer at a time and a second one would only
-        // wait for it. Reads: several, since SQLite readers do not wait for each other.
-        pool: { min: 1, max: purpose === 'read' ? SQLITE_READERS : 1, afterCreate: sqliteAfterCreate(purpose) },
-      };
+        // wait for it. Reads and free queries: several, since SQLite readers do not wait for each other.
+        pool: { min: 1, max: { data: 1, read: SQLITE_READERS, query: queryConcurrency(dialect, limits) }[purpose], afterCreate: sqliteAfterCreate(purpose) },
+      } as Knex.Config;
     case 'postgres':
       return {
         ...common,
@@ -164,11 +188,11 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
           ...(settings.url === undefined ? serverConnection(settings) : { connectionString: settings.url }),
           ...(settings.ssl ? { ssl: true } : {}),
           application_name: purpose === 'query' ? 'syncline-query' : 'syncline',
-          options: purpose === 'query' ? '-c TimeZone=UTC -c default_transaction_read_only=on' : '-c TimeZone=UTC',
+          options: ['-c TimeZone=UTC', ...(purpose === 'data' ? [] : [pgStatementTimeoutOption(limits.statementTimeoutMs)]), ...(purpose === 'query' ? ['-c default_transaction_read_only=on'] : [])].join(' '),
           types: pgTypes,
         } as Knex.PgConnectionConfig,
         ...(settings.searchPath === undefined ? {} : { searchPath: [settings.searchPath] }),
-        pool: { min: settings.pool?.min ?? 0, max: settings.pool?.max ?? 10 },
+        pool: serverPool(settings, dialect, purpose, limits),
       };
     case 'mysql':
       return {
@@ -183,7 +207,7 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
           bigNumberStrings: false,
           charset: 'utf8mb4',
         } as Knex.MySql2ConnectionConfig,
-        pool: { min: settings.pool?.min ?? 0, max: settings.pool?.max ?? 10, afterCreate: mysqlAfterCreate(purpose) },
+        pool: { ...serverPool(settings, dialect, purpose, limits), afterCreate: mysqlAfterCreate(purpose, limits) },
       };
   }
 }

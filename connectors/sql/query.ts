@@ -13,21 +13,34 @@
  *   is parenthesized instead (`(<statement>) LIMIT ? OFFSET ?`, which keeps its order) and a WITH
  *   statement (which MariaDB cannot parenthesize) goes into a derived table on a session with
  *   derived_merge off.
+ * - `INTO` anywhere in the code of the statement (not in a literal, quoted name or comment) is
+ *   refused: `SELECT … INTO OUTFILE/DUMPFILE` writes a server file, `SELECT … INTO @x` a variable,
+ *   PostgreSQL's `SELECT … INTO t` a table — none of them a query, and the first even in a
+ *   read-only transaction.
  * - The count statement runs in the same read-only session; its first column is the total.
+ * - The system's limits (definitions/system-limits.ts): at most limits.concurrentQueries run at once
+ *   (query-slots.ts); the statement and its count share limits.statementTimeout; rows are taken one
+ *   by one as the database produces them (read-only-session.ts) and the statement is stopped at
+ *   limits.queryRows + 1 rows or limits.queryBytes of JSON, answered 'too-large' — so no statement
+ *   can fill the memory. On SQLite a SELECT or VALUES statement is also wrapped in a LIMIT of
+ *   queryRows + 1 (read-only-session.ts says why).
  * - Rows are mapped to the declared `columns` (found by name, then case-insensitively, because
  *   PostgreSQL folds unquoted names to lower case) and their types; without columns they are
  *   returned as the database gives them.
  */
 import type { Knex } from 'knex';
+import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { QueryRequest, QueryResult, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
+import { resultTooLargeError } from '../limit-errors.js';
+import type { QuerySlots } from '../query-slots.js';
 import { compileFilter } from './compile-filter.js';
 import { toConnectorError } from './database-errors.js';
 import type { ColumnOperand } from './filter-operand.js';
 import { withReadOnlySession, type Row } from './read-only-session.js';
 import type { Dialect } from './sql-dialect.js';
 import { identifier, text, type SqlFragment } from './sql-fragment.js';
-import { leadingKeyword, singleStatement } from './statement-text.js';
+import { keywordPosition, leadingKeyword, mainKeyword, singleStatement } from './statement-text.js';
 import { decodeValue } from './value-codec.js';
 
 export interface QueryScope {
@@ -35,6 +48,9 @@ export interface QueryScope {
   knex: Knex;
   dialect: Dialect;
   systemId: string;
+  limits: SystemLimits;
+  /** Turns of the system's free queries (limits.concurrentQueries). */
+  slots: QuerySlots;
 }
 
 const FLOW_FILTER = '#FlowFilter#';
@@ -93,6 +109,14 @@ function checkedStatement(scope: QueryScope, statement: string, role: string): s
       details: { system: scope.systemId, keyword },
     });
   }
+  const into = keywordPosition(single, scope.dialect, 'INTO');
+  if (into >= 0) {
+    const lines = single.slice(0, into).split('\n');
+    const place = `line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
+    throw new ConnectorError('read-only', `system '${scope.systemId}': the ${role} uses INTO (${place}), which writes a file, a variable or a table; a query only reads — remove the INTO clause`, {
+      details: { system: scope.systemId, keyword: 'INTO' },
+    });
+  }
   return single;
 }
 
@@ -113,11 +137,12 @@ function paged(scope: QueryScope, query: Native, limit: number | undefined, skip
   return { sql: wrapped, bindings };
 }
 
-function mapRows(rows: readonly Row[], columns: QueryRequest['columns']): RecordData[] {
+/** The record of a row: the declared columns (found by name, then case-insensitively) and their types, or the row as it is. */
+function rowMapper(columns: QueryRequest['columns']): (row: Row) => RecordData {
   if (columns === undefined || columns.length === 0) {
-    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([name, raw]) => [name, decodeValue(undefined, raw)])));
+    return (row) => Object.fromEntries(Object.entries(row).map(([name, raw]) => [name, decodeValue(undefined, raw)]));
   }
-  return rows.map((row) => {
+  return (row) => {
     const lowered = new Map(Object.keys(row).map((name) => [name.toLowerCase(), name]));
     const record: RecordData = {};
     for (const { name, type } of columns) {
@@ -129,7 +154,12 @@ function mapRows(rows: readonly Row[], columns: QueryRequest['columns']): Record
       record[name] = decodeValue(type, row[source]);
     }
     return record;
-  });
+  };
+}
+
+/** Bytes of a record in the JSON answer (and a comma). BigInts, which JSON.stringify refuses, count as their digits. */
+function jsonBytes(record: RecordData): number {
+  return Buffer.byteLength(JSON.stringify(record, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))) + 1;
 }
 
 function countOf(rows: readonly Row[]): number {
@@ -145,20 +175,53 @@ function wholeNumber(name: string, raw: number | undefined): number | undefined 
 }
 
 export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
+  const { limits } = scope;
   const limit = wholeNumber('limit', request.limit);
   const skip = wholeNumber('skip', request.skip);
   const filter = filterFragment(scope, request);
-  const statement = paged(scope, substitute(scope, checkedStatement(scope, request.statement, 'statement'), filter), limit, skip);
+  const checked = checkedStatement(scope, request.statement, 'statement');
+  // SQLite's worker thread steps ahead of the rows taken: a LIMIT of queryRows + 1 bounds how far.
+  // Not around a write hidden in a WITH, which would then be a syntax error, not a refused write.
+  const bounded = scope.dialect === 'sqlite' && ['SELECT', 'VALUES'].includes(mainKeyword(checked, 'sqlite'));
+  const bound = bounded ? Math.min(limit ?? Number.POSITIVE_INFINITY, limits.queryRows + 1) : limit;
+  const statement = paged(scope, substitute(scope, checked, filter), bound === Number.POSITIVE_INFINITY ? undefined : bound, skip);
   const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
+  const toRecord = rowMapper(request.columns);
   request.signal?.throwIfAborted();
+  const release = await scope.slots.acquire(request.signal);
   try {
-    return await withReadOnlySession(scope.knex, scope.dialect, async (session) => {
-      const rows = await session.all(statement.sql, statement.bindings);
-      const result: QueryResult = { rows: mapRows(rows, request.columns) };
-      if (count !== undefined) result.total = countOf(await session.all(count.sql, count.bindings));
-      return result;
-    });
+    return await withReadOnlySession(
+      scope.knex,
+      scope.dialect,
+      async (session) => {
+        const rows: RecordData[] = [];
+        let bytes = 0;
+        let over: 'rows' | 'bytes' | undefined;
+        await session.each(statement.sql, statement.bindings, (row) => {
+          request.signal?.throwIfAborted();
+          if (rows.length === limits.queryRows) {
+            over = 'rows';
+            return false;
+          }
+          const record = toRecord(row);
+          bytes += jsonBytes(record);
+          if (bytes > limits.queryBytes) {
+            over = 'bytes';
+            return false;
+          }
+          rows.push(record);
+          return true;
+        });
+        if (over !== undefined) throw resultTooLargeError(scope.systemId, over, limits);
+        const result: QueryResult = { rows };
+        if (count !== undefined) result.total = countOf(await session.all(count.sql, count.bindings));
+        return result;
+      },
+      { timeoutMs: limits.statementTimeoutMs },
+    );
   } catch (error) {
-    throw toConnectorError(error, { systemId: scope.systemId, action: 'running a query', statement: true });
+    throw toConnectorError(error, { systemId: scope.systemId, action: 'running a query', statement: true, limits });
+  } finally {
+    release();
   }
 }

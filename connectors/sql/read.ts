@@ -8,6 +8,9 @@
  * the first, and stable while records are written. Any other order pages by OFFSET, with the key
  * appended to the order so records never swap places between pages. `skip` is an OFFSET on the
  * first page; `limit` caps the total.
+ *
+ * Reads run on the system's read pool, where each statement stops at limits.statementTimeout
+ * (statement-timeout.ts), answered as a 'timeout'.
  */
 import type { ReadRequest, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
@@ -102,7 +105,7 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
         await attachGroups(scope, records);
       }
     } catch (error) {
-      throw toConnectorError(error, { systemId: scope.object.systemId, action });
+      throw toConnectorError(error, { systemId: scope.object.systemId, action, limits: scope.limits });
     }
     if (records.length > 0) yield records;
     if (records.length < size) return;
@@ -122,6 +125,6 @@ export async function countRecords(scope: ObjectScope, request: Pick<ReadRequest
     const row = (await scope.knex.from({ r: scope.object.table }).where(toRaw(scope.knex, where)).count({ count: '*' }).first()) as { count?: unknown } | undefined;
     return Number(row?.count ?? 0);
   } catch (error) {
-    throw toConnectorError(error, { systemId: scope.object.systemId, action: `counting ${scope.object.name}` });
+    throw toConnectorError(error, { systemId: scope.object.systemId, action: `counting ${scope.object.name}`, limits: scope.limits });
   }
 }

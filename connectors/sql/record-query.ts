@@ -11,6 +11,7 @@
  * records have no value at that path and the evaluator would always see null.
  */
 import type { Knex } from 'knex';
+import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { OrderTerm } from '../../runtime/order/parse-order.js';
 import type { ReadRequest } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
@@ -26,6 +27,8 @@ export interface ObjectScope {
   knex: Knex;
   dialect: Dialect;
   object: SqlObject;
+  /** The system's limits on the read pool, whose statements stop at limits.statementTimeout. */
+  limits?: SystemLimits;
 }
 
 /** The column (or group subquery) a field path stands for. */

@@ -49,7 +49,7 @@ export const spec: ConnectorSpec = Object.freeze({
       pool: {
         type: 'object',
         additionalProperties: false,
-        description: 'Connection pool shared by every use of this system.',
+        description: "Sizes of each of this system's two pools: one for writes, one for reads and counts. Free queries have a pool of their own, of limits.concurrentQueries connections.",
         properties: {
           min: { type: 'integer', minimum: 0, default: 0, description: 'Connections kept open when idle.' },
           max: { type: 'integer', minimum: 1, default: 10, description: 'Most connections at once.' },

@@ -1,19 +1,23 @@
 /**
  * A Connection to one System of the `sql` connector: the object model built from the definition,
- * and Knex pools created on first use — one for writes (and, except on SQLite files, reads and
- * counts), one for reads and counts of SQLite files (knex-client.ts says why), one (read-only at
- * the session level) for free queries. Nothing touches the database until an operation needs it, so
+ * its limits, and Knex pools created on first use — one for writes, one for reads and counts (whose
+ * statements stop at limits.statementTimeout; SQLite in-memory databases read on the write pool,
+ * knex-client.ts says why), one (read-only at the session level) for free queries, which take turns
+ * (limits.concurrentQueries). Nothing touches the database until an operation needs it, so
  * creating a connection never fails and loads no driver.
  */
 import knexFactory, { type Knex } from 'knex';
+import { systemLimits, type SystemLimits } from '../../definitions/system-limits.js';
 import type { SystemDefinition } from '../../definitions/types.js';
 import type { Connection, ConnectionContext, DiscoveredObject, ObjectDescription, QueryRequest, QueryResult, ReadRequest, RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
+import { queryBusyError } from '../limit-errors.js';
+import { QuerySlots } from '../query-slots.js';
 import { checkDatabase } from './check.js';
 import { toConnectorError } from './database-errors.js';
 import { describeObject } from './describe.js';
 import { discoverObjects } from './discover.js';
-import { assertSqliteFileExists, hasOwnReadPool, knexConfig, sqliteFilename, type PoolPurpose } from './knex-client.js';
+import { assertSqliteFileExists, hasOwnReadPool, knexConfig, queryConcurrency, sqliteFilename, type PoolPurpose } from './knex-client.js';
 import { buildObjects, objectNamed, type SqlObject } from './object-model.js';
 import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
@@ -28,6 +32,8 @@ export class SqlConnection implements Connection {
   private readonly pools = new Map<PoolPurpose, Knex>();
   private closed = false;
   private readonly ownReadPool: boolean;
+  private readonly limits: SystemLimits;
+  private readonly querySlots: QuerySlots;
 
   constructor(
     private readonly system: SystemDefinition,
@@ -36,6 +42,14 @@ export class SqlConnection implements Connection {
     this.dialect = dialectOf(system.connection.client);
     this.objects = buildObjects(system);
     this.ownReadPool = hasOwnReadPool(this.dialect, system.connection, context);
+    this.limits = systemLimits(system);
+    const size = queryConcurrency(this.dialect, this.limits);
+    this.querySlots = new QuerySlots({
+      size,
+      waitMs: this.limits.queryWaitMs,
+      holdMs: this.limits.statementTimeoutMs,
+      busy: (running, retryAfter) => queryBusyError(system.id, running, this.limits, retryAfter),
+    });
   }
 
   /** The pool of `purpose`, created on first use. */
@@ -51,7 +65,7 @@ export class SqlConnection implements Connection {
     if (this.dialect === 'sqlite') assertSqliteFileExists(sqliteFilename(this.system.connection, this.context), this.system.id);
     let created: Knex;
     try {
-      created = knexFactory(knexConfig(this.dialect, this.system.connection, this.context, purpose));
+      created = knexFactory(knexConfig(this.dialect, this.system.connection, this.context, purpose, this.limits));
     } catch (error) {
       throw toConnectorError(error, { systemId: this.system.id, action: 'opening the database' });
     }
@@ -61,7 +75,7 @@ export class SqlConnection implements Connection {
 
   private scope(objectName: string, purpose: 'data' | 'read'): ObjectScope {
     const object = objectNamed(this.objects, this.system.id, objectName);
-    return { knex: this.pool(purpose), dialect: this.dialect, object };
+    return { knex: this.pool(purpose), dialect: this.dialect, object, ...(purpose === 'read' ? { limits: this.limits } : {}) };
   }
 
   describe(object: string): ObjectDescription {
@@ -77,7 +91,7 @@ export class SqlConnection implements Connection {
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
-    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), dialect: this.dialect, systemId: this.system.id }, request));
+    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), dialect: this.dialect, systemId: this.system.id, limits: this.limits, slots: this.querySlots }, request));
   }
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {

@@ -1,12 +1,16 @@
-/** Semantic checks of a System: keys name declared fields; query columns are unique. */
+/** Semantic checks of a System: keys name declared fields; query columns are unique; limits are usable. */
 import { isScalar } from 'yaml';
+import { parseDuration } from '../duration.js';
 import { locate } from '../load/source-document.js';
 import { closest } from '../schema/did-you-mean.js';
+import { parseSize } from '../size.js';
+import { MAX_TIMEOUT_MS } from '../system-limits.js';
 import type { SystemDefinition } from '../types.js';
 import type { CheckContext, Registered } from './check-context.js';
 import { list } from './check-context.js';
 
 export function checkSystem(context: CheckContext, { definition, source }: Registered<SystemDefinition>): void {
+  checkLimits(context, source, definition);
   for (const [name, object] of Object.entries(definition.objects)) {
     object.key.forEach((field, index) => {
       if (!Object.hasOwn(object.fields, field)) {
@@ -58,5 +62,23 @@ function checkFlowFilterSpelling(context: CheckContext, source: Registered<Syste
     if (name !== 'FlowFilter' && closest(name, ['FlowFilter']) !== undefined) {
       context.report(source, path, 'query-placeholder', `${path.join('.')}: '#${name}#' is not replaced; the placeholder a query takes is #FlowFilter#`, { offsetInValue: match.index });
     }
+  }
+}
+
+/** What the schema's patterns let through but no database or timer can use: a zero or endless timeout, a zero size. */
+function checkLimits(context: CheckContext, source: Registered<SystemDefinition>['source'], definition: SystemDefinition): void {
+  const limits = definition.limits ?? {};
+  for (const key of ['statementTimeout', 'queryWait'] as const) {
+    const text = limits[key];
+    const ms = text === undefined ? undefined : parseDuration(text);
+    if (ms === undefined) continue;
+    if (key === 'statementTimeout' && ms === 0) {
+      context.report(source, ['limits', key], 'invalid-limit', `limits.${key}: a statement timeout of 0 would stop every statement; give a duration such as 30s`);
+    } else if (ms > MAX_TIMEOUT_MS) {
+      context.report(source, ['limits', key], 'invalid-limit', `limits.${key}: ${text} is longer than the longest timeout, 24d`);
+    }
+  }
+  if (limits.queryBytes !== undefined && parseSize(limits.queryBytes) === undefined) {
+    context.report(source, ['limits', 'queryBytes'], 'invalid-limit', `limits.queryBytes: '${limits.queryBytes}' is not a size of at least one byte; write e.g. 32mib or 50mb`);
   }
 }

@@ -5,7 +5,8 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { ObjectDescription, RecordData, WriteRequest } from '../../connectors/connection.js';
+import type { ObjectDescription, QueryResult, RecordData, WriteRequest } from '../../connectors/connection.js';
+import { ConnectorError } from '../../connectors/connector-error.js';
 import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { requestSignal, sendRecords } from './json-response.js';
@@ -64,7 +65,16 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   router.post('/RunConnectionGetQueryData/:system', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
     const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
-    const result = await target.connection.query({ ...body, signal: requestSignal(ctx) });
+    let result: QueryResult;
+    try {
+      result = await target.connection.query({ ...body, signal: requestSignal(ctx) });
+    } catch (error) {
+      // The connector names the limit; how to page is this route's to say.
+      if (error instanceof ConnectorError && error.code === 'too-large') {
+        throw new HttpProblem('result-too-large', `${error.message}. Here, page with "Limit" and "Skip" in the body ({"Limit": 1000, "Skip": 0}, then "Skip": 1000, …) and an ORDER BY in the statement, so that pages neither overlap nor miss rows.`, { cause: error });
+      }
+      throw error;
+    }
     ctx.body = { columns: body.columns.map((c) => ({ Name: c.name, ColumnType: c.type })), records: result.rows, ...(result.total !== undefined ? { total: result.total } : {}) };
   });
 
@@ -93,11 +103,22 @@ interface QueryBody {
   statement: string;
   countStatement?: string;
   columns: Array<{ name: string; type: FieldType }>;
+  limit?: number;
+  skip?: number;
+}
+
+/** Limit or Skip of the query body: a whole number (or its digits as text), or absent. */
+function pagingValue(b: Record<string, unknown>, name: 'Limit' | 'Skip'): number | undefined {
+  const raw = b[name] ?? b[name.toLowerCase()];
+  if (raw === undefined || raw === null) return undefined;
+  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalid(`/${name}`, `${name} must be a whole number of at least 0.`);
+  return value;
 }
 
 function parseQueryBody(body: unknown): QueryBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', 'The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "..."}.');
+    throw invalid('', 'The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "...", "Limit": n, "Skip": n}.');
   }
   const b = body as Record<string, unknown>;
   const statement = b.Statement ?? b.statement;
@@ -108,9 +129,13 @@ function parseQueryBody(body: unknown): QueryBody {
     throw invalid('/CountStatement', 'CountStatement must be a non-empty string when given.');
   }
   if (!Array.isArray(columns) || columns.length === 0) throw invalid('/columns', 'columns must be a non-empty array of {"Name", "ColumnType"}.');
+  const limit = pagingValue(b, 'Limit');
+  const skip = pagingValue(b, 'Skip');
   return {
     statement,
     countStatement: countStatement as string | undefined,
+    ...(limit === undefined ? {} : { limit }),
+    ...(skip === undefined ? {} : { skip }),
     columns: columns.map((column: unknown, index) => {
       const c = (typeof column === 'object' && column !== null ? column : {}) as Record<string, unknown>;
       const name = c.Name ?? c.name;

@@ -45,7 +45,8 @@ export function stopFor(error: unknown, doing: string, signal: AbortSignal | und
   if (signal?.aborted) return new RunStop(abortMessage(signal), true, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof ConnectorError) {
-    const retryable = error.code === 'unavailable' || error.code === 'definition-mismatch';
+    // busy: every free-query turn of the system was taken for a moment; a later try gets one.
+    const retryable = error.code === 'unavailable' || error.code === 'definition-mismatch' || error.code === 'busy';
     return new RunStop(`${doing}: ${message}`, retryable, { cause: error });
   }
   return new RunStop(`${doing}: ${message}`, true, { cause: error });

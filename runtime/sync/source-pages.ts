@@ -1,7 +1,8 @@
 /**
  * A sync's source as a stream of pages of `batchSize` records, never the whole source in memory:
  * an object of a system (connection.read, keyset-paged by the connector), a named query (limit and
- * skip), or the sync's own record store (keyset pages of readRecords).
+ * skip: one free query per page, of at most the system's limits.queryRows rows), or the sync's own
+ * record store (keyset pages of readRecords).
  *
  * The filter is the sync's `where` AND the start's WhereClause; `#params.Name#` placeholders take
  * the start's ActionParams. An ad-hoc start (sourceId) reads that one record, still under the
@@ -21,6 +22,7 @@
  */
 import type { Connection, PlaceholderValues, RecordData } from '../../connectors/connection.js';
 import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
+import { systemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { evaluateCondition, numberFromText, resolvePath, type AndNode, type Expression } from '../expression/index.js';
@@ -119,7 +121,10 @@ async function* queryPages(request: SourceRequest, name: string): AsyncGenerator
   if (filter !== undefined && !query.statement.includes('#FlowFilter#')) {
     throw new RunStop(`query ${systemId}/${name} has no #FlowFilter#, so the sync's where, the WhereClause or the source id cannot filter it`, false);
   }
-  const batchSize = sync.definition.batchSize;
+  // A page is one free query, so it stays within the system's limits.queryRows; a page over
+  // limits.queryBytes (very wide rows) ends the run with the connector's error naming that limit —
+  // retrying would meet it again: lower batchSize or raise the limit.
+  const batchSize = Math.min(sync.definition.batchSize, systemLimits(request.snapshot.systems.get(systemId)!.definition).queryRows);
   for (let skip = 0; ; skip += batchSize) {
     request.signal?.throwIfAborted();
     const { rows } = await connection!.query({

@@ -13,7 +13,8 @@ import { ConnectorError } from '../../connectors/connector-error.js';
 import { toConnectorError } from '../../connectors/sql/database-errors.js';
 import { parseExpression, resolvePath } from '../../runtime/expression/index.js';
 import knexFactory from 'knex';
-import { ADDRESSES, CUSTOMERS, tableCounts } from './crm-fixture.js';
+import { systemLimits } from '../../definitions/system-limits.js';
+import { ADDRESSES, CUSTOMERS, crmSystem, tableCounts } from './crm-fixture.js';
 import { rejectsWith, type SuiteContext } from './conformance.js';
 
 const STATEMENT = `SELECT c.id, c.name, a.city, c.active
@@ -92,7 +93,7 @@ export function queryConformance(context: SuiteContext): void {
   test('the database itself refuses writes in a read-only session', async () => {
     const database = context.database();
     const dialect = dialectOf(database.connection.client);
-    const pool = knexFactory(knexConfig(dialect, database.connection, { baseDirectory: database.baseDirectory }, 'query'));
+    const pool = knexFactory(knexConfig(dialect, database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))));
     const before = await tableCounts(database.admin);
     try {
       for (const [index, statement] of WRITES.entries()) {

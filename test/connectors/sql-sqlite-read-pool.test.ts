@@ -13,6 +13,7 @@ import knexFactory from 'knex';
 import type { Connection, RecordData } from '../../connectors/connection.js';
 import { createConnection } from '../../connectors/sql/index.js';
 import { hasOwnReadPool, knexConfig } from '../../connectors/sql/knex-client.js';
+import { systemLimits } from '../../definitions/system-limits.js';
 import type { SystemDefinition } from '../../definitions/types.js';
 
 let directory: string;
@@ -74,7 +75,7 @@ test('reads side by side with writes all succeed, and see every write that finis
 test('a SQLite file gets a read pool, whose sessions refuse to write; an in-memory database does not', async () => {
   assert.equal(hasOwnReadPool('sqlite', { filename: 'crm.sqlite' }, { baseDirectory: directory }), true);
   assert.equal(hasOwnReadPool('sqlite', { filename: ':memory:' }, { baseDirectory: directory }), false, 'another connection would open another, empty database');
-  const reader = knexFactory(knexConfig('sqlite', { filename: 'crm.sqlite' }, { baseDirectory: directory }, 'read'));
+  const reader = knexFactory(knexConfig('sqlite', { filename: 'crm.sqlite' }, { baseDirectory: directory }, 'read', systemLimits(system('crm.sqlite'))));
   try {
     await assert.rejects(reader.raw("INSERT INTO customers (id, name) VALUES (1000, 'x')"), /readonly/i);
   } finally {

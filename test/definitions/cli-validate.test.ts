@@ -57,6 +57,15 @@ describe('syncline validate', { concurrency: true }, () => {
     assert.equal(run.stderr, '2 problems in 2 files\n');
   });
 
+  test("a System's limits out of range: one file:line:col line each", async () => {
+    const run = await syncline('validate', 'test/fixtures/invalid/system-limits');
+    assert.equal(run.code, 1);
+    const out = lines(run.stdout);
+    assert.equal(out.length, 8, run.stdout);
+    assert.ok(out.includes('test/fixtures/invalid/system-limits/systems.yaml:7:14: System/crm: limits.queryRows: 0 is out of range: must be >= 1'), run.stdout);
+    assert.ok(out.includes('test/fixtures/invalid/system-limits/systems.yaml:24:21: System/erp: limits.statementTimeout: a statement timeout of 0 would stop every statement; give a duration such as 30s'), run.stdout);
+  });
+
   test('--format json: parseable, with valid and problems as data; several directories form one set', async () => {
     // The extension refers to systems crm and erp, which only the other directory defines.
     const run = await syncline('validate', '--format', 'json', 'test/fixtures/valid/quickstart-extension', 'test/fixtures/invalid/missing-system');

@@ -275,7 +275,7 @@ await describeEachDatabase('injection through the connection routes', (database)
       it('is refused by the database, not by the statement check', async () => {
         const statements =
           database().engine === 'sqlite'
-            ? ['WITH x AS (SELECT 1) DELETE FROM customer_addresses', "WITH x AS (SELECT 1) INSERT INTO accounts (AccountNumber, AccountName) SELECT 'Z', 'z' FROM x", "WITH x AS (SELECT 1) UPDATE customers SET name = 'pwned'"]
+            ? ['WITH x AS (SELECT 1) DELETE FROM customer_addresses', "WITH x AS (SELECT 1) UPDATE customers SET name = 'pwned'"]
             : database().engine === 'postgres'
               ? ['SELECT syncline_intruder() AS x', 'WITH d AS (DELETE FROM customer_addresses RETURNING customer_id) SELECT * FROM d', "SELECT setval(pg_get_serial_sequence('customers', 'id'), 999) AS x", "SELECT 1 AS x FROM (SELECT set_config('default_transaction_read_only', 'off', true)) s"]
               : ['SELECT syncline_intruder() AS x', 'SELECT syncline_intruder() AS x FROM customers'];
@@ -286,6 +286,12 @@ await describeEachDatabase('injection through the connection routes', (database)
             assertStatus(answer, [200], statement);
             continue;
           }
+          if (statement.startsWith('WITH d AS (DELETE')) {
+            // Rows are read through a cursor, which PostgreSQL refuses to open over a data-modifying WITH.
+            assertStatus(answer, [409], statement);
+            assert.match(answer.json.detail, /the database refused the statement: the database does not support it as a query/, statement);
+            continue;
+          }
           assertStatus(answer, [403], statement);
           assert.equal(answer.json.type, 'urn:syncline:problem:read-only', statement);
           assert.match(answer.json.detail, /the database refused to write/, statement);
@@ -294,7 +300,7 @@ await describeEachDatabase('injection through the connection routes', (database)
       });
 
       it('is refused when it is a second statement or not a query at all', async () => {
-        for (const statement of ['SELECT 1 AS x; DELETE FROM customers', 'SELECT 1 AS x;\nDROP TABLE accounts', 'DELETE FROM customers', 'DROP TABLE accounts', "INSERT INTO accounts (AccountNumber, AccountName) VALUES ('Z', 'z')", 'CREATE TABLE intruder (x INTEGER)']) {
+        for (const statement of ['SELECT 1 AS x; DELETE FROM customers', 'SELECT 1 AS x;\nDROP TABLE accounts', 'DELETE FROM customers', 'DROP TABLE accounts', "INSERT INTO accounts (AccountNumber, AccountName) VALUES ('Z', 'z')", 'CREATE TABLE intruder (x INTEGER)', "WITH x AS (SELECT 1) INSERT INTO accounts (AccountNumber, AccountName) SELECT 'Z', 'z' FROM x"]) {
           const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: statement });
           assertStatus(answer, [403, 409], statement);
         }

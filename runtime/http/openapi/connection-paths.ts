@@ -9,6 +9,7 @@ const errorResponses = {
   404: { $ref: '#/components/responses/NotFound' },
   422: { $ref: '#/components/responses/Unsupported' },
   503: { $ref: '#/components/responses/Unavailable' },
+  504: { $ref: '#/components/responses/StatementTimeout' },
   default: { $ref: '#/components/responses/Problem' },
 };
 /** Routes that read a JSON body also answer these. */
@@ -99,6 +100,8 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
           },
           409: rejected,
           ...errorResponses,
+          422: { $ref: '#/components/responses/QueryTooLarge' },
+          503: { $ref: '#/components/responses/QueryBusy' },
           ...bodyResponses,
         },
       },

@@ -78,6 +78,8 @@ export function sharedComponents() {
           columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/QueryColumn' } },
           Statement: { type: 'string', description: 'Read-only statement in the system language.' },
           CountStatement: { type: 'string', description: 'Statement returning the total number of rows.' },
+          Limit: { type: 'integer', minimum: 0, description: "Most rows to answer (a page); at most the system's limits.queryRows." },
+          Skip: { type: 'integer', minimum: 0, description: 'Rows to pass over first; order the statement (ORDER BY) so pages do not overlap.' },
         },
       },
     },
@@ -91,6 +93,13 @@ export function sharedComponents() {
       UnsupportedMediaType: { description: 'The body is not application/json.', content: problemContent },
       Unsupported: { description: 'The connector cannot do this.', content: problemContent },
       Unavailable: { description: 'The system cannot be reached.', content: problemContent },
+      QueryBusy: {
+        description: "The system cannot be reached, or limits.concurrentQueries of its free queries run and none ended within limits.queryWait (problem busy; Retry-After says when to try again).",
+        headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until a running query has certainly ended.' } },
+        content: problemContent,
+      },
+      QueryTooLarge: { description: "The result is over the system's limits.queryRows or limits.queryBytes (problem result-too-large): page it with Limit and Skip.", content: problemContent },
+      StatementTimeout: { description: "A statement ran past the system's limits.statementTimeout and was stopped (problem statement-timeout).", content: problemContent },
       Problem: { description: 'Any other error (a method the path does not answer, a failure on the server).', content: problemContent },
     },
   };

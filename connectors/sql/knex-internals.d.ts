@@ -1,11 +1,13 @@
 /**
- * The two Knex classes `sqlite-immediate-client.ts` extends. Knex exports them only as files, so
- * their types are declared here (just what is used).
+ * The Knex classes statement-timeout.ts and runtime/database/sqlite-immediate-client.ts extend.
+ * Knex exports them only as files, so their types are declared here (just what is used).
  */
 declare module 'knex/lib/dialects/sqlite3/index.js' {
   import type { Knex } from 'knex';
 
-  const Client_SQLite3: typeof Knex.Client;
+  class Client_SQLite3 extends Knex.Client {
+    _query(connection: unknown, query: unknown): Promise<unknown>;
+  }
   export default Client_SQLite3;
 }
 
