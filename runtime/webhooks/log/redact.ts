@@ -28,7 +28,11 @@ export interface Redaction {
 /** The built-in name rule alone: for callers that know no webhook and no token. */
 export const namesOnly: Redaction = Object.freeze({ names: new Set<string>(), values: noSecretValues });
 
-/** Deeper than this, a value is not walked but replaced (a stack must not overflow on a log). */
+/**
+ * Deeper than this, a value is not walked (a stack must not overflow on a log): redactValue throws
+ * a RangeError, as JSON.stringify would, and the call log keeps a note instead (record-call.ts).
+ * Request bodies nest at most 30 levels (read-body.ts); what is deeper came from elsewhere.
+ */
 const maxDepth = 200;
 /** Most redacted places an entry lists. */
 const maxNoted = 50;
@@ -113,7 +117,7 @@ function walk(value: unknown, w: Walk, at: string, depth: number): unknown {
     return redact(text) === text ? value : note(at, w.noted);
   }
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= maxDepth) return note(at, w.noted, `[not kept: nested deeper than ${maxDepth} levels]`);
+  if (depth >= maxDepth) throw new RangeError(`the value is nested deeper than ${maxDepth} levels`);
   if (Array.isArray(value)) return value.map((item, index) => walk(item, w, `${at}[${index}]`, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
@@ -132,9 +136,9 @@ function changed(before: string, after: string, at: string, noted: string[]): st
   return after;
 }
 
-function note(at: string, noted: string[], replacement = redacted): string {
+function note(at: string, noted: string[]): string {
   if (noted.length < maxNoted && !noted.includes(at)) noted.push(at);
-  return replacement;
+  return redacted;
 }
 
 /** Defined, not assigned: a key named `__proto__` stays an ordinary property. */
