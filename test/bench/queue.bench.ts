@@ -10,7 +10,9 @@
  *   left out of the count, so start-up cost (tsx, definitions, migrations) is not measured.
  *
  * A Syncline no-op item is a real sync run: claim, load the sync, read its (empty) SQLite source
- * table, record statistics, complete. A graphile-worker no-op job runs an empty function.
+ * table, record statistics, complete. Items are enqueued as the API enqueues them, under the
+ * sync's concurrency limit (here 20, so the limit never holds one back: what is measured is the
+ * cost of a claim that enforces it). A graphile-worker no-op job runs an empty function.
  * Goal: Syncline drains at ≥ 1.0× graphile-worker's items/s.
  *
  * `npx tsx test/bench/queue.bench.ts`, or `npm run bench queue`. BENCH_QUEUE_ITEMS (default 5000),
@@ -89,6 +91,9 @@ async function countRows(knex: Knex, sql: string): Promise<number> {
   return Number(result.rows[0]!.n);
 }
 
+/** What the API gives a start of the no-op sync (execution/concurrency-of.ts). */
+const noopConcurrency = { key: 'process:noop', limit: processes * concurrency, onLimit: 'wait' } as const;
+
 async function synclineSide(url: string, folder: string): Promise<Side> {
   writeFileSync(
     join(folder, 'noop.yaml'),
@@ -108,6 +113,7 @@ id: noop
 source: { system: bench, object: Nothing }
 target: { system: bench, object: Nothing }
 mapping: '{ "id": id }'
+concurrency: { limit: ${processes * concurrency} }
 `,
   );
   const sqlite = knexFactory({ client: 'sqlite3', connection: { filename: join(folder, 'noop.sqlite') }, useNullAsDefault: true });
@@ -117,7 +123,7 @@ mapping: '{ "id": id }'
   await migrate(db);
   return {
     name: 'Syncline',
-    enqueue: (count) => concurrently(count, () => enqueue(db, { processId: 'noop', startType: 'manual' })),
+    enqueue: (count) => concurrently(count, () => enqueue(db, { processId: 'noop', startType: 'manual', concurrency: noopConcurrency })),
     remaining: () => countRows(db.knex, "SELECT COUNT(*) AS n FROM queue_items WHERE status <> 'Complete'"),
     startWorker() {
       const child = spawn(process.execPath, [join(root, 'bin', 'syncline.js'), 'daemon', '--definitions', folder, '--db', url, '--concurrency', String(concurrency)], {
