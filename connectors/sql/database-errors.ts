@@ -24,6 +24,12 @@ interface DriverError {
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_NOTADB']);
 const MYSQL_UNAVAILABLE = new Set([1040, 1044, 1045, 1049, 1129, 1130, 1203, 2002, 2003, 2005, 2006, 2013]);
+/** PostgreSQL deadlock_detected / serialization_failure; MariaDB ER_LOCK_DEADLOCK. */
+const PG_TRANSIENT = new Set(['40P01', '40001']);
+const MYSQL_DEADLOCK = 1213;
+/** PostgreSQL lock_not_available (lock_timeout); MariaDB ER_LOCK_WAIT_TIMEOUT. */
+const PG_LOCK_TIMEOUT = '55P03';
+const MYSQL_LOCK_TIMEOUT = 1205;
 const MYSQL_CONSTRAINT: Readonly<Record<number, string>> = {
   1062: 'a record with the same unique value exists',
   1451: 'the record is still referenced by another record',
@@ -48,9 +54,23 @@ function missingParameters(error: DriverError): boolean {
   return error.code === '08P01' && /bind message supplies/.test(error.message ?? '');
 }
 
+/**
+ * A deadlock (or serialization failure) the database broke by rolling our transaction back: nothing
+ * of it was kept, so running the whole transaction again is safe. Looks through `cause` too.
+ */
+export function isTransientConflict(raw: unknown): boolean {
+  for (let error = raw, depth = 0; typeof error === 'object' && error !== null && depth < 5; error = (error as { cause?: unknown }).cause, depth += 1) {
+    const { code, errno, sqlState } = error as DriverError;
+    if ((typeof code === 'string' && PG_TRANSIENT.has(code)) || errno === MYSQL_DEADLOCK || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001') return true;
+  }
+  return false;
+}
+
 function unavailableReason(error: DriverError): string | null {
   const code = typeof error.code === 'string' ? error.code : '';
   if (missingParameters(error)) return null;
+  if (code === PG_LOCK_TIMEOUT || error.errno === MYSQL_LOCK_TIMEOUT) return 'another write held the records it needed for too long';
+  if (isTransientConflict(error)) return 'another write of the same records got in the way (a deadlock)';
   if (error.name === 'KnexTimeoutError') return 'no connection became free in time';
   if (NETWORK_CODES.has(code)) {
     if (code === 'ECONNREFUSED') return 'connection refused';

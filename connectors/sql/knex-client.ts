@@ -7,8 +7,10 @@
  * - PostgreSQL: time zone UTC; `date` columns are read as `YYYY-MM-DD` text and `timestamp`
  *   (without time zone) as UTC, never in the process's local time zone.
  * - MariaDB/MySQL: time zone UTC; dates as text (`dateStrings`); big integers as numbers when safe;
- *   backslash escapes on (the driver escapes bindings with them); one statement per call.
+ *   backslash escapes on (the driver escapes bindings with them); one statement per call. The
+ *   `data` pool runs READ COMMITTED and counts affected (not found) rows, for the writes.
  * - SQLite: foreign keys on, a busy timeout; the file must exist (it is never created here).
+ *   Transactions of the `data` pool begin IMMEDIATE (sqlite-immediate-client.ts).
  *
  * The `read` purpose serves reads and counts of objects. On PostgreSQL and MariaDB it is the `data`
  * pool itself (those pools already run statements side by side). On SQLite a file database gets a
@@ -29,6 +31,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Knex } from 'knex';
 import type { ConnectionContext } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
+import { SqliteImmediateClient } from './sqlite-immediate-client.js';
 import type { Dialect } from './sql-dialect.js';
 
 export type PoolPurpose = 'data' | 'read' | 'query';
@@ -116,6 +119,9 @@ function mysqlAfterCreate(purpose: PoolPurpose) {
     // Free queries: writes and DDL refused for the whole session; a derived table keeps its
     // ORDER BY only when it is not merged into the outer query (query.ts wraps for LIMIT/OFFSET).
     ...(purpose === 'query' ? ['SET SESSION TRANSACTION READ ONLY', "SET SESSION optimizer_switch = 'derived_merge=off'"] : []),
+    // Writes: a match lookup made after waiting for another write's lock must see what that
+    // write committed, which REPEATABLE READ's snapshot (taken at the first read) would hide.
+    ...(purpose === 'data' ? ['SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'] : []),
   ];
   return (connection: MysqlConnection, done: Callback): void => {
     const next = (index: number): void => {
@@ -149,7 +155,8 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
     case 'sqlite':
       return {
         ...common,
-        client: 'sqlite3',
+        // Writes begin IMMEDIATE: the match lookup and the insert it leads to are one writer's.
+        client: purpose === 'data' ? (SqliteImmediateClient as unknown as typeof Knex.Client) : 'sqlite3',
         useNullAsDefault: true,
         connection: { filename: sqliteFilename(raw, context) },
         // Writes: one connection, as SQLite has one writer at a time and a second one would only
@@ -182,6 +189,9 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
           supportBigNumbers: true,
           bigNumberStrings: false,
           charset: 'utf8mb4',
+          // Affected rows, not found rows: an insert whose ON DUPLICATE KEY UPDATE changed nothing
+          // then counts 0, which tells the writes (conflict-insert.ts) it met an existing record.
+          ...(purpose === 'data' ? { flags: '-FOUND_ROWS' } : {}),
         } as Knex.MySql2ConnectionConfig,
         pool: { min: settings.pool?.min ?? 0, max: settings.pool?.max ?? 10, afterCreate: mysqlAfterCreate(purpose) },
       };
