@@ -81,7 +81,7 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
   });
   if (prepared.every((write) => write === undefined)) return refused as WriteAnswer[];
   try {
-    const { guards, ...locks } = await guardWrites(scope, prepared);
+    const { guards, ...locks } = await guardWrites(scope, prepared, true);
     // A deadlock runs the transaction again: each attempt answers from scratch.
     return await writeTransaction(scope, { guards, ...locks }, async (trx) => {
       const answers = [...refused];

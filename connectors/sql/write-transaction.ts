@@ -9,7 +9,13 @@
  * - A write matching on exactly the columns of a unique index (unique-keys.ts) and on no null:
  *   guard `unique`, its create carrying a conflict clause on them (conflict-insert.ts).
  * - Any other write with a match: guard `lock`, its match values' bucket locked before the first
- *   lookup (match-locks.ts). Every bucket of the transaction is taken at once, in order.
+ *   lookup (match-locks.ts).
+ * - A batch locks the buckets of its `unique` writes as well. The index alone keeps their records
+ *   single, but two batches creating and updating the same records in different orders (two syncs
+ *   reading their sources in different orders) would each hold rows the other waits for — a
+ *   deadlock, again after every retry. Every bucket of a batch is taken at once, in order, before
+ *   its first lookup: batches sharing one take turns instead. A single write holds one record and
+ *   waits for nobody while holding it: it needs no lock behind an index.
  * - A write without a match creates without looking anything up: nothing to guard.
  *
  * MariaDB/MySQL's GET_LOCK belongs to the session: the transaction runs on a connection taken from
@@ -30,8 +36,8 @@ export interface WriteScope extends ObjectScope {
   tables: TableCatalog | undefined;
 }
 
-/** How one write's lookup and create are kept atomic. */
-export type WriteGuard = { kind: 'none' } | { kind: 'unique'; columns: readonly string[] } | { kind: 'lock'; bucket: number };
+/** How one write's lookup and create are kept atomic; `bucket` is its match values' lock. */
+export type WriteGuard = { kind: 'none' } | { kind: 'unique'; columns: readonly string[]; bucket: number } | { kind: 'lock'; bucket: number };
 
 export const NO_GUARD: WriteGuard = { kind: 'none' };
 
@@ -45,13 +51,17 @@ export interface GuardedWrites {
 
 const ATTEMPTS = 4;
 
-/** The guard of each write (`undefined` for a write already refused). */
-export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<PreparedWrite | undefined>): Promise<GuardedWrites> {
+/**
+ * The guard of each write (`undefined` for a write already refused) and the buckets its transaction
+ * locks: those of the `lock` writes, and with `batch` (writeMany) those of the `unique` ones too.
+ */
+export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<PreparedWrite | undefined>, batch: boolean): Promise<GuardedWrites> {
   const guards: WriteGuard[] = writes.map(() => NO_GUARD);
-  if (scope.tables === undefined || !writes.some((write) => write?.match !== undefined)) return { guards, lockScope: undefined, buckets: [] };
+  const unguarded: GuardedWrites = { guards, lockScope: undefined, buckets: [] };
+  if (scope.tables === undefined || !writes.some((write) => write?.match !== undefined)) return unguarded;
   const facts = await scope.tables.get(scope.object.table);
   // No such table: every write fails on it, and says so.
-  if (facts === undefined) return { guards, lockScope: undefined, buckets: [] };
+  if (facts === undefined) return unguarded;
   const unique = new Map<string, readonly string[] | undefined>();
   const buckets = new Set<number>();
   writes.forEach((write, position) => {
@@ -61,11 +71,12 @@ export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<Prepa
     const set = [...fields].sort().join('\u0000');
     if (!unique.has(set)) unique.set(set, uniqueKeyOn(facts, scope.dialect, fields));
     const columns = unique.get(set);
+    const bucket = matchBucket(scope.object, match);
     // A unique index lets any number of rows hold null in its columns: no arbiter for a null.
     if (columns !== undefined && fields.every((name) => match[name] !== null && match[name] !== undefined)) {
-      guards[position] = { kind: 'unique', columns };
+      guards[position] = { kind: 'unique', columns, bucket };
+      if (batch) buckets.add(bucket);
     } else {
-      const bucket = matchBucket(scope.object, match);
       guards[position] = { kind: 'lock', bucket };
       buckets.add(bucket);
     }
@@ -75,9 +86,8 @@ export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<Prepa
 
 async function once<T>(scope: WriteScope, guarded: GuardedWrites, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const { knex, dialect, object } = scope;
-  const what = { systemId: object.systemId, objectName: object.name };
   const locked = async (trx: Knex.Transaction): Promise<T> => {
-    if (guarded.lockScope !== undefined) await takeMatchLocks(trx, dialect, guarded.lockScope, guarded.buckets, what);
+    if (guarded.lockScope !== undefined) await takeMatchLocks(trx, dialect, guarded.lockScope, guarded.buckets, { systemId: object.systemId, objectName: object.name });
     return work(trx);
   };
   if (dialect !== 'mysql' || guarded.buckets.length === 0) return knex.transaction(locked);

@@ -100,7 +100,7 @@ export async function writeRecord(scope: WriteScope, request: WriteRequest): Pro
   const { object } = scope;
   const prepared = prepareWrite(scope, request);
   try {
-    const guarded = await guardWrites(scope, [prepared]);
+    const guarded = await guardWrites(scope, [prepared], false);
     return await writeTransaction(scope, guarded, async (trx) => storeRecord(trx, scope, prepared, await findRecord(trx, scope, prepared), guarded.guards[0]));
   } catch (error) {
     throw toConnectorError(error, { systemId: object.systemId, action: `writing ${object.name}` });
