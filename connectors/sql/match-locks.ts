@@ -38,13 +38,15 @@ export const LOCK_WAIT_SECONDS = 30;
 
 /**
  * The class of values a match value can equal: numbers (and numeric or boolean text, and
- * booleans as 1/0) by their number, dates and date-times by their instant, other text as it is.
+ * booleans as 1/0) by their number, date-times by their instant, dates by their (UTC) day, other
+ * text as it is.
  */
 export function lockToken(type: FieldType, value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (type === 'Date' || type === 'DateTime') {
     const millis = toEpochMillis(value);
-    if (millis !== null) return `d${millis}`;
+    // A Date column keeps the day: any instant of that day may have created the record.
+    if (millis !== null) return type === 'Date' ? `d${new Date(millis).toISOString().slice(0, 10)}` : `t${millis}`;
   }
   if (typeof value === 'bigint') return `n${Number(value)}`;
   if (typeof value === 'number') return `n${value}`;
@@ -56,7 +58,8 @@ export function lockToken(type: FieldType, value: unknown): string {
     if (flag !== null) return flag ? 'n1' : 'n0';
     return `s${value}`;
   }
-  return value instanceof Date ? `s${String(value)}` : `j${JSON.stringify(value)}`;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'null' : `s${value.toISOString()}`;
+  return `j${JSON.stringify(value)}`;
 }
 
 function hash32(text: string): number {
@@ -78,10 +81,10 @@ export function sessionLockName(scope: LockScope, bucket: number): string {
   return `syncline:${createHash('sha256').update(String(scope)).digest('hex').slice(0, 16)}:${bucket}`;
 }
 
-function lockTimeout(what: { systemId: string; objectName: string }, cause?: unknown): ConnectorError {
+function lockTimeout(what: { systemId: string; objectName: string }, waitSeconds: number, cause?: unknown): ConnectorError {
   return new ConnectorError(
     'unavailable',
-    `system '${what.systemId}': writing ${what.objectName} waited more than ${LOCK_WAIT_SECONDS} s for another write of records with the same match values (another run, sync or webhook call writing ${what.objectName}); try again`,
+    `system '${what.systemId}': writing ${what.objectName} waited more than ${waitSeconds} s for another write of records with the same match values (another run, sync or webhook call writing ${what.objectName}); try again`,
     { cause, details: { system: what.systemId, reason: 'lock wait timeout' } },
   );
 }
@@ -90,16 +93,23 @@ function lockTimeout(what: { systemId: string; objectName: string }, cause?: unk
  * Takes the locks of `buckets` (ascending, distinct) inside `trx`. On MariaDB they outlive the
  * transaction: the caller releases them on the same connection (`releaseSessionLocks`).
  */
-export async function takeMatchLocks(trx: Knex.Transaction, dialect: Dialect, scope: LockScope, buckets: readonly number[], what: { systemId: string; objectName: string }): Promise<void> {
+export async function takeMatchLocks(
+  trx: Knex.Transaction,
+  dialect: Dialect,
+  scope: LockScope,
+  buckets: readonly number[],
+  what: { systemId: string; objectName: string },
+  waitSeconds = LOCK_WAIT_SECONDS,
+): Promise<void> {
   if (buckets.length === 0 || dialect === 'sqlite') return;
   if (dialect === 'postgres') {
     // lock_timeout for the rest of this transaction only: the advisory locks, and the row locks
     // after them. unnest yields the array in order, so the locks are taken in that order.
-    await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [`${LOCK_WAIT_SECONDS}s`]);
+    await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [`${waitSeconds}s`]);
     try {
       await trx.raw('SELECT pg_advisory_xact_lock(?::int4, b) FROM unnest(?::int4[]) AS u(b)', [Number(scope) | 0, [...buckets]]);
     } catch (error) {
-      if ((error as { code?: unknown }).code === '55P03') throw lockTimeout(what, error);
+      if ((error as { code?: unknown }).code === '55P03') throw lockTimeout(what, waitSeconds, error);
       throw error;
     }
     return;
@@ -107,8 +117,8 @@ export async function takeMatchLocks(trx: Knex.Transaction, dialect: Dialect, sc
   // AND stops at the first lock not granted in time (0) or refused (NULL); the ones taken before
   // it are released with the rest.
   const names = buckets.map((bucket) => sessionLockName(scope, bucket));
-  const [rows] = (await trx.raw(`SELECT (${names.map(() => 'GET_LOCK(?, ?)').join(' AND ')}) AS granted`, names.flatMap((name) => [name, LOCK_WAIT_SECONDS]))) as [Array<{ granted: number | null }>];
-  if (Number(rows[0]?.granted) !== 1) throw lockTimeout(what);
+  const [rows] = (await trx.raw(`SELECT (${names.map(() => 'GET_LOCK(?, ?)').join(' AND ')}) AS granted`, names.flatMap((name) => [name, waitSeconds]))) as [Array<{ granted: number | null }>];
+  if (Number(rows[0]?.granted) !== 1) throw lockTimeout(what, waitSeconds);
 }
 
 /** MariaDB/MySQL: releases every GET_LOCK of the session `connection` holds. */
