@@ -24,18 +24,25 @@ import type { ObjectScope } from './record-query.js';
 export interface ConflictInsert {
   /** How many of the rows were inserted; the others met an existing record. */
   inserted: number;
-  /** PostgreSQL: the key of each row inserted. */
+  /** PostgreSQL with `returning`: the key of each row inserted. */
   keys: Row[];
   /** MariaDB/MySQL: the generated id of the first row inserted, if any. */
   insertId: number | undefined;
 }
 
-export async function insertUnlessConflict(trx: Knex.Transaction, scope: ObjectScope, rows: readonly Row[], columns: readonly string[]): Promise<ConflictInsert> {
+/** Inserts `rows` unless a record with their values in `columns` exists; `keys` only when `returning`. */
+export async function insertUnlessConflict(trx: Knex.Transaction, scope: ObjectScope, rows: readonly Row[], columns: readonly string[], returning: boolean): Promise<ConflictInsert> {
   const { object } = scope;
   const insert = trx(object.table).insert(rows as Row[]);
   if (scope.dialect === 'postgres') {
-    const keys = (await insert.onConflict([...columns]).ignore().returning([...object.key])) as Row[];
-    return { inserted: keys.length, keys, insertId: undefined };
+    if (returning) {
+      const keys = (await insert.onConflict([...columns]).ignore().returning([...object.key])) as Row[];
+      return { inserted: keys.length, keys, insertId: undefined };
+    }
+    // The count of rows inserted, without sending their keys back.
+    const statement = insert.onConflict([...columns]).ignore().toSQL();
+    const result = (await trx.raw(statement.sql, statement.bindings)) as { rowCount: number | null };
+    return { inserted: result.rowCount ?? 0, keys: [], insertId: undefined };
   }
   const first = columns[0]!;
   const statement = insert.onConflict([...columns]).merge({ [first]: trx.ref(first) }).toSQL();

@@ -207,7 +207,7 @@ async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations:
     }
     const rows = inserts.map((insert) => insert.row);
     if (operation.guard.kind !== 'unique') await trx(object.table).insert(rows);
-    else if ((await insertUnlessConflict(trx, scope, rows, operation.guard.columns)).inserted < rows.length) {
+    else if ((await insertUnlessConflict(trx, scope, rows, operation.guard.columns, false)).inserted < rows.length) {
       if (rows.length > 1) throw new ChunkConflict(`${object.name}: records were created since the lookup`);
       // The one record was created by another writer since the lookup: it is this write's match now.
       results.push(await storeMatched(trx, scope, operation.prepared));

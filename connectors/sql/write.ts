@@ -115,7 +115,7 @@ export async function insertRecord(trx: Knex.Transaction, scope: ObjectScope, ro
   const { object } = scope;
   let insertId: number | undefined;
   if (guard.kind === 'unique') {
-    const outcome = await insertUnlessConflict(trx, scope, [row], guard.columns);
+    const outcome = await insertUnlessConflict(trx, scope, [row], guard.columns, true);
     if (outcome.inserted === 0) return undefined;
     if (scope.dialect !== 'mysql') return { ...outcome.keys[0] };
     insertId = outcome.insertId;

@@ -101,7 +101,7 @@ describe('matchBucket', () => {
   it('is stable across processes: a fixed key has a fixed bucket', () => {
     // A hash seeded per process would let two processes lock different buckets for one record.
     assert.equal(matchBucket(object, { ext: 'A-1' }), matchBucket(objectWith({ ext: 'String' }), { ext: 'A-1' }));
-    assert.equal(matchBucket(object, { ext: 'A-1' }), 136);
+    assert.equal(matchBucket(object, { ext: 'A-1' }), 65);
   });
 });
 
