@@ -1,16 +1,18 @@
 /**
- * Locks scoped to match values, for writes whose match no unique index can arbitrate: taken before
- * the lookup, held until the transaction ends, so two transactions writing records with the same
- * match values (two runs of a sync, two syncs into one table, two webhook calls) take turns, and
- * the second one's lookup finds what the first one created instead of creating it again.
+ * Locks scoped to match values, for writes whose match no unique index can arbitrate (and for
+ * batches, whose turns they order: write-transaction.ts says why): taken before the lookup, held
+ * until the transaction ends, so two transactions writing records with the same match values (two
+ * runs of a sync, two syncs into one table, two webhook calls) take turns, and the second one's
+ * lookup finds what the first one created instead of creating it again.
  *
  * - The lock of a write is a bucket: its match fields and values hashed into one of
  *   `MATCH_LOCK_BUCKETS` per table. Different values may share a bucket (they then wait for each
  *   other needlessly); equal values always do. A transaction therefore holds at most that many
  *   locks per table, whatever the batch size — PostgreSQL's lock table is shared and small.
  * - "Equal" is the match's own equality (compare-column.ts): 7, '7' and '7.0' find the same
- *   number, true finds '1' in a text column, a date equals its midnight. `lockToken` maps values
- *   to coarse classes so that any two that can match each other share a token.
+ *   number, true finds '1' in a text column, a Date column holds any instant of its day.
+ *   `lockToken` maps values to coarse classes so that any two that can match each other share a
+ *   token (test/connectors/sql-match-locks.test.ts checks it against the codec and matchesValue).
  * - Buckets are taken in ascending order, all at the start of the transaction, so two batches
  *   never wait for each other in a circle.
  * - Each wait is bounded by `LOCK_WAIT_SECONDS`; past it the write fails as `unavailable`.
@@ -69,7 +71,8 @@ function hash32(text: string): number {
     hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
-  // The low bits of FNV-1a mix poorly for short keys differing at the end: fold the high ones in.
+  // The low bits of a product depend only on the low bits of its factors: fold the high ones in,
+  // as the bucket is taken from the low ones.
   return (hash ^ (hash >>> 16)) >>> 0;
 }
 
