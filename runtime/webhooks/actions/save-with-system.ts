@@ -9,9 +9,10 @@
  *    worse). Without a target search the connector writes by the object's key when the record holds
  *    it (update or create), and creates otherwise.
  *    A create after a search of `Field = #value#` equalities (match-plan.ts) goes to the connector
- *    with those values as its match, which looks again and creates atomically per match: identical
- *    calls at the same moment create one record, and the others find it and answer as a match
- *    (updated, or skipped under onMatch skip). Other searches (ranges, OR, functions) cannot be
+ *    with those values as its match (the new record takes them, as a sync's create does), which
+ *    looks again and creates atomically per match: identical calls at the same moment create one
+ *    record, and the others find it and answer as a match (updated, or skipped under onMatch
+ *    skip). Other searches (ranges, OR, functions), and searches of read-only fields, cannot be
  *    given as a match: the search and the create stay two steps.
  * 3. The answer: with a result mapping (else the read mapping), the stored record is read back by
  *    the key the write answered — so generated keys are there — and mapped: 200 with that. When the
@@ -105,13 +106,16 @@ export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> 
 }
 
 /**
- * The values a `Field = #value#` search looks for, by field — the match of an atomic create — or
- * undefined for any other search, or when a value is missing (`= null` finds nothing, so there is
- * nothing to find again).
+ * The values a `Field = #value#` search looks for, by field — the match of an atomic create, which
+ * the new record takes — or undefined for any other search; when a value is missing (`= null`
+ * finds nothing, so there is nothing to find again); and when a field is read-only (a new record
+ * cannot take the value, so no two creates can make the same one).
  */
 function searchedValues(search: Expression, description: ObjectDescription, data: unknown): RecordData | undefined {
   const plan = matchPlan(search, description);
   if (plan.kind !== 'batched') return undefined;
+  const readOnly = new Set(description.fields.filter((field) => field.readOnly).map((field) => field.name));
+  if (plan.equalities.some((equality) => readOnly.has(equality.field))) return undefined;
   const values = equalityValues(plan.equalities, requestPlaceholders(data));
   return values === undefined ? undefined : Object.fromEntries(plan.equalities.map((equality, index) => [equality.field, values[index]]));
 }
