@@ -10,7 +10,8 @@
  *   backslash escapes on (the driver escapes bindings with them); one statement per call. The
  *   `data` pool runs READ COMMITTED and counts affected (not found) rows, for the writes.
  * - SQLite: foreign keys on, a busy timeout; the file must exist (it is never created here).
- *   Transactions of the `data` pool begin IMMEDIATE (sqlite-immediate-client.ts).
+ *   Transactions of the `data` pool begin IMMEDIATE (sqlite-immediate-client.ts) and wait for
+ *   another writer as long as other engines wait for a match lock (match-locks.ts).
  *
  * The `read` purpose serves reads and counts of objects. On PostgreSQL and MariaDB it is the `data`
  * pool itself (those pools already run statements side by side). On SQLite a file database gets a
@@ -31,6 +32,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Knex } from 'knex';
 import type { ConnectionContext } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
+import { LOCK_WAIT_SECONDS } from './match-locks.js';
 import { SqliteImmediateClient } from './sqlite-immediate-client.js';
 import type { Dialect } from './sql-dialect.js';
 
@@ -107,7 +109,8 @@ export function hasOwnReadPool(dialect: Dialect, raw: Record<string, unknown>, c
 
 function sqliteAfterCreate(purpose: PoolPurpose) {
   return (connection: SqliteDatabase, done: Callback): void => {
-    connection.configure('busyTimeout', 5000);
+    // A writer waits for another as long as a PostgreSQL or MariaDB write waits for a match lock.
+    connection.configure('busyTimeout', purpose === 'data' ? LOCK_WAIT_SECONDS * 1000 : 5000);
     const pragmas = purpose === 'data' ? 'PRAGMA foreign_keys = ON;' : 'PRAGMA foreign_keys = ON; PRAGMA query_only = ON;';
     connection.exec(pragmas, (error) => done(error, connection));
   };

@@ -166,7 +166,7 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
 
   it('a lock held past the wait ends in a clear error, not a hang', async (t) => {
     const { engine } = database();
-    if (engine === 'sqlite') return t.skip("SQLite's writer lock waits for its busy timeout, then answers 'the database is locked'");
+    if (engine === 'sqlite') return t.skip("SQLite's writer lock waits as long (busy timeout), then answers 'the database is locked'");
     const holder = await holdLock('D-1');
     try {
       const object = buildObjects(peopleSystem(database())).get('Plain')!;
