@@ -4,7 +4,8 @@
  * two syncs (the same sync twice, as overlapping runs of one sync are, and another sync writing the
  * same records), all four started at once. Whatever the interleaving, the target holds each match
  * key once, the runs create exactly one record per key between them and fail none:
- * - a target without a unique index, matched on a plain column (the writes take match locks);
+ * - a target without a unique index, matched on a plain column (match locks; on SQLite its writer
+ *   lock, as in every case);
  * - a target with a unique index on the match column (the index arbitrates the creates).
  */
 import assert from 'node:assert/strict';
