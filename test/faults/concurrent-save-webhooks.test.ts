@@ -8,6 +8,7 @@
  * - JSON posts to a webhook searching a column with a unique index, onMatch update.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { describeEachDatabase } from '../support/databases.js';
@@ -56,6 +57,7 @@ interface Saved {
 await describeEachDatabase('identical saveWithSystem calls at once', (database) => {
   const servers: CliProcess[] = [];
   const bases: string[] = [];
+  let definitions: string | undefined;
 
   before(async () => {
     const admin = database().admin;
@@ -71,7 +73,7 @@ await describeEachDatabase('identical saveWithSystem calls at once', (database) 
     });
     // Migrated once here, so the two servers do not race to create the runtime tables.
     await (await openRuntime(database())).close();
-    const definitions = writeDefinitions(database(), objects, webhooks);
+    definitions = writeDefinitions(database(), objects, webhooks);
     for (let n = 0; n < 2; n += 1) {
       const server = startCli(['serve', '--no-daemon', '--port', '0', '--definitions', definitions, '--db', runtimeUrl(database())]);
       servers.push(server);
@@ -82,6 +84,7 @@ await describeEachDatabase('identical saveWithSystem calls at once', (database) 
 
   after(async () => {
     await Promise.all(servers.map((server) => server.stop('SIGTERM')));
+    if (definitions !== undefined) rmSync(definitions, { recursive: true, force: true });
   });
 
   /** `calls` identical posts at once, alternating between the two servers; answers the bodies. */

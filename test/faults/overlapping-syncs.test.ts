@@ -9,6 +9,7 @@
  * - a target with a unique index on the match column (the index arbitrates the creates).
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import type { RuntimeDatabase } from '../../runtime/database/open-database.js';
 import type { ItemStatistics } from '../../runtime/queue/queue-item.js';
@@ -57,6 +58,7 @@ batchSize: 100`;
 
 await describeEachDatabase('overlapping syncs into one target', (database) => {
   let runtime: RuntimeDatabase;
+  const directories: string[] = [];
 
   before(async () => {
     const admin = database().admin;
@@ -89,11 +91,13 @@ await describeEachDatabase('overlapping syncs into one target', (database) => {
 
   after(async () => {
     await runtime?.close();
+    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
   });
 
   /** Starts the four syncs into `target` at once and waits for all; answers each run's statistics. */
   async function runTogether(target: string): Promise<Map<string, ItemStatistics>> {
     const definitions = writeDefinitions(database(), objects, syncsInto(target));
+    directories.push(definitions);
     const ids = ['a1', 'a2', 'b1', 'b2'].map((suffix) => `${target.toLowerCase()}-${suffix}`);
     const runs = await Promise.all(ids.map((id) => runCli(['run', id, '--definitions', definitions, '--db', runtimeUrl(database())])));
     runs.forEach((run, index) => assert.equal(run.code, 0, `syncline run ${ids[index]} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`));
