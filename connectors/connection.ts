@@ -64,14 +64,19 @@ export interface WriteRequest {
   groups?: Readonly<Record<string, Readonly<Record<string, Readonly<RecordData>>>>>;
   /**
    * Fields identifying the record to update. Absent: the object's key, taken from `values` when
-   * they hold it. No record found by them: one is created.
+   * they hold it. No record found by them: one is created. Finding and creating are atomic per
+   * match where the system can make them so: two concurrent writes with the same match create
+   * one record, and the later one finds it.
    */
   match?: Readonly<RecordData>;
+  /** What to do with the record the match finds: update it (the default), or leave it as it is. */
+  onMatch?: 'update' | 'skip';
 }
 
 export interface WriteResult {
-  action: 'created' | 'updated';
-  /** Key of the written record (including generated keys). */
+  /** `skipped`: a record was found and left as it is (`onMatch: 'skip'`). */
+  action: 'created' | 'updated' | 'skipped';
+  /** Key of the written (or found) record (including generated keys). */
   key: RecordData;
 }
 

@@ -27,6 +27,12 @@ interface DriverError {
   message?: string;
 }
 
+/** PostgreSQL deadlock_detected / serialization_failure; MariaDB ER_LOCK_DEADLOCK. */
+const PG_TRANSIENT = new Set(['40P01', '40001']);
+const MYSQL_DEADLOCK = 1213;
+/** PostgreSQL lock_not_available (lock_timeout); MariaDB ER_LOCK_WAIT_TIMEOUT. */
+const PG_LOCK_TIMEOUT = '55P03';
+const MYSQL_LOCK_TIMEOUT = 1205;
 const MYSQL_CONSTRAINT: Readonly<Record<number, string>> = {
   1062: 'a record with the same unique value exists',
   1451: 'the record is still referenced by another record',
@@ -45,6 +51,25 @@ const PG_CONSTRAINT: Readonly<Record<string, string>> = {
   '23514': 'a value violates a check constraint',
   '23P01': 'a value violates an exclusion constraint',
 };
+
+/**
+ * A deadlock (or serialization failure) the database broke by rolling our transaction back: nothing
+ * of it was kept, so running the whole transaction again is safe. Looks through `cause` too.
+ */
+export function isTransientConflict(raw: unknown): boolean {
+  for (let error = raw, depth = 0; typeof error === 'object' && error !== null && depth < 5; error = (error as { cause?: unknown }).cause, depth += 1) {
+    const { code, errno, sqlState } = error as DriverError;
+    if ((typeof code === 'string' && PG_TRANSIENT.has(code)) || errno === MYSQL_DEADLOCK || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001') return true;
+  }
+  return false;
+}
+
+/** Why a write waited in vain for other writers (match locks, row locks), or null: worth trying again later. */
+function conflictReason(error: DriverError): string | null {
+  if (error.code === PG_LOCK_TIMEOUT || error.errno === MYSQL_LOCK_TIMEOUT) return 'another write held the records it needed for too long';
+  if (isTransientConflict(error)) return 'another write of the same records got in the way (a deadlock)';
+  return null;
+}
 
 function sqliteConstraint(message: string): string {
   if (message.includes('UNIQUE') || message.includes('PRIMARY KEY')) return 'a record with the same unique value exists';
@@ -89,7 +114,7 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   const code = typeof error.code === 'string' ? error.code : '';
   const where = `system '${context.systemId}'`;
   if (timedOut(error) && context.limits !== undefined) return statementTimeoutError(context.systemId, context.action, context.limits, raw);
-  const reason = driverFailure(error)?.reason;
+  const reason = conflictReason(error) ?? driverFailure(error)?.reason;
   if (reason !== undefined) {
     return new ConnectorError('unavailable', `${where}: the database cannot be reached (${reason})`, { cause: raw, details: { system: context.systemId, reason } });
   }

@@ -7,8 +7,11 @@
  * - PostgreSQL: time zone UTC; `date` columns are read as `YYYY-MM-DD` text and `timestamp`
  *   (without time zone) as UTC, never in the process's local time zone.
  * - MariaDB/MySQL: time zone UTC; dates as text (`dateStrings`); big integers as numbers when safe;
- *   backslash escapes on (the driver escapes bindings with them); one statement per call.
+ *   backslash escapes on (the driver escapes bindings with them); one statement per call. The
+ *   `data` pool runs READ COMMITTED and counts affected (not found) rows, for the writes.
  * - SQLite: foreign keys on, a busy timeout; the file must exist (it is never created here).
+ *   Transactions of the `data` pool begin IMMEDIATE (sqlite-immediate-client.ts) and wait for
+ *   another writer as long as other engines wait for a match lock (match-locks.ts).
  *
  * The `read` purpose serves reads and counts of objects, on a pool of its own whose statements stop
  * at limits.statementTimeout (statement-timeout.ts says how, per engine); writes keep the `data`
@@ -31,6 +34,8 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { ConnectionContext } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
+import { LOCK_WAIT_SECONDS } from './match-locks.js';
+import { SqliteImmediateClient } from './sqlite-immediate-client.js';
 import type { Dialect } from './sql-dialect.js';
 import { pgStatementTimeoutOption, setMysqlStatementTime, SqliteTimedClient } from './statement-timeout.js';
 
@@ -120,7 +125,8 @@ export function hasOwnReadPool(dialect: Dialect, raw: Record<string, unknown>, c
 
 function sqliteAfterCreate(purpose: PoolPurpose) {
   return (connection: SqliteDatabase, done: Callback): void => {
-    connection.configure('busyTimeout', 5000);
+    // A writer waits for another as long as a PostgreSQL or MariaDB write waits for a match lock.
+    connection.configure('busyTimeout', purpose === 'data' ? LOCK_WAIT_SECONDS * 1000 : 5000);
     const pragmas = purpose === 'data' ? 'PRAGMA foreign_keys = ON;' : 'PRAGMA foreign_keys = ON; PRAGMA query_only = ON;';
     connection.exec(pragmas, (error) => done(error, connection));
   };
@@ -132,6 +138,9 @@ function mysqlAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
     // Free queries: writes and DDL refused for the whole session; a derived table keeps its
     // ORDER BY only when it is not merged into the outer query (query.ts wraps for LIMIT/OFFSET).
     ...(purpose === 'query' ? ['SET SESSION TRANSACTION READ ONLY', "SET SESSION optimizer_switch = 'derived_merge=off'"] : []),
+    // Writes: a match lookup made after waiting for another write's lock must see what that
+    // write committed, which REPEATABLE READ's snapshot (taken at the first read) would hide.
+    ...(purpose === 'data' ? ['SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'] : []),
   ];
   return (connection: MysqlConnection, done: Callback): void => {
     const next = (index: number): void => {
@@ -172,8 +181,13 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
     case 'sqlite':
       return {
         ...common,
+        // Writes begin IMMEDIATE: the match lookup and the insert it leads to are one writer's.
         // Reads are interrupted at the statement timeout; free queries arm their own timer.
-        ...(purpose === 'read' ? { client: SqliteTimedClient, statementTimeoutMs: limits.statementTimeoutMs } : { client: 'sqlite3' }),
+        ...(purpose === 'data'
+          ? { client: SqliteImmediateClient as unknown as typeof Knex.Client }
+          : purpose === 'read'
+            ? { client: SqliteTimedClient, statementTimeoutMs: limits.statementTimeoutMs }
+            : { client: 'sqlite3' }),
         useNullAsDefault: true,
         connection: { filename: sqliteFilename(raw, context) },
         // Writes: one connection, as SQLite has one writer at a time and a second one would only
@@ -206,6 +220,9 @@ export function knexConfig(dialect: Dialect, raw: Record<string, unknown>, conte
           supportBigNumbers: true,
           bigNumberStrings: false,
           charset: 'utf8mb4',
+          // Affected rows, not found rows: an insert whose ON DUPLICATE KEY UPDATE changed nothing
+          // then counts 0, which tells the writes (conflict-insert.ts) it met an existing record.
+          ...(purpose === 'data' ? { flags: '-FOUND_ROWS' } : {}),
         } as Knex.MySql2ConnectionConfig,
         pool: { ...serverPool(settings, dialect, purpose, limits), afterCreate: mysqlAfterCreate(purpose, limits) },
       };

@@ -99,7 +99,7 @@ export function prepareWrite(scope: ObjectScope, request: WriteRequest): Prepare
 
 /** The refusal of a write whose match finds several records. */
 export function ambiguousMatch(object: SqlObject, prepared: PreparedWrite): ConnectorError {
-  return new ConnectorError('rejected', `${object.name}: more than one record matches ${Object.keys(prepared.match ?? {}).join(', ')}; nothing was written`, { details: { object: object.name } });
+  return new ConnectorError('rejected', `${object.name}: more than one record matches ${Object.keys(prepared.match ?? {}).join(', ')}; nothing was written`, { details: { object: object.name, reason: 'several-matches' } });
 }
 
 /** The row a create inserts: the settable values, and the match values they lack. */

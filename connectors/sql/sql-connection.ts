@@ -23,7 +23,9 @@ import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
 import type { ObjectScope } from './record-query.js';
 import { dialectOf, type Dialect } from './sql-dialect.js';
+import { TableCatalog } from './unique-keys.js';
 import { writeMany } from './write-many.js';
+import type { WriteScope } from './write-transaction.js';
 import { writeRecord } from './write.js';
 
 export class SqlConnection implements Connection {
@@ -34,6 +36,8 @@ export class SqlConnection implements Connection {
   private readonly ownReadPool: boolean;
   private readonly limits: SystemLimits;
   private readonly querySlots: QuerySlots;
+  /** The unique keys and lock scopes of the tables written (not needed on SQLite). */
+  private readonly tables: TableCatalog | undefined;
 
   constructor(
     private readonly system: SystemDefinition,
@@ -50,6 +54,7 @@ export class SqlConnection implements Connection {
       holdMs: this.limits.statementTimeoutMs,
       busy: (running, retryAfter) => queryBusyError(system.id, running, this.limits, retryAfter),
     });
+    this.tables = this.dialect === 'sqlite' ? undefined : new TableCatalog(() => this.pool('data'), this.dialect);
   }
 
   /** The pool of `purpose`, created on first use. */
@@ -78,6 +83,10 @@ export class SqlConnection implements Connection {
     return { knex: this.pool(purpose), dialect: this.dialect, object, ...(purpose === 'read' ? { limits: this.limits } : {}) };
   }
 
+  private writeScope(objectName: string): WriteScope {
+    return { ...this.scope(objectName, 'data'), tables: this.tables };
+  }
+
   describe(object: string): ObjectDescription {
     return describeObject(objectNamed(this.objects, this.system.id, object));
   }
@@ -95,15 +104,15 @@ export class SqlConnection implements Connection {
   }
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {
-    return Promise.resolve().then(() => writeRecord(this.scope(object, 'data'), request));
+    return Promise.resolve().then(() => writeRecord(this.writeScope(object), request));
   }
 
   writeMany(object: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>> {
     if (requests.length === 0) return Promise.resolve([]);
     return Promise.resolve().then(() => {
-      let scope: ObjectScope;
+      let scope: WriteScope;
       try {
-        scope = this.scope(object, 'data');
+        scope = this.writeScope(object);
       } catch (error) {
         // An undeclared object is every request's failure, as `write` would answer each of them.
         if (error instanceof ConnectorError && error.code === 'unknown-object') return requests.map(() => error);

@@ -1,14 +1,19 @@
 /**
  * Many writes of one object in one transaction, each meaning exactly what `write` means (the
- * checks of prepare-write.ts, the create/update decision, groups upserted per record), but with
- * far fewer statements:
+ * checks of prepare-write.ts, the create/update/skip decision, groups upserted per record, the
+ * lookup and create atomic per match key as write-transaction.ts makes them), but with far fewer
+ * statements:
  *
- * - The records are looked up a window at a time (find-records.ts: one SELECT per chunk).
+ * - The records are looked up a window at a time (find-records.ts: one SELECT per chunk). The
+ *   match locks of the whole batch, if any, are taken once, before the first window.
  * - Runs of plain writes (no group entries; creates with their whole key) go in chunks, each in a
- *   savepoint: consecutive creates with the same columns as multi-row INSERTs, updates one UPDATE
- *   each by the key found. When a chunk fails, it is rolled back to its savepoint and redone record
- *   by record, each in a savepoint of its own, so only the culprits fail — PostgreSQL would
- *   otherwise refuse everything after the first error, and a record is never half written.
+ *   savepoint: consecutive creates with the same columns (and the same unique arbiter) as
+ *   multi-row INSERTs, updates one UPDATE each by the key found. When a chunk fails, it is rolled
+ *   back to its savepoint and redone record by record, each in a savepoint of its own, so only the
+ *   culprits fail — PostgreSQL would otherwise refuse everything after the first error, and a
+ *   record is never half written. A chunk whose INSERT met records created since the lookup (its
+ *   conflict clause inserted fewer rows) is redone the same way, each such record then stored as
+ *   the match it has become.
  * - Writes with group entries, or creates whose key the database generates (RETURNING or the insert
  *   id tells which, one row at a time), are stored alone in a savepoint, as `write` stores them.
  *
@@ -18,19 +23,22 @@
  * batch gives what the same writes one after the other would.
  *
  * A failure the connector cannot pin on one record — the system unreachable, an unclassified
- * database error — rolls the whole batch back and rejects it.
+ * database error — rolls the whole batch back and rejects it. A deadlock rolls it back and the
+ * whole batch is run again (write-transaction.ts).
  */
 import type { Knex } from 'knex';
 import type { WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
-import { toConnectorError } from './database-errors.js';
+import { insertUnlessConflict } from './conflict-insert.js';
+import { isTransientConflict, toConnectorError } from './database-errors.js';
 import { findRecords } from './find-records.js';
 import { keyString } from './group-entries.js';
 import { equalityKey, matchesValue } from './match-values.js';
 import { ambiguousMatch, createRow, leavesKeyToDatabase, prepareWrite, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
 import type { ObjectScope } from './record-query.js';
 import { decodeValue, encodeValue } from './value-codec.js';
-import { hasGroupEntries, storeRecord } from './write.js';
+import { hasGroupEntries, storeMatched, storeRecord } from './write.js';
+import { guardWrites, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
 
 export type WriteAnswer = WriteResult | ConnectorError;
 
@@ -44,18 +52,21 @@ const INSERT_ROWS = 500;
 const INSERT_BINDINGS = 10_000;
 
 type Operation =
-  | { kind: 'insert'; position: number; row: Row }
+  | { kind: 'insert'; position: number; prepared: PreparedWrite; row: Row; guard: WriteGuard }
   | { kind: 'update'; position: number; prepared: PreparedWrite; rawKey: Row }
   /** Stored as `write` stores it: group entries, or a generated key. */
-  | { kind: 'alone'; position: number; prepared: PreparedWrite; found: readonly Row[] };
+  | { kind: 'alone'; position: number; prepared: PreparedWrite; found: readonly Row[]; guard: WriteGuard };
 
 type PlainOperation = Exclude<Operation, { kind: 'alone' }>;
 
-export async function writeMany(scope: ObjectScope, requests: readonly WriteRequest[]): Promise<WriteAnswer[]> {
+/** A multi-row INSERT met records created since the lookup: its chunk is redone record by record. */
+class ChunkConflict extends Error {}
+
+export async function writeMany(scope: WriteScope, requests: readonly WriteRequest[]): Promise<WriteAnswer[]> {
   const { object } = scope;
-  const answers: Array<WriteAnswer | undefined> = new Array(requests.length);
+  const refused: Array<WriteAnswer | undefined> = new Array(requests.length);
   const context = { systemId: object.systemId, action: `writing ${object.name}` };
-  const answerError = (position: number, error: unknown): void => {
+  const answerErrorIn = (answers: Array<WriteAnswer | undefined>) => (position: number, error: unknown): void => {
     const failure = toConnectorError(error, context);
     if (!(failure instanceof ConnectorError) || failure.code === 'unavailable') throw failure;
     answers[position] = failure;
@@ -64,13 +75,17 @@ export async function writeMany(scope: ObjectScope, requests: readonly WriteRequ
     try {
       return prepareWrite(scope, request);
     } catch (error) {
-      answerError(position, error);
+      answerErrorIn(refused)(position, error);
       return undefined;
     }
   });
-  if (prepared.every((write) => write === undefined)) return answers as WriteAnswer[];
+  if (prepared.every((write) => write === undefined)) return refused as WriteAnswer[];
   try {
-    await scope.knex.transaction(async (trx) => {
+    const { guards, ...locks } = await guardWrites(scope, prepared, true);
+    // A deadlock runs the transaction again: each attempt answers from scratch.
+    return await writeTransaction(scope, { guards, ...locks }, async (trx) => {
+      const answers = [...refused];
+      const answerError = answerErrorIn(answers);
       for (let start = 0; start < prepared.length; ) {
         const window = prepared.slice(start, independentRun(scope, prepared, start, Math.min(prepared.length, start + WINDOW)));
         const found = await findRecords(trx, scope, window);
@@ -79,14 +94,16 @@ export async function writeMany(scope: ObjectScope, requests: readonly WriteRequ
         for (let position = start; position < end; position += 1) {
           const write = prepared[position];
           const rows = found[position - start]!;
+          const guard = guards[position]!;
           if (write === undefined) continue;
           if (rows.length > 1) answers[position] = ambiguousMatch(object, write);
-          else if (hasGroupEntries(write.request)) operations.push({ kind: 'alone', position, prepared: write, found: rows });
+          else if (rows.length === 1 && write.request.onMatch === 'skip') answers[position] = writeResult(object, 'skipped', { ...rows[0] });
+          else if (hasGroupEntries(write.request)) operations.push({ kind: 'alone', position, prepared: write, found: rows, guard });
           else if (rows.length === 1) operations.push({ kind: 'update', position, prepared: write, rawKey: rows[0]! });
           else {
             try {
               const row = createRow(scope, write);
-              operations.push(leavesKeyToDatabase(object, row) ? { kind: 'alone', position, prepared: write, found: rows } : { kind: 'insert', position, row });
+              operations.push(leavesKeyToDatabase(object, row) ? { kind: 'alone', position, prepared: write, found: rows, guard } : { kind: 'insert', position, prepared: write, row, guard });
             } catch (error) {
               answerError(position, error);
             }
@@ -95,11 +112,11 @@ export async function writeMany(scope: ObjectScope, requests: readonly WriteRequ
         await storeOperations(trx, scope, operations, answers, answerError);
         start = end;
       }
+      return answers as WriteAnswer[];
     });
   } catch (error) {
     throw toConnectorError(error, context);
   }
-  return answers as WriteAnswer[];
 }
 
 /** Stores the operations in order: plain ones in chunks, the others alone. */
@@ -113,13 +130,18 @@ async function storeOperations(trx: Knex.Transaction, scope: ObjectScope, operat
       const results = await trx.transaction((savepoint) => storePlain(savepoint, scope, plain));
       plain.forEach((operation, index) => (answers[operation.position] = results[index]));
     } catch (error) {
+      // A deadlock rolled back more than the savepoint: the whole batch runs again.
+      if (isTransientConflict(error)) throw error;
       if (plain.length === 1) return answerError(plain[0]!.position, error);
-      const failure = toConnectorError(error, { systemId: scope.object.systemId, action: `writing ${scope.object.name}` });
-      if (failure instanceof ConnectorError && failure.code === 'unavailable') throw failure;
+      if (!(error instanceof ChunkConflict)) {
+        const failure = toConnectorError(error, { systemId: scope.object.systemId, action: `writing ${scope.object.name}` });
+        if (failure instanceof ConnectorError && failure.code === 'unavailable') throw failure;
+      }
       for (const operation of plain) {
         try {
           answers[operation.position] = (await trx.transaction((savepoint) => storePlain(savepoint, scope, [operation])))[0];
         } catch (single) {
+          if (isTransientConflict(single)) throw single;
           answerError(operation.position, single);
         }
       }
@@ -133,15 +155,21 @@ async function storeOperations(trx: Knex.Transaction, scope: ObjectScope, operat
     }
     await flush();
     try {
-      answers[operation.position] = await trx.transaction((savepoint) => storeRecord(savepoint, scope, operation.prepared, operation.found));
+      answers[operation.position] = await trx.transaction((savepoint) => storeRecord(savepoint, scope, operation.prepared, operation.found, operation.guard));
     } catch (error) {
+      if (isTransientConflict(error)) throw error;
       answerError(operation.position, error);
     }
   }
   await flush();
 }
 
-/** Plain operations in order; consecutive creates with the same columns as one INSERT. */
+/** The columns a create's conflict clause names, as text ('' for a plain INSERT). */
+function arbiterOf(operation: Extract<PlainOperation, { kind: 'insert' }>): string {
+  return operation.guard.kind === 'unique' ? operation.guard.columns.join('\u0000') : '';
+}
+
+/** Plain operations in order; consecutive creates with the same columns (and arbiter) as one INSERT. */
 async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations: readonly PlainOperation[]): Promise<WriteResult[]> {
   const { object } = scope;
   const results: WriteResult[] = [];
@@ -168,15 +196,23 @@ async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations:
     // Knex gives a column missing from some rows of a multi-row INSERT NULL (SQLite) or DEFAULT,
     // where a single write would leave it to the column's default: only equal column sets share one.
     const columns = columnSet(operation.row);
+    const arbiter = arbiterOf(operation);
     const limit = Math.max(1, Math.min(INSERT_ROWS, Math.floor(INSERT_BINDINGS / Math.max(1, Object.keys(operation.row).length))));
-    const rows: Row[] = [];
-    while (index < operations.length && rows.length < limit) {
+    const inserts: Array<Extract<PlainOperation, { kind: 'insert' }>> = [];
+    while (index < operations.length && inserts.length < limit) {
       const next = operations[index]!;
-      if (next.kind !== 'insert' || columnSet(next.row) !== columns) break;
-      rows.push(next.row);
+      if (next.kind !== 'insert' || columnSet(next.row) !== columns || arbiterOf(next) !== arbiter) break;
+      inserts.push(next);
       index += 1;
     }
-    await trx(object.table).insert(rows);
+    const rows = inserts.map((insert) => insert.row);
+    if (operation.guard.kind !== 'unique') await trx(object.table).insert(rows);
+    else if ((await insertUnlessConflict(trx, scope, rows, operation.guard.columns, false)).inserted < rows.length) {
+      if (rows.length > 1) throw new ChunkConflict(`${object.name}: records were created since the lookup`);
+      // The one record was created by another writer since the lookup: it is this write's match now.
+      results.push(await storeMatched(trx, scope, operation.prepared));
+      continue;
+    }
     for (const row of rows) results.push(writeResult(object, 'created', row));
   }
   return results;

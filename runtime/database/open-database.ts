@@ -4,7 +4,7 @@
  * Every session is set up the same way, because the queue operations rely on it:
  * - SQLite: WAL journal (readers never wait for the writer), a busy timeout, foreign keys on,
  *   one pooled connection (SQLite has one writer at a time; a second connection would only wait),
- *   and transactions that begin IMMEDIATE (sqlite-immediate-client.ts).
+ *   and transactions that begin IMMEDIATE (connectors/sql/sqlite-immediate-client.ts).
  * - PostgreSQL: a pool; the session time zone is UTC; `timestamptz` is read as a Date.
  * - MariaDB/MySQL: a pool; the session time zone is UTC and times are read as text in UTC
  *   (timestamps.ts); utf8mb4; backslash escapes on, since the driver escapes bound values with
@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseDialect, DatabaseLocation } from './database-url.js';
-import { SqliteImmediateClient } from './sqlite-immediate-client.js';
+import { SqliteImmediateClient } from '../../connectors/sql/sqlite-immediate-client.js';
 
 export interface RuntimeDatabase {
   readonly knex: Knex;

@@ -10,15 +10,10 @@
  * nothing but database work inside their transactions, so running again is safe.
  */
 import type { Knex } from 'knex';
+import { isTransientConflict } from '../../connectors/sql/database-errors.js';
 import type { RuntimeDatabase } from './open-database.js';
 
 const attempts = 4;
-
-/** Deadlock or serialization failure: PostgreSQL 40P01/40001, MariaDB/MySQL ER_LOCK_DEADLOCK (SQLSTATE 40001). */
-function isTransient(error: unknown): boolean {
-  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown };
-  return code === '40P01' || code === '40001' || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001';
-}
 
 export async function writeTransaction<T>(db: RuntimeDatabase, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const config: Knex.TransactionConfig = db.dialect === 'mysql' ? { isolationLevel: 'read committed' } : {};
@@ -26,7 +21,7 @@ export async function writeTransaction<T>(db: RuntimeDatabase, work: (trx: Knex.
     try {
       return await db.knex.transaction(work, config);
     } catch (error) {
-      if (attempt >= attempts || !isTransient(error)) throw error;
+      if (attempt >= attempts || !isTransientConflict(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }

@@ -227,10 +227,10 @@ class SyncRun {
     const request = (identity: RecordData): WriteRequest => ({ values: record.values, groups: record.groups, match: identity });
     if (matches.length === 0) {
       if (match?.onNoMatch === 'skip') return this.skip(record);
-      // With a batched match the key values go along, so the connector upserts by them: a record
-      // created since the search (another run, a retry after a crash, an earlier record of this
-      // page) is updated, not doubled.
-      return { record, requests: [request(equalities)] };
+      // With a batched match the key values go along, so the connector upserts by them, atomically
+      // per key: a record created since the search (another run or sync, a retry after a crash, an
+      // earlier record of this page) is a match — updated, or left under onMatch skip — not doubled.
+      return { record, requests: [{ ...request(equalities), ...(match?.onMatch === 'skip' ? { onMatch: 'skip' as const } : {}) }] };
     }
     let targets: readonly RecordData[];
     if (matches.length === 1) {
@@ -286,7 +286,9 @@ class SyncRun {
         continue;
       }
       const created = own.filter((result) => (result as WriteResult).action === 'created').length;
-      const result = created === own.length ? 'created' : 'updated';
+      const skipped = own.filter((result) => (result as WriteResult).action === 'skipped').length;
+      // A record found at write time under onMatch skip was left as it is: a skip.
+      const result = skipped === own.length ? 'skipped' : created === own.length ? 'created' : 'updated';
       this.report.statistics[result] += 1;
       this.onRecord?.({ sourceId: write.record.source.sourceId, result, keys: own.map((written) => (written as WriteResult).key) });
     }

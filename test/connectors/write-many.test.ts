@@ -130,6 +130,22 @@ await describeEachDatabase('sql writeMany', (database) => {
     );
   });
 
+  test('onMatch skip: a record found is answered skipped with its key and left as it is; one not found is created', async () => {
+    await sameAsWrite([gadget('S1', { name: 'kept', email: 's1@example.com' }), gadget('S2', { name: 'kept too' })]);
+    const answers = await sameAsWrite([
+      { match: { code: 'S1' }, values: { name: 'not written' }, onMatch: 'skip' },
+      { match: { email: 's1@example.com' }, values: { qty: 9 }, onMatch: 'skip' },
+      { match: { code: 'S3' }, values: { name: 'created' }, onMatch: 'skip' },
+      { match: { code: 'S3' }, values: { name: 'created, then found' }, onMatch: 'skip' },
+      { match: { code: 'S2' }, values: { name: 'updated' } },
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => ('action' in answer ? [answer.action, answer.key.code] : answer.code)),
+      [['skipped', 'S1'], ['skipped', 'S1'], ['created', 'S3'], ['skipped', 'S3'], ['updated', 'S2']],
+    );
+    assert.deepEqual((await rowsOf(database().admin, 'gadgets_batch')).filter((row) => String((row as { code: string }).code).startsWith('S')).map((row) => (row as { name: string }).name), ['kept', 'updated', 'created']);
+  });
+
   test('failures in the middle of a batch fail only those records, with the errors write gives', async () => {
     await sameAsWrite([gadget('B1', { email: 'b1@example.com' }), gadget('B2'), gadget('B3')]);
     const answers = await sameAsWrite([

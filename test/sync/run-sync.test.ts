@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import type { ProcessStart } from '../../runtime/execution/process-run.js';
+import type { Connection } from '../../connectors/connection.js';
+import type { ProcessStart, RunEnvironment } from '../../runtime/execution/process-run.js';
 import { readRecordsByGuid } from '../../runtime/record-store/read-records.js';
 import { storeRecords } from '../../runtime/record-store/store-record.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
@@ -62,6 +63,29 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     const updateOnly = await run({ processId: 'accounts-update-only' });
     assert.deepEqual(updateOnly.statistics, { read: 4, created: 0, updated: 2, skipped: 2, failed: 0 });
     assert.deepEqual(await numbers(), ['C-1', 'C-2']);
+    assert.equal((await accounts()).find((row) => row.number === 'C-1')?.name, 'Ada');
+  });
+
+  test('a target record created between the match search and the write is a match: onMatch skip leaves it, update updates it', async () => {
+    // The target's search finds nothing, as when another run or sync creates the records after
+    // this run searched: the connector's own lookup, atomic with its create, finds them.
+    const blind: RunEnvironment = {
+      ...world.environment,
+      connections: {
+        async get(system) {
+          const connection = await world.environment.connections.get(system);
+          if (system.id !== 'tgt') return connection;
+          return Object.assign(Object.create(connection) as Connection, { read: async function* () {} });
+        },
+      },
+    };
+    await admin()('accounts').insert({ number: 'C-1', name: 'old' });
+    const createOnly = await runProcess(blind, { processId: 'accounts-create-only' });
+    assert.deepEqual(createOnly.statistics, { read: 4, created: 3, updated: 0, skipped: 1, failed: 0 });
+    assert.equal((await accounts()).find((row) => row.number === 'C-1')?.name, 'old');
+    const update = await runProcess(blind, { processId: 'accounts' });
+    assert.deepEqual(update.statistics, { read: 4, created: 0, updated: 4, skipped: 0, failed: 0 });
+    assert.deepEqual(await numbers(), ['C-1', 'C-2', 'C-4', 'C-5']);
     assert.equal((await accounts()).find((row) => row.number === 'C-1')?.name, 'Ada');
   });
 

@@ -69,6 +69,7 @@ export const ids = {
   saveSystem: 'save-system-00000000001',
   saveSystemSkip: 'save-system-skip-000001',
   saveSystemAccount: 'save-system-account-001',
+  saveSystemById: 'save-system-by-id-00001',
 } as const;
 
 const webhooks = [
@@ -111,6 +112,10 @@ resultMapping: '{ "id": id, "name": name, "action": $action }'`,
   ),
   hook(ids.saveSystemSkip, `action: saveWithSystem\nsystem: tgt\nobject: Contact\ntargetSearch: "email = #email#"\nonNoMatch: skip\nonMatch: skip\nresultMapping: '{ "id": id }'`),
   hook(ids.saveSystemAccount, `action: saveWithSystem\nsystem: tgt\nobject: Account`),
+  hook(
+    ids.saveSystemById,
+    `action: saveWithSystem\nsystem: tgt\nobject: Contact\nwriteMapping: '{ "email": email, "name": name }'\ntargetSearch: "id = #id#"\nresultMapping: '{ "id": id, "name": name, "action": $action }'`,
+  ),
 ];
 
 export interface ActionWorld {

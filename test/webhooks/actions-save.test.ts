@@ -83,6 +83,15 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     assert.equal((await contacts())[0]?.name, 'Here');
   });
 
+  test('saveWithSystem searching a read-only field: an id no record has creates one with a generated id', async () => {
+    const created = await world().call(ids.saveSystemById, { id: 999_999, email: 'gen@example.com', name: 'Generated' });
+    const [row] = await contacts();
+    assert.notEqual(row!.id, 999_999);
+    assert.deepEqual(created.answer, { status: 200, body: { id: row!.id, name: 'Generated', action: 'created' } });
+    const updated = await world().call(ids.saveSystemById, { id: row!.id, email: 'gen@example.com', name: 'Renamed' });
+    assert.deepEqual(updated.answer, { status: 200, body: { id: row!.id, name: 'Renamed', action: 'updated' } });
+  });
+
   test('saveWithSystem without mappings: the data as it is, groups included, written by key; 204', async () => {
     const { answer } = await world().call(ids.saveSystemAccount, { number: 'A-1', name: 'Direct', addresses: { main: { city: 'Porto' } } });
     assert.deepEqual(answer, { status: 204 });
