@@ -19,7 +19,7 @@ import type { ConnectionProvider } from '../http/resolve-target.js';
 import type { Logger } from '../log.js';
 import { completeItem, type NewItemError } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';
-import { announceWork } from '../queue/notify.js';
+import { announceFreedPlace } from '../queue/notify.js';
 import { noStatistics, type ItemStatistics, type QueueRow } from '../queue/queue-item.js';
 import { recordProgress } from '../queue/record-progress.js';
 import { failAttempt, type RetryPolicy } from '../queue/retry.js';
@@ -195,7 +195,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     else log.info({ ...summary, status }, 'item finished');
     // Its place under the concurrency limit is free: items waiting for it may be claimed now, by
     // any daemon (NOTIFY on PostgreSQL) or a direct run waiting in this process.
-    if (item.concurrencyKey !== null) await announceWork(db).catch((error: unknown) => log.warn({ ...fields, err: error }, 'could not announce the free place; waiting items start at the next poll'));
+    if (item.concurrencyKey !== null) announceFreedPlace(db);
   }
 }
 

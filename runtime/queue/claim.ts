@@ -7,21 +7,25 @@
  *
  * Which items may be claimed — one query, the same on every engine:
  *
+ *   WITH busy AS (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+ *                  WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+ *                  GROUP BY concurrency_key),
+ *        head AS (SELECT q.…, COALESCE(busy.running, 0) AS running            -- the head of the
+ *                   FROM queue_items q LEFT JOIN busy ON busy.busy_key = q.concurrency_key
+ *                  WHERE q.status = 'Pending' AND q.run_after <= ?             -- line, keys at
+ *                    AND q.concurrency_key IS NOT NULL                         -- their limit
+ *                    AND COALESCE(busy.running, 0) < q.concurrency_limit       -- left out
+ *                  ORDER BY q.run_after, q.created_at LIMIT ?)
  *   SELECT free.id, free.run_after, free.created_at FROM (
  *          SELECT id, run_after, created_at FROM queue_items              -- no limit: the first
  *           WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL
  *           ORDER BY run_after, created_at LIMIT ?) AS free               -- `limit` in line
  *   UNION ALL
- *   SELECT waiting.id, waiting.run_after, waiting.created_at FROM (
- *          SELECT id, run_after, created_at, concurrency_key, concurrency_limit,
- *                 ROW_NUMBER() OVER (PARTITION BY concurrency_key
- *                                    ORDER BY run_after, created_at, id) AS place
- *            FROM queue_items
- *           WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NOT NULL) AS waiting
- *     LEFT JOIN (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
- *                 WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
- *                 GROUP BY concurrency_key) AS busy ON busy.busy_key = waiting.concurrency_key
- *    WHERE waiting.place + COALESCE(busy.running, 0) <= waiting.concurrency_limit
+ *   SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+ *          SELECT …, ROW_NUMBER() OVER (PARTITION BY concurrency_key
+ *                                       ORDER BY run_after, created_at, id) AS place
+ *            FROM head) AS ranked
+ *    WHERE ranked.place + ranked.running <= ranked.concurrency_limit
  *   ORDER BY run_after, created_at
  *   LIMIT ?
  *
@@ -44,8 +48,9 @@
  *     UPDATE queue_items SET … WHERE status = 'Pending' AND id IN (…the ids…)
  *     SELECT * FROM queue_items WHERE id IN (…the ids…)
  *
- * The keyed part reads every due Pending item that has a key, to rank them per key: a backlog of
- * thousands costs a few milliseconds per claim, and each claim takes a whole batch.
+ * The ranking reads only the head of the line (headSize), so a claim costs the same whatever the
+ * backlog; only a key at its limit with a long backlog ahead of everything else is stepped over
+ * row by row (by the claim index), which happens when a run of that key ends.
  *
  * `ids` narrows the claim to given items (a direct run claiming its own item when its key has
  * room); they are ranked among themselves, so a caller waiting in the request goes ahead of items
@@ -70,30 +75,45 @@ export interface ClaimOptions {
   now?: Date;
 }
 
+/**
+ * How many due items with a key the ranking looks at, at most: the head of the line, leaving out
+ * keys already at their limit. A claim takes at most `limit` items, so a head many times that
+ * size holds them unless one key with little room left fills it; that key is then full after this
+ * claim, and the next one looks past it.
+ */
+function headSize(limit: number): number {
+  return Math.max(100, limit * 10);
+}
+
 /** The query of claimable ids, with `?` for its values (see `claimableValues`). */
 function claimableQuery(only: number): string {
-  const among = only === 0 ? '' : ` AND id IN (${Array.from({ length: only }, () => '?').join(', ')})`;
+  const among = (alias: string) => (only === 0 ? '' : ` AND ${alias}id IN (${Array.from({ length: only }, () => '?').join(', ')})`);
   return `
+  WITH busy AS (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+                 WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+                 GROUP BY concurrency_key),
+       head AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit, COALESCE(busy.running, 0) AS running
+                  FROM queue_items q LEFT JOIN busy ON busy.busy_key = q.concurrency_key
+                 WHERE q.status = 'Pending' AND q.run_after <= ? AND q.concurrency_key IS NOT NULL${among('q.')}
+                   AND COALESCE(busy.running, 0) < q.concurrency_limit
+                 ORDER BY q.run_after, q.created_at
+                 LIMIT ?)
   SELECT free.id, free.run_after, free.created_at FROM (
          SELECT id, run_after, created_at FROM queue_items
-          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL${among}
+          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL${among('')}
           ORDER BY run_after, created_at LIMIT ?) AS free
   UNION ALL
-  SELECT waiting.id, waiting.run_after, waiting.created_at FROM (
-         SELECT id, run_after, created_at, concurrency_key, concurrency_limit,
+  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
                 ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
-           FROM queue_items
-          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NOT NULL${among}) AS waiting
-    LEFT JOIN (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
-                WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
-                GROUP BY concurrency_key) AS busy ON busy.busy_key = waiting.concurrency_key
-   WHERE waiting.place + COALESCE(busy.running, 0) <= waiting.concurrency_limit
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
   ORDER BY run_after, created_at
   LIMIT ?`;
 }
 
 function claimableValues(now: Knex.Value, limit: number, ids: readonly string[]): Knex.Value[] {
-  return [now, ...ids, limit, now, ...ids, limit];
+  return [now, ...ids, headSize(limit), now, ...ids, limit, limit];
 }
 
 const setClaimed = `status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1`;

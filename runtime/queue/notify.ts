@@ -25,6 +25,33 @@ export async function announceWork(db: RuntimeDatabase, executor: Knex = db.knex
   db.events.emit(workEvent);
 }
 
+/** How long a freed place's notification to other processes may wait for others to share it. */
+const freedPlaceDelayMs = 25;
+const freedPlaceTimers = new WeakMap<RuntimeDatabase, NodeJS.Timeout>();
+
+/**
+ * A run under a concurrency limit ended, so an item waiting for its place may be claimed now.
+ * Waiters in this process hear it at once; other processes (NOTIFY on PostgreSQL) within
+ * `freedPlaceDelayMs`, in one notification for every run that ends meanwhile — a busy daemon ends
+ * hundreds of runs a second, and one NOTIFY each would cost a round trip and wake every daemon
+ * each time. Never fails: a lost notification only means the poll finds the item.
+ */
+export function announceFreedPlace(db: RuntimeDatabase): void {
+  db.events.emit(workEvent);
+  if (db.dialect !== 'postgres' || freedPlaceTimers.has(db)) return;
+  const timer = setTimeout(() => {
+    freedPlaceTimers.delete(db);
+    cancelOnClose();
+    db.knex.raw('SELECT pg_notify(?, ?)', [queueChannel, '']).catch(() => undefined);
+  }, freedPlaceDelayMs);
+  timer.unref();
+  freedPlaceTimers.set(db, timer);
+  const cancelOnClose = db.onClose(async () => {
+    clearTimeout(timer);
+    freedPlaceTimers.delete(db);
+  });
+}
+
 /** Calls `onWork` on work announced in this process only; answers how to stop. */
 export function onLocalWork(db: RuntimeDatabase, onWork: () => void): () => void {
   db.events.on(workEvent, onWork);
