@@ -19,6 +19,7 @@ import { awaitTurn, followUntilEnd } from '../execution/await-turn.js';
 import { concurrencyOf } from '../execution/concurrency-of.js';
 import { runHeldItem } from '../execution/run-held-item.js';
 import { createLogger } from '../log.js';
+import { cancelPending } from '../queue/cancel.js';
 import { completeItem } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';
 import type { ActionParam, ItemStatistics, QueueRow } from '../queue/queue-item.js';
@@ -116,8 +117,12 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
       { workerId, leaseMs },
     );
     if (item.status === 'Pending') {
-      process.stderr.write(`${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and leaves the item for a daemon\n`);
+      process.stderr.write(`${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and ends the item Failed\n`);
       item = await awaitTurn(item, { db, workerId, leaseMs, signal: stop.signal });
+      // Stopped while still in line: the item ends as the README promises for Ctrl-C, and no daemon runs it later.
+      if (stop.signal.aborted && item.status === 'Pending' && (await cancelPending(db, item.id, 'interrupted by the operator while waiting in line (syncline run was stopped)'))) {
+        item = (await getItem(db, item.id)) ?? item;
+      }
     }
     let finished = item;
     if (item.status === 'InProgress' && item.lockedBy === workerId) {

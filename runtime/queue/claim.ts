@@ -127,7 +127,7 @@ function claimStatement(only: number): string {
 }
 
 /** Waits for the claim lock of PostgreSQL and MariaDB (see the top of this file); held until the transaction ends. */
-export async function lockClaims(db: RuntimeDatabase, trx: Knex.Transaction): Promise<void> {
+export async function lockClaims(db: RuntimeDatabase, trx: Knex): Promise<void> {
   if (db.dialect !== 'sqlite') await trx.raw(`SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE`);
 }
 

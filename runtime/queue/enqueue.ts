@@ -22,16 +22,20 @@
  *
  * An item with a concurrency limit carries its key and limit (the claim enforces them). When its
  * policy is skip or fail, the key's items in line are counted first, and an item that finds the
- * limit reached is stored already finished, with a note saying why it did not run:
+ * limit reached is stored already finished, with a note saying why it did not run. Count and
+ * insert take turns with every claim and every other such enqueue — in one write transaction
+ * holding the claim lock (claim.ts) — or six starts at once would all count the same zero:
+ *   SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE        (not on SQLite)
  *   SELECT COUNT(*) AS active FROM queue_items
  *    WHERE concurrency_key = ? AND status IN ('Pending', 'InProgress')
- * Two enqueues racing past that count both wait in line: the limit itself is never exceeded,
- * since the claim is what enforces it.
+ *   INSERT INTO queue_items (…) VALUES (…)
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
+import { writeTransaction } from '../database/write-transaction.js';
+import { lockClaims } from './claim.js';
 import { insertTogether } from './insert-together.js';
 import { announceWork } from './notify.js';
 import { fromRow, startTypes, type ActionParam, type QueueConcurrency, type QueueRow, type StartType } from './queue-item.js';
@@ -92,20 +96,33 @@ async function activeItems(executor: Knex, key: string): Promise<number> {
   return Number(row?.active ?? 0);
 }
 
+/** An item stored already finished: its key was at its limit under a skip or fail policy. */
+interface NotRun {
+  status: 'Complete' | 'Failed';
+  note: string;
+}
+
 /**
  * Inserts the item on `executor` (the database or a transaction) and answers the one that holds
  * its id or slot; announcing is the caller's part.
  */
 export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQueueItem, now: Date): Promise<EnqueueResult> {
   checkItem(item);
+  const { concurrency } = item;
+  if (concurrency === undefined || concurrency.onLimit === 'wait') return insertRow(db, executor, item, now, undefined);
+  const limited = async (trx: Knex): Promise<EnqueueResult> => {
+    await lockClaims(db, trx);
+    const active = await activeItems(trx, concurrency.key);
+    const notRun: NotRun | undefined = active >= concurrency.limit ? { status: concurrency.onLimit === 'skip' ? 'Complete' : 'Failed', note: limitNote(concurrency, active) } : undefined;
+    return insertRow(db, trx, item, now, notRun);
+  };
+  return executor === db.knex ? writeTransaction(db, limited) : limited(executor);
+}
+
+async function insertRow(db: RuntimeDatabase, executor: Knex, item: NewQueueItem, now: Date, notRun: NotRun | undefined): Promise<EnqueueResult> {
   const id = randomUUID();
   const time = (value: Date) => toDatabaseTime(db.dialect, value);
   const { concurrency } = item;
-  let notRun: { status: 'Complete' | 'Failed'; note: string } | undefined;
-  if (concurrency !== undefined && concurrency.onLimit !== 'wait') {
-    const active = await activeItems(executor, concurrency.key);
-    if (active >= concurrency.limit) notRun = { status: concurrency.onLimit === 'skip' ? 'Complete' : 'Failed', note: limitNote(concurrency, active) };
-  }
   const values = {
     id,
     process_id: item.processId,

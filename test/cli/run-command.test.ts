@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import knexFactory from 'knex';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
-import { projectRoot, runCli } from '../support/cli-process.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { projectRoot, runCli, startCli } from '../support/cli-process.js';
 
 const quickstart = join(projectRoot, 'examples', 'quickstart');
-
 
 describe('syncline run', () => {
   let dir: string;
@@ -77,6 +77,44 @@ describe('syncline run', () => {
     const param = await run(['crm-customers-to-erp', '--param', 'novalue']);
     assert.equal(param.code, 2);
     assert.match(param.stderr, /--param must be Name=Value, not 'novalue'/);
+  });
+
+  it('waits in line while the sync already runs elsewhere, runs after it; Ctrl-C while waiting ends the item Failed', async () => {
+    const runtime = knexFactory({ client: 'sqlite3', connection: { filename: join(dir, 'runtime.db') }, useNullAsDefault: true });
+    /** An item of the sync another worker holds, as a daemon running it would. */
+    const holdElsewhere = async (id: string) => {
+      const now = new Date().toISOString();
+      await runtime('queue_items').insert({
+        id, process_id: 'crm-customers-to-erp', start_type: 'repeat', status: 'InProgress', attempts: 1, max_attempts: 1, run_after: now, created_at: now, started_at: now,
+        locked_by: 'a-daemon-elsewhere', lease_until: new Date(Date.now() + 600_000).toISOString(), errors: '[]', concurrency_key: 'process:crm-customers-to-erp', concurrency_limit: 1,
+      });
+    };
+    const untilWaiting = async (child: ReturnType<typeof startCli>) => {
+      for (let tries = 0; !/waiting in line/.test(child.stderr()); tries += 1) {
+        assert.ok(tries < 400, `syncline run did not say it waits: ${child.stderr()}`);
+        await sleep(50);
+      }
+    };
+    try {
+      await holdElsewhere('00000000-0000-4000-8000-00000000000a');
+      const waiting = startCli(['run', 'crm-customers-to-erp'], { env });
+      await untilWaiting(waiting);
+      assert.match(waiting.stderr(), /waiting in line \(item [0-9a-f-]{36}\): its concurrency limit of 1 run\(s\) at once is reached/);
+      await runtime('queue_items').where('id', '00000000-0000-4000-8000-00000000000a').update({ status: 'Complete', finished_at: new Date().toISOString() });
+      assert.equal((await waiting.exited).code, 0, waiting.stderr());
+
+      await holdElsewhere('00000000-0000-4000-8000-00000000000b');
+      const stopped = startCli(['run', 'crm-customers-to-erp'], { env });
+      await untilWaiting(stopped);
+      assert.equal((await stopped.stop('SIGINT')).code, 1);
+      const [cancelled] = (await runtime('queue_items').where({ start_type: 'manual' }).orderBy('created_at', 'desc').limit(1)) as Array<{ status: string; errors: string; attempts: number }>;
+      assert.equal(cancelled!.status, 'Failed');
+      assert.equal(Number(cancelled!.attempts), 0, 'it never ran');
+      assert.match(cancelled!.errors, /interrupted by the operator while waiting in line/);
+    } finally {
+      await runtime('queue_items').whereIn('id', ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b']).delete();
+      await runtime.destroy();
+    }
   });
 
   it('exits 1 with the reason when the run fails', async () => {

@@ -129,6 +129,17 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
     await Promise.all(instances.map((instance) => instance.close()));
   });
 
+  test(`skip and fail under ${instancesCount * 3} starts at once from ${instancesCount} instances: exactly one waits, the others are recorded as not run`, async () => {
+    for (const onLimit of ['skip', 'fail'] as const) {
+      const starts = instancesCount * 3;
+      const results = await Promise.all(
+        Array.from({ length: starts }, (_, index) => enqueue(instances[index % instancesCount]!, { processId: `burst-${onLimit}`, startType: 'AdHoc', concurrency: limited(`burst-${onLimit}`, 1, onLimit) }, { now: at(5) })),
+      );
+      const statuses = results.map((result) => result.item.status).sort();
+      assert.deepEqual(statuses, ['Pending', ...Array.from({ length: starts - 1 }, () => (onLimit === 'skip' ? 'Complete' : 'Failed'))].sort(), `${onLimit}: ${statuses.join(', ')}`);
+    }
+  });
+
   test(`${instancesCount} instances × 2 workers claiming and finishing 60 items of a key limited to 2: never more than 2 at once`, async () => {
     for (let i = 0; i < 60; i += 1) await add('busy', i, { concurrency: limited('busy', 2) });
     let running = 0;

@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
 import { migrate, migrationStatus, migrationTable } from '../../runtime/database/migrate.js';
+import type { Migration } from '../../runtime/database/migrations/migration.js';
+import { migrations } from '../../runtime/database/migrations/index.js';
 import { DatabaseOpenError, openDatabase } from '../../runtime/database/open-database.js';
+import { toDatabaseTime } from '../../runtime/database/timestamps.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { openRuntimeDatabase } from './runtime-databases.js';
 
@@ -115,4 +118,38 @@ test('the default SQLite file gets its folder created', async () => {
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+});
+
+await describeEachDatabase('upgrading a runtime database with items in line', (database) => {
+  test('items waiting or running from before the concurrency limits get the default: one run of their process at a time', async () => {
+    const db = await openRuntimeDatabase(database());
+    try {
+      const before = migrations.slice(0, migrations.findIndex((migration) => migration.name === '006-queue-concurrency'));
+      await db.knex.migrate.latest({ tableName: migrationTable, migrationSource: { getMigrations: async () => before, getMigrationName: (migration: Migration) => migration.name, getMigration: async (migration: Migration) => migration } });
+      const row = (id: string, status: string) => ({
+        id,
+        process_id: 'nightly',
+        start_type: 'manual',
+        status,
+        attempts: status === 'Pending' ? 0 : 1,
+        max_attempts: 1,
+        run_after: toDatabaseTime(db.dialect, new Date()),
+        created_at: toDatabaseTime(db.dialect, new Date()),
+        errors: '[]',
+      });
+      await db.knex('queue_items').insert([row('00000000-0000-4000-8000-000000000001', 'Pending'), row('00000000-0000-4000-8000-000000000002', 'InProgress'), row('00000000-0000-4000-8000-000000000003', 'Complete')]);
+      await migrate(db);
+      const keys = (await db.knex('queue_items').select('status', 'concurrency_key', 'concurrency_limit').orderBy('id')) as Array<{ status: string; concurrency_key: string | null; concurrency_limit: number | null }>;
+      assert.deepEqual(
+        keys.map((item) => [item.status, item.concurrency_key, item.concurrency_limit === null ? null : Number(item.concurrency_limit)]),
+        [
+          ['Pending', 'process:nightly', 1],
+          ['InProgress', 'process:nightly', 1],
+          ['Complete', null, null],
+        ],
+      );
+    } finally {
+      await db.close();
+    }
+  });
 });

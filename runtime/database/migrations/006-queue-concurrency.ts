@@ -8,6 +8,8 @@
  *   items counted per key.
  * - `queue_locks`: rows that claims lock on PostgreSQL and MariaDB (`… WHERE name = 'claim' FOR
  *   UPDATE`), so the count of a key's running items a claim reads cannot change under it.
+ * - Items still waiting or running from before get the default limit, one run of their process
+ *   at a time: the definitions are not known here, and the default is the safe reading of them.
  */
 import type { Knex } from 'knex';
 import { dialectOfKnex, tableOptions } from './column-types.js';
@@ -27,6 +29,8 @@ export const queueConcurrency: Migration = {
       table.string('name', 64).notNullable().primary();
     });
     await knex('queue_locks').insert({ name: 'claim' });
+    const key = dialect === 'mysql' ? knex.raw("CONCAT('process:', process_id)") : knex.raw("'process:' || process_id");
+    await knex('queue_items').whereIn('status', ['Pending', 'InProgress']).whereNull('concurrency_key').update({ concurrency_key: key, concurrency_limit: 1 });
   },
   async down(knex: Knex) {
     await knex.schema.dropTable('queue_locks');
