@@ -14,6 +14,7 @@
  */
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { parseDuration } from '../../definitions/duration.js';
+import { runtimeDatabaseFailure } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import type { ConnectionProvider } from '../http/resolve-target.js';
 import type { Logger } from '../log.js';
@@ -184,9 +185,9 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     const attempt = { id: item.id, workerId, attempt: item.attempts, statistics: result.statistics, errors: result.errors as readonly NewItemError[] };
     let status: string | undefined;
     if (result.status === 'Complete' || !result.retryable) {
-      status = (await completeItem(db, { ...attempt, status: result.status })) ? result.status : undefined;
+      status = (await untilRecorded(() => completeItem(db, { ...attempt, status: result.status }))) ? result.status : undefined;
     } else {
-      const failed = await failAttempt(db, { ...attempt, retry: settings?.retry ?? flowRetry });
+      const failed = await untilRecorded(() => failAttempt(db, { ...attempt, retry: settings?.retry ?? flowRetry }));
       status = failed?.status;
       if (failed?.status === 'Pending') log.info({ ...fields, runAfter: failed.runAfter.toISOString() }, 'item will be retried');
     }
@@ -197,7 +198,31 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     // any daemon (NOTIFY on PostgreSQL) or a direct run waiting in this process.
     if (item.concurrencyKey !== null) announceFreedPlace(db);
   }
+
+  /**
+   * Records the end, trying again while the runtime database is away (a restart, a failover, a
+   * full disk freed), for half a lease: the item is still held meanwhile (its last heartbeat left
+   * at least two thirds of a lease), so no reaper runs it again, and the run's work is not done
+   * twice for an outage of a few seconds. Past that, or when the process stops, the error goes to
+   * the caller and the reaper takes the item back.
+   */
+  async function untilRecorded<T>(write: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + runner.leaseMs / 2;
+    for (;;) {
+      try {
+        return await write();
+      } catch (error) {
+        const failure = runtimeDatabaseFailure(error);
+        if (failure === undefined || failure.kind === 'closed' || options.signal?.aborted || Date.now() + recordRetryMs > deadline) throw error;
+        log.warn({ ...fields, reason: failure.reason }, `the runtime database cannot record the end of the item (${failure.reason}); trying again in ${recordRetryMs}ms`);
+        await new Promise((resolve) => setTimeout(resolve, recordRetryMs));
+      }
+    }
+  }
 }
+
+/** Between tries to record an item's end while the runtime database is away. */
+const recordRetryMs = 1000;
 
 function interruptionText(why: Interruption): string {
   if (why.kind === 'timeout') return `the run took longer than its timeout of ${why.text}`;

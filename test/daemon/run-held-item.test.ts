@@ -13,10 +13,10 @@ import type { QueueRow } from '../../runtime/queue/queue-item.js';
 import { claim } from '../../runtime/queue/claim.js';
 import { reap } from '../../runtime/queue/reap.js';
 import { startItem } from '../../runtime/queue/start-item.js';
-import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
+import { describeEachRuntimeDatabase, openRuntimeDatabase } from '../store/runtime-databases.js';
 import { aborted, captureLog, completeOutcome, eventually, fakeRunner, fakeSnapshot, runUntilAborted, statistics } from './fake-runner.js';
 
-await describeEachRuntimeDatabase('running a held item', (runtime) => {
+await describeEachRuntimeDatabase('running a held item', (runtime, database) => {
   let db: RuntimeDatabase;
   beforeEach(async () => {
     db = runtime();
@@ -160,6 +160,29 @@ await describeEachRuntimeDatabase('running a held item', (runtime) => {
     assert.doesNotMatch(final.errors[0]?.message ?? '', /secret internals/);
     const logged = lines.find((line) => line.level === 50);
     assert.match(JSON.stringify(logged), /secret internals/);
+  });
+
+  test('a run whose end cannot be recorded for a moment (the runtime database locked) records it once the database is back, still as attempt 1', { timeout: 60_000 }, async (t) => {
+    if (db.dialect !== 'sqlite') return t.skip('a locked SQLite file is the outage a test can make here; the faults tests stop a real PostgreSQL');
+    const item = await start(3);
+    const { log, lines } = captureLog();
+    // Another connection holds the file's write lock across the end of the run, longer than the
+    // busy timeout (5 s): the first try to record the end fails with SQLITE_BUSY.
+    const blocker = await openRuntimeDatabase(database());
+    const locked = blocker.knex.transaction();
+    const trx = await locked;
+    await trx.raw('DELETE FROM queue_items WHERE id = ?', ['none']);
+    const final = await runHeldItem(
+      fakeRunner(db, async () => {
+        setTimeout(() => void trx.commit().then(() => blocker.close()), 6500);
+        return completeOutcome(4);
+      }, { log }),
+      item,
+    );
+    assert.equal(final.status, 'Complete');
+    assert.equal(final.attempts, 1);
+    assert.deepEqual(final.errors, []);
+    assert.ok(lines.some((line) => /cannot record the end of the item \(the database is locked\); trying again/.test(String(line.msg))), 'the wait was logged');
   });
 
   test('the caller stopping leaves an unfinished item held', async () => {
