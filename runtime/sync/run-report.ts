@@ -46,7 +46,9 @@ export function stopFor(error: unknown, doing: string, signal: AbortSignal | und
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof ConnectorError) {
     // busy: every free-query turn of the system was taken for a moment; a later try gets one.
-    const retryable = error.code === 'unavailable' || error.code === 'definition-mismatch' || error.code === 'busy';
+    // timeout: a statement stopped at the system's statementTimeout, as a run stopped at the sync's
+    // own timeout, may pass when the system is less loaded; retries.max bounds the tries.
+    const retryable = error.code === 'unavailable' || error.code === 'definition-mismatch' || error.code === 'busy' || error.code === 'timeout';
     return new RunStop(`${doing}: ${message}`, retryable, { cause: error });
   }
   return new RunStop(`${doing}: ${message}`, true, { cause: error });

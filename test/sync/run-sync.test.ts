@@ -245,6 +245,14 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     await createTables(admin());
   });
 
+  test('a source read stopped at the statement timeout: Failed, retryable (a later try may find the system less loaded)', async () => {
+    const outcome = await run({ processId: 'accounts-from-slow-query' });
+    assert.equal(outcome.status, 'Failed');
+    assert.equal(outcome.retryable, true);
+    assert.match(outcome.errors[0]!.message, /^reading slow-src\/minutesLong: system 'slow-src': stopped .* at the statement timeout of 1s/);
+    assert.deepEqual(await accounts(), []);
+  });
+
   test('an aborted run fails with the reason, retryable', async () => {
     const controller = new AbortController();
     controller.abort(new Error('the lease was lost'));

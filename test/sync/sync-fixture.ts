@@ -66,6 +66,13 @@ function syncYaml(id: string, body: string): string {
 
 const accountMapping = `mapping: '{ "number": "C-" & $string(id), "name": name, "email": email, "score": score, "addresses": { "main": { "city": city } } }'`;
 
+/** A statement each engine would run for minutes, stopped by the system `slow-src`'s one-second statement timeout. */
+const minutesLong: Record<TestDatabase['engine'], string> = {
+  sqlite: 'WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 10000000000) SELECT COUNT(*) AS id FROM r',
+  postgres: 'SELECT 1 AS id FROM pg_sleep(600)',
+  mariadb: "SELECT BENCHMARK(10000000000, MD5('x')) AS id",
+};
+
 export function definitionsYaml(database: TestDatabase): string {
   const connection = JSON.stringify(database.connection);
   const customerFields = `
@@ -94,6 +101,16 @@ queries:
       - { name: name, type: String }
       - { name: email, type: String }
       - { name: score, type: Integer }
+---
+kind: System
+id: slow-src
+connector: sql
+connection: ${connection}
+limits: { statementTimeout: 1s }
+queries:
+  minutesLong:
+    statement: "${minutesLong[database.engine]}"
+    columns: [{ name: id, type: Integer }]
 ---
 kind: System
 id: tgt
@@ -152,6 +169,7 @@ mapping: '{ "number": $params.Prefix & $string(id), "name": name & " " & $params
 match: { where: "number = #number#" }`,
     ),
     syncYaml('accounts-from-query', toAccounts(keyMatch, 'source: { system: src, query: activeCustomers }').replace(accountMapping, `mapping: '{ "number": "Q-" & $string(id), "name": name, "score": score }'`)),
+    syncYaml('accounts-from-slow-query', toAccounts(keyMatch, 'source: { system: slow-src, query: minutesLong }').replace(accountMapping, `mapping: '{ "number": "L-" & $string(id), "name": "slow" }'`)),
     syncYaml('accounts-from-doomed', toAccounts(`${keyMatch}\nbatchSize: 2`, 'source: { system: src, object: Doomed, order: id asc }')),
     syncYaml('accounts-from-store', `source: { recordStore: true }\ntarget: { system: tgt, object: Account }\nmapping: '{ "number": "S-" & $string(id), "name": name }'\n${keyMatch}`),
     syncYaml('to-missing', `source: { system: src, object: Customer }\ntarget: { system: tgt, object: Missing }\nmapping: '{ "id": id, "name": name }'`),
