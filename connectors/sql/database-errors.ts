@@ -25,6 +25,7 @@ interface DriverError {
   errno?: number;
   sqlState?: string;
   message?: string;
+  detail?: string;
 }
 
 /** PostgreSQL deadlock_detected / serialization_failure; MariaDB ER_LOCK_DEADLOCK. */
@@ -106,6 +107,15 @@ function timedOut(error: DriverError): boolean {
   return error.name === 'DeadlinePassed' || error.code === '57014' || error.errno === 1969 || error.errno === 3024 || error.code === 'SQLITE_INTERRUPT';
 }
 
+/**
+ * PostgreSQL refusing NUL (U+0000): text cannot hold it (22021, "invalid byte sequence … 0x00" —
+ * the only byte sequence a JavaScript string can send that PostgreSQL refuses), nor can jsonb as
+ * the escape \u0000 (22P05). Said as such: "an unsupported character" leaves a user searching.
+ */
+function refusesNul(code: string, error: DriverError): boolean {
+  return (code === '22021' && /0x00/.test(error.message ?? '')) || (code === '22P05' && /\\u0000/.test(error.detail ?? ''));
+}
+
 /** The ConnectorError (or, for a failure no caller can act on, a plain Error) for a driver error. */
 export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   if (raw instanceof ConnectorError) return raw;
@@ -132,6 +142,9 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   const problem = statementProblem(error);
   if (problem !== null && context.statement) {
     return new ConnectorError('rejected', `${where}: the database refused the statement: ${problem}`, { cause: raw });
+  }
+  if (refusesNul(code, error)) {
+    return new ConnectorError('invalid-value', `${where}: a text value holds the NUL character (U+0000), which PostgreSQL cannot store or compare, while ${context.action}; remove it from the value`, { cause: raw });
   }
   if (code.startsWith('22') || (error.errno !== undefined && MYSQL_INVALID.has(error.errno)) || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') {
     return new ConnectorError('invalid-value', `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`, { cause: raw });

@@ -5,6 +5,12 @@
  * memory. Records created while the page is written join the index, so two source records of one
  * page with the same key create one target record and update it, as a record-by-record search
  * would.
+ *
+ * A read the target refuses for a value in it (PostgreSQL cannot take NUL, U+0000, in text; a
+ * value that does not fit its field) is split in halves and read again, down to single tuples:
+ * only the tuples refused on their own are left out, each with its error, and the records that
+ * carry them fail alone — as they would searched one by one — while the rest of the page goes on.
+ * One bad value among 500 costs about 2·log2(500) ≈ 18 more reads, not 500.
  */
 import type { Connection, RecordData } from '../../connectors/connection.js';
 import type { AndNode, CompareNode, Expression, FieldNode, InNode, OrNode, PlaceholderNode } from '../expression/index.js';
@@ -33,8 +39,13 @@ function chunkFilter(equalities: readonly Equality[], count: number): Expression
   return node;
 }
 
+/** Whether the target refused a read for the values in it, so a smaller read may go through. */
+export type RefusedForValues = (error: unknown) => boolean;
+
 export class MatchIndex {
   private readonly byKey = new Map<string, RecordData[]>();
+  /** Tuples the target refused to search for, alone: their error, by tuple key. */
+  private readonly refusedByKey = new Map<string, Error>();
 
   constructor(private readonly equalities: readonly Equality[]) {}
 
@@ -57,22 +68,61 @@ export class MatchIndex {
     return this.byKey.get(tupleKey(this.equalities, values)) ?? [];
   }
 
-  /** Reads the target records of all these key tuples into a new index. */
-  static async load(connection: Connection, object: string, equalities: readonly Equality[], tuples: ReadonlyArray<readonly unknown[]>, signal: AbortSignal | undefined): Promise<MatchIndex> {
+  /** The error the target gave for a search of exactly these key values, if it refused it. */
+  refused(values: readonly unknown[]): Error | undefined {
+    return this.refusedByKey.get(tupleKey(this.equalities, values));
+  }
+
+  /**
+   * Reads the target records of all these key tuples into a new index. An error `refusedForValues`
+   * accepts narrows the read (see the top of the file); any other error is thrown.
+   */
+  static async load(
+    connection: Connection,
+    object: string,
+    equalities: readonly Equality[],
+    tuples: ReadonlyArray<readonly unknown[]>,
+    signal: AbortSignal | undefined,
+    refusedForValues: RefusedForValues = () => false,
+  ): Promise<MatchIndex> {
     const index = new MatchIndex(equalities);
     const unique = [...new Map(tuples.map((values) => [tupleKey(equalities, values), values])).values()];
     const perRead = Math.max(1, Math.floor(VALUES_PER_READ / equalities.length));
-    for (let start = 0; start < unique.length; start += perRead) {
-      const chunk = unique.slice(start, start + perRead);
-      const bound = chunk.flat();
-      const pages = connection.read(object, {
-        filter: chunkFilter(equalities, chunk.length),
-        placeholders: (path) => bound[Number(path[0])],
-        pageSize: Math.max(chunk.length, 100),
-        ...(signal === undefined ? {} : { signal }),
-      });
-      for await (const page of pages) for (const record of page) index.add(record);
-    }
+    const read = async (chunk: ReadonlyArray<readonly unknown[]>): Promise<void> => {
+      let records: RecordData[];
+      try {
+        records = await readChunk(connection, object, equalities, chunk, signal);
+      } catch (error) {
+        if (!refusedForValues(error)) throw error;
+        if (chunk.length === 1) {
+          index.refusedByKey.set(tupleKey(equalities, chunk[0]!), error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        const half = Math.ceil(chunk.length / 2);
+        await read(chunk.slice(0, half));
+        await read(chunk.slice(half));
+        return;
+      }
+      for (const record of records) index.add(record);
+    };
+    for (let start = 0; start < unique.length; start += perRead) await read(unique.slice(start, start + perRead));
     return index;
   }
+}
+
+/**
+ * The target records of one chunk of tuples, all pages of them: nothing joins the index until the
+ * whole read went through, so a chunk read again in halves adds no record twice.
+ */
+async function readChunk(connection: Connection, object: string, equalities: readonly Equality[], chunk: ReadonlyArray<readonly unknown[]>, signal: AbortSignal | undefined): Promise<RecordData[]> {
+  const bound = chunk.flat();
+  const pages = connection.read(object, {
+    filter: chunkFilter(equalities, chunk.length),
+    placeholders: (path) => bound[Number(path[0])],
+    pageSize: Math.max(chunk.length, 100),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const records: RecordData[] = [];
+  for await (const page of pages) records.push(...page);
+  return records;
 }

@@ -112,7 +112,9 @@ class SyncRun {
       const found = tuples.filter((values): values is unknown[] => values !== undefined);
       let index: MatchIndex;
       try {
-        index = await MatchIndex.load(this.target, this.definition.target.object, plan.equalities, found, this.signal);
+        // A value the target refuses in a search (NUL in PostgreSQL text) fails its own records
+        // below, as searched one by one; the page's other records are matched and written as usual.
+        index = await MatchIndex.load(this.target, this.definition.target.object, plan.equalities, found, this.signal, isRecordRejection);
       } catch (error) {
         throw stopFor(error, `searching ${this.targetLabel}`, this.signal);
       }
@@ -122,6 +124,11 @@ class SyncRun {
       const creating = new Set<string>();
       for (const [i, record] of mapped.entries()) {
         const values = tuples[i];
+        const refused = values === undefined ? undefined : index.refused(values);
+        if (refused !== undefined) {
+          this.fail(record.source, `match search: ${refused.message}`);
+          continue;
+        }
         const equalities = values === undefined ? {} : Object.fromEntries(plan.equalities.map((e, j) => [e.field, values[j]]));
         let matches = values === undefined ? [] : index.find(values);
         const created = values === undefined ? undefined : JSON.stringify(values);

@@ -30,3 +30,19 @@ test('division by zero in a free query says so instead of blaming a value that d
   assert.equal(error.code, 'rejected');
   assert.match(error.message, /divides by zero/);
 });
+
+test('PostgreSQL refusing NUL (U+0000), in text or in jsonb, is said as such; other bytes it refuses stay a value that does not fit', () => {
+  const reading = { systemId: 'shop', action: 'reading Customer' };
+  const text = toConnectorError(pgError('22021', 'invalid byte sequence for encoding "UTF8": 0x00'), reading);
+  const json = toConnectorError(Object.assign(pgError('22P05', 'unsupported Unicode escape sequence'), { detail: '\\u0000 cannot be converted to text.' }), reading);
+  for (const error of [text, json]) {
+    assert.ok(error instanceof ConnectorError);
+    assert.equal(error.code, 'invalid-value');
+    assert.match(error.message, /^system 'shop': a text value holds the NUL character \(U\+0000\), which PostgreSQL cannot store or compare, while reading Customer/);
+    assert.doesNotMatch(error.message, /0x00|escape sequence/);
+  }
+  const other = toConnectorError(pgError('22021', 'invalid byte sequence for encoding "UTF8": 0xc3 0x28'), reading);
+  assert.ok(other instanceof ConnectorError);
+  assert.equal(other.code, 'invalid-value');
+  assert.doesNotMatch(other.message, /NUL/);
+});

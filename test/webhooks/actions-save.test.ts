@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
+import { toHttpProblem } from '../../runtime/errors.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
 import { ids, useActionWorld } from './actions-fixture.js';
 
@@ -55,6 +56,37 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     const many = await world().call(ids.saveSyncResult, [{ ...ada, id: 6, name: 'F' }, { ...ada, id: 7, active: false }]);
     assert.deepEqual(many.answer.body, [{ number: 'C-6', name: 'F' }, null]);
     assert.deepEqual((await world().call(ids.saveSyncResult, { ...ada, active: false })).answer, { status: 204 });
+  });
+
+  test('saveWithSync: a NUL in the match value of one record fails that record alone on PostgreSQL; the others are written', async () => {
+    const records = [ada, { ...ada, id: '2\u0000', name: 'Nul' }, { ...ada, id: 3, name: 'Cy' }];
+    const { answer } = await world().call(ids.saveSync, records);
+    const body = answer.body as { statistics: Record<string, number>; records: Array<{ index: number; result: string; message?: string }> };
+    if (database().engine === 'postgres') {
+      assert.deepEqual(body.statistics, { read: 3, created: 2, updated: 0, skipped: 0, failed: 1 });
+      assert.deepEqual(body.records.map((r) => [r.index, r.result]), [[0, 'created'], [1, 'failed'], [2, 'created']]);
+      assert.match(body.records[1]?.message ?? '', /^match search: .*NUL character \(U\+0000\)/);
+      assert.deepEqual((await accounts()).map((a) => a.number), ['C-1', 'C-3']);
+    } else {
+      assert.deepEqual(body.statistics, { read: 3, created: 3, updated: 0, skipped: 0, failed: 0 });
+      assert.deepEqual((await accounts()).map((a) => a.number), ['C-1', 'C-2\u0000', 'C-3']);
+    }
+  });
+
+  test('saveWithSystem: a NUL in the searched value is refused on PostgreSQL (400, nothing written); elsewhere it is text like any other', async () => {
+    const nul = { email: 'n\u0000l@example.com', name: 'Nul' };
+    if (database().engine === 'postgres') {
+      const { error } = await world().refused(ids.saveSystem, nul);
+      const problem = toHttpProblem(error);
+      assert.deepEqual([problem.status, problem.code], [400, 'invalid-value']);
+      assert.match(problem.message, /NUL character \(U\+0000\)/);
+      assert.deepEqual(await contacts(), []);
+    } else {
+      assert.equal((await world().call(ids.saveSystem, nul)).answer.status, 200);
+      assert.equal(((await world().call(ids.saveSystem, { ...nul, name: 'Again' })).answer.body as { action: string }).action, 'updated');
+      assert.deepEqual((await contacts()).map((c) => [c.email, c.name]), [[nul.email, 'Again']]);
+    }
+    assert.equal((await world().call(ids.saveSystem, { email: 'fine@example.com', name: 'Fine' })).answer.status, 200);
   });
 
   test('saveWithSystem: no match → create, answering the generated id through the result mapping; a match → update', async () => {
