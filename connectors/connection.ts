@@ -7,11 +7,11 @@
  * property holding one entry per type — `{ id: 1, name: "Ada", addresses: { main: { city:
  * "London" }, invoice: { city: "Leeds" } } }`. Types absent for a record are absent.
  */
-import type { Expression } from '../runtime/expression/index.js';
-import type { OrderTerm } from '../runtime/order/parse-order.js';
+import type { Expression } from '../definitions/expression/index.js';
+import type { OrderTerm } from '../definitions/order/parse-order.js';
 import type { FieldType, SystemDefinition } from '../definitions/types.js';
 import type { ConnectorError } from './connector-error.js';
-import type { ConnectorSpec } from './spec.js';
+import type { ConnectorSpec } from '../definitions/connector-spec.js';
 
 export type RecordData = Record<string, unknown>;
 

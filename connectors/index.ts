@@ -4,7 +4,7 @@
  * definition names it.
  */
 import type { ConnectorModule } from './connection.js';
-import type { ConnectorSpec } from './spec.js';
+import type { ConnectorSpecs } from '../definitions/connector-spec.js';
 
 export const connectorLoaders: Readonly<Record<string, () => Promise<ConnectorModule>>> = Object.freeze({
   sql: () => import('./sql/index.js'),
@@ -18,10 +18,13 @@ export async function loadConnector(name: string): Promise<ConnectorModule | und
   return loader === undefined ? undefined : loader();
 }
 
-/** Specs of every registered connector, by name. Specs are small and load no drivers. */
-export async function loadConnectorSpecs(): Promise<ReadonlyMap<string, ConnectorSpec>> {
-  const entries = await Promise.all(
-    connectorNames.map(async (name) => [name, (await connectorLoaders[name]!()).spec] as const),
-  );
-  return new Map(entries);
+let specs: Promise<ConnectorSpecs> | undefined;
+
+/**
+ * Specs of every registered connector, by name: what definitions are loaded with. Specs are small
+ * and load no drivers; the one map is kept, so validators compiled for it are reused.
+ */
+export function loadConnectorSpecs(): Promise<ConnectorSpecs> {
+  specs ??= Promise.all(connectorNames.map(async (name) => [name, (await connectorLoaders[name]!()).spec] as const)).then((entries) => new Map(entries));
+  return specs;
 }

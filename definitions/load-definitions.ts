@@ -22,10 +22,13 @@ import { sortProblems, type Problem } from './problem.js';
 import { closest } from './schema/did-you-mean.js';
 import { schemaProblems } from './schema/schema-problems.js';
 import { createAjv, definitionValidators } from './schema/validators.js';
+import type { ConnectorSpecs } from './connector-spec.js';
 import { deepFreeze, frozenMap, type Origin, type Snapshot } from './snapshot.js';
 import { definitionKinds, type Definition, type DefinitionKind } from './types.js';
 
 export interface LoadOptions {
+  /** The registered connectors' specs, which System definitions are checked against. */
+  connectors: ConnectorSpecs;
   /** Environment for `${env:..}`; defaults to process.env. */
   env?: SubstitutionContext['env'];
 }
@@ -33,9 +36,10 @@ export interface LoadOptions {
 /** Loaded: the snapshot and its warnings (problems of severity warning, or none). Refused: every problem, warnings included. */
 export type LoadResult = { ok: true; snapshot: Snapshot; problems: Problem[] } | { ok: false; problems: Problem[] };
 
-export async function loadDefinitions(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+export async function loadDefinitions(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const env = options.env ?? process.env;
-  const [validators, files] = await Promise.all([definitionValidators(), findDefinitionFiles(paths)]);
+  const validators = definitionValidators(options.connectors);
+  const files = await findDefinitionFiles(paths);
   const parsed = await Promise.all(files.map((file) => parseDefinitionFile(file)));
   const context = new CheckContext();
   const digest = createHash('sha256');

@@ -5,8 +5,8 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { Expression as Mapping } from 'jsonata';
-import type { Expression } from '../runtime/expression/index.js';
-import type { OrderTerm } from '../runtime/order/parse-order.js';
+import type { Expression } from './expression/index.js';
+import type { OrderTerm } from './order/parse-order.js';
 import type {
   ApiClientDefinition,
   FlowDefinition,

@@ -33,7 +33,7 @@ const definitionFile = /\.ya?ml$/i;
 /** Not watched below a definitions directory: dependencies, VCS data, hidden folders and files (editors' temporary copies). */
 const hiddenSegment = /(^|[/\\])(node_modules|\.[^/\\]+)([/\\]|$)/;
 
-export function watchDefinitions(paths: readonly string[], holder: SnapshotHolder, options: WatchOptions = {}): DefinitionsWatcher {
+export function watchDefinitions(paths: readonly string[], holder: SnapshotHolder, options: WatchOptions): DefinitionsWatcher {
   const debounceMs = Math.max(options.debounceMs ?? defaultDebounceMs, minimumDebounceMs);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

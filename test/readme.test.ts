@@ -7,8 +7,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { loadConnectorSpecs } from '../connectors/index.js';
 import { loadDefinitions } from '../definitions/load-definitions.js';
 import { formatProblem } from '../definitions/problem.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -24,6 +28,7 @@ test('every YAML example of the README validates together with the quickstart', 
     cpSync(join(root, 'examples/quickstart'), dir, { recursive: true, filter: (path) => !path.endsWith('.sqlite') });
     blocks.forEach((block, index) => writeFileSync(join(dir, `readme-${index}.yaml`), block));
     const result = await loadDefinitions([dir], {
+      connectors,
       env: { SHOP_DATABASE_URL: 'postgres://shop@localhost/shop', SHOP_WEBHOOK_SECRET: 'readme-secret', ERP_INTEGRATION_TOKEN: 'readme-token-0123456789', PARTNER_SIGNING_SECRET: 'readme-signing-secret' },
     });
     assert.deepEqual(result.problems.map(formatProblem), []);

@@ -21,7 +21,7 @@
  * Any other pair, and a null constant, is unknown: the comparison matches nothing, and NOT of it
  * matches nothing either — three-valued logic, as in the evaluator.
  */
-import type { CompareOperator } from '../../runtime/expression/index.js';
+import type { CompareOperator } from '../../definitions/expression/index.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, classOf, describeColumn, numberOf, unsupported, type ColumnOperand } from './filter-operand.js';
 import { numberFromText } from './numeric-text.js';

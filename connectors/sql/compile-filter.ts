@@ -1,6 +1,6 @@
 /**
  * Compiles an expression AST into a SQL predicate with bound values, agreeing with the JS
- * evaluator (runtime/expression/evaluate.ts) on every record: three-valued logic, `x = null` as
+ * evaluator (definitions/expression/evaluate.ts) on every record: three-valued logic, `x = null` as
  * `x IS NULL`, a missing placeholder as an unknown comparison, case-sensitive LIKE and string
  * predicates, numeric strings against numbers, dates as instants.
  *
@@ -9,10 +9,10 @@
  * reach the database. Field paths are resolved by the caller (`FilterScope.column`), which
  * checks them against the declared fields — a request can never name a column of its own.
  */
-import type { Expression, ValueCallNode, ValueExpression } from '../../runtime/expression/index.js';
-import { collectFields, evaluateTruth, type EvaluationScope } from '../../runtime/expression/index.js';
-import { evaluateValue } from '../../runtime/expression/evaluate.js';
-import { textOf } from '../../runtime/expression/compare-values.js';
+import type { Expression, ValueCallNode, ValueExpression } from '../../definitions/expression/index.js';
+import { collectFields, evaluateTruth, type EvaluationScope } from '../../definitions/expression/index.js';
+import { evaluateValue } from '../../definitions/expression/evaluate.js';
+import { textOf } from '../../definitions/expression/compare-values.js';
 import type { PlaceholderValues } from '../connection.js';
 import { compareColumns, compareWithConstant, equalsAny, flip } from './compare-column.js';
 import { likePredicate, parseLikePattern, predicateTokens } from './compile-like.js';

@@ -21,7 +21,7 @@ import type { Dialect } from './sql-dialect.js';
 
 export type LikeToken = { kind: 'text'; text: string } | { kind: 'one' } | { kind: 'run' };
 
-/** Reads a LIKE pattern as the JS evaluator does (runtime/expression/like-pattern.ts). */
+/** Reads a LIKE pattern as the JS evaluator does (definitions/expression/like-pattern.ts). */
 export function parseLikePattern(pattern: string, escape: string | null): LikeToken[] {
   const chars = Array.from(pattern);
   const escapeChar = escape === null ? undefined : Array.from(escape)[0];

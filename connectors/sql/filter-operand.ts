@@ -61,4 +61,4 @@ export function describeColumn(column: ColumnOperand): string {
  * Booleans and numeric text are read exactly as the JS evaluator reads them, so a compiled filter
  * and the in-memory predicate agree: the same functions, not copies.
  */
-export { booleanFrom as booleanOf, numberFromText as numberOf } from '../../runtime/expression/index.js';
+export { booleanFrom as booleanOf, numberFromText as numberOf } from '../../definitions/expression/index.js';

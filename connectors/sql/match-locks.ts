@@ -27,7 +27,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { FieldType } from '../../definitions/types.js';
-import { toEpochMillis } from '../../runtime/expression/iso-dates.js';
+import { toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import type { RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, numberOf } from './filter-operand.js';

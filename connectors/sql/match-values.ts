@@ -10,7 +10,7 @@
  * (a boolean, a date, a number for a String field, …) has to be compared one by one.
  */
 import type { FieldType } from '../../definitions/types.js';
-import { compareValues, numberFromText } from '../../runtime/expression/index.js';
+import { compareValues, numberFromText } from '../../definitions/expression/index.js';
 
 /** Whether a value as read (`stored`) is what a match on `constant` finds; null finds only null. */
 export function matchesValue(stored: unknown, constant: unknown): boolean {

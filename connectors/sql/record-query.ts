@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../definitions/system-limits.js';
-import type { OrderTerm } from '../../runtime/order/parse-order.js';
+import type { OrderTerm } from '../../definitions/order/parse-order.js';
 import type { ReadRequest } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';

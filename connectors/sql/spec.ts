@@ -3,7 +3,7 @@
  * Objects map to tables with key columns; typed object groups map to a child table with a
  * foreign key and a type column.
  */
-import type { ConnectorSpec } from '../spec.js';
+import type { ConnectorSpec } from '../../definitions/connector-spec.js';
 
 const identifier = {
   type: 'string',

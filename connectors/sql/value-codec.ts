@@ -11,7 +11,7 @@
  * takes; a value that does not fit is ConnectorError('invalid-value') naming the field.
  */
 import type { FieldType } from '../../definitions/types.js';
-import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../runtime/expression/iso-dates.js';
+import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, numberOf } from './filter-operand.js';
 import { booleanBinding, DIALECT_LABELS, mysqlDateTime, type Dialect } from './sql-dialect.js';

@@ -5,9 +5,9 @@
  */
 import type { Expression as Mapping } from 'jsonata';
 import { isScalar } from 'yaml';
-import { ExpressionSyntaxError, parseExpression, type Expression } from '../../runtime/expression/index.js';
-import { compileMapping } from '../../runtime/mapping/compile-mapping.js';
-import { OrderSyntaxError, parseOrder, type OrderTerm } from '../../runtime/order/parse-order.js';
+import { ExpressionSyntaxError, parseExpression, type Expression } from '../expression/index.js';
+import { compileMapping } from '../mapping/compile-mapping.js';
+import { OrderSyntaxError, parseOrder, type OrderTerm } from '../order/parse-order.js';
 import { problemAt, locate, type PathSegment, type SourceDocument } from '../load/source-document.js';
 import { isError, type Problem } from '../problem.js';
 import { closest } from '../schema/did-you-mean.js';
@@ -116,7 +116,7 @@ export class CheckContext {
     }
   }
 
-  /** JSONata's expression, with compiled closures in front where the mapping allows (runtime/mapping). */
+  /** JSONata's expression, with compiled closures in front where the mapping allows (definitions/mapping). */
   mapping(source: SourceDocument, path: readonly PathSegment[], text: string): Mapping | undefined {
     try {
       return compileMapping(text);

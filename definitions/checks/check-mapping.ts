@@ -1,14 +1,14 @@
 /**
  * What a mapping's keys tell before anything runs, when they can be read off its text (an object
- * constructor with literal keys, runtime/mapping/mapping-keys.ts; otherwise nothing is said):
+ * constructor with literal keys, definitions/mapping/mapping-keys.ts; otherwise nothing is said):
  *
  * - a key the target object has neither as a field nor as a group fails every record at the write;
  * - a placeholder of a match search (`#Email#`, a field of the mapped record) that the mapping does
  *   not produce reads null for every record, so the search never finds the record to update.
  */
 import type { Expression as Mapping } from 'jsonata';
-import { collectPlaceholders, type Expression } from '../../runtime/expression/index.js';
-import { mappingKeys, type MappingKey } from '../../runtime/mapping/mapping-keys.js';
+import { collectPlaceholders, type Expression } from '../expression/index.js';
+import { mappingKeys, type MappingKey } from '../mapping/mapping-keys.js';
 import type { PathSegment, SourceDocument } from '../load/source-document.js';
 import { closest } from '../schema/did-you-mean.js';
 import type { ObjectDefinition } from '../types.js';

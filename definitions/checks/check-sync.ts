@@ -3,7 +3,7 @@
  * parse and name real fields, its mapping compiles and writes fields the target has (check-mapping.ts),
  * its match search reads fields the mapping produces, its schedule is a real schedule.
  */
-import { collectFields, collectPlaceholders } from '../../runtime/expression/index.js';
+import { collectFields, collectPlaceholders } from '../expression/index.js';
 import type { SyncEntry } from '../snapshot.js';
 import type { FieldShape } from './check-context.js';
 import type { SyncDefinition } from '../types.js';

@@ -4,7 +4,7 @@
  * schemas and mappings.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { collectFields, collectPlaceholders, type Expression } from '../../runtime/expression/index.js';
+import { collectFields, collectPlaceholders, type Expression } from '../expression/index.js';
 import type { WebhookEntry } from '../snapshot.js';
 import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';
 import type { Expression as Mapping } from 'jsonata';

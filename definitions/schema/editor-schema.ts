@@ -3,15 +3,13 @@
  * `kind`, System selected further by its `connector`, shared pieces under `$defs`. Written by
  * `syncline schema` and committed as definitions/syncline.schema.json for the examples' modelines.
  */
-import { loadConnectorSpecs } from '../../connectors/index.js';
-import type { JsonSchema } from '../../connectors/spec.js';
+import type { ConnectorSpecs, JsonSchema } from '../connector-spec.js';
 import { definitionKinds } from '../types.js';
 import { readKindSchema, systemSchemaFor } from './kind-schemas.js';
 
 export const editorSchemaId = 'https://syncline.dev/schemas/syncline.json';
 
-export async function buildEditorSchema(): Promise<JsonSchema> {
-  const specs = await loadConnectorSpecs();
+export function buildEditorSchema(specs: ConnectorSpecs): JsonSchema {
   const connectorNames = [...specs.keys()];
   const defs: Record<string, unknown> = { ...(readKindSchema('common').$defs as Record<string, unknown>) };
   for (const kind of definitionKinds) {

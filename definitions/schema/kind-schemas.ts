@@ -5,7 +5,7 @@
  * (`additionalProperties: false` everywhere).
  */
 import { readFileSync } from 'node:fs';
-import type { ConnectorSpec, JsonSchema } from '../../connectors/spec.js';
+import type { ConnectorSpec, JsonSchema } from '../connector-spec.js';
 import type { DefinitionKind } from '../types.js';
 
 const schemaFiles: Record<DefinitionKind | 'common', string> = {

@@ -4,7 +4,7 @@
  */
 import { Ajv2020, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { loadConnectorSpecs } from '../../connectors/index.js';
+import type { ConnectorSpecs } from '../connector-spec.js';
 import { definitionKinds, type DefinitionKind } from '../types.js';
 import { readKindSchema, systemSchemaFor, systemSchemaForUnknownConnector } from './kind-schemas.js';
 
@@ -18,11 +18,16 @@ export interface DefinitionValidators {
   connectorNames: readonly string[];
 }
 
-let cached: Promise<DefinitionValidators> | undefined;
+const compiled = new WeakMap<ConnectorSpecs, DefinitionValidators>();
 
-export function definitionValidators(): Promise<DefinitionValidators> {
-  cached ??= build();
-  return cached;
+/** The validators for these connectors, compiled on the first call for them. */
+export function definitionValidators(specs: ConnectorSpecs): DefinitionValidators {
+  let validators = compiled.get(specs);
+  if (validators === undefined) {
+    validators = build(specs);
+    compiled.set(specs, validators);
+  }
+  return validators;
 }
 
 /** An Ajv instance set up the way definitions are checked: all errors, defaults filled in. */
@@ -32,8 +37,7 @@ export function createAjv(overrides: Options = {}): Ajv2020 {
   return ajv;
 }
 
-async function build(): Promise<DefinitionValidators> {
-  const specs = await loadConnectorSpecs();
+function build(specs: ConnectorSpecs): DefinitionValidators {
   const connectorNames = [...specs.keys()];
   const ajv = createAjv();
   ajv.addSchema(readKindSchema('common'));

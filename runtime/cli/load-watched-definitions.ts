@@ -3,6 +3,7 @@
  * invalid at start (running on nothing would hide the mistake), then watched and swapped on every
  * valid edit while a bad edit leaves the old snapshot in place.
  */
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { DefinitionsPathError } from '../../definitions/load/find-files.js';
 import { formatProblem } from '../../definitions/problem.js';
@@ -17,9 +18,10 @@ export interface WatchedDefinitions {
 
 /** The watched definitions, or the exit code after printing why there are none (2 bad path, 1 problems). */
 export async function loadWatchedDefinitions(directory: string, log: Logger, notDoing: string): Promise<WatchedDefinitions | number> {
+  const connectors = await loadConnectorSpecs();
   let loaded;
   try {
-    loaded = await loadDefinitions([directory]);
+    loaded = await loadDefinitions([directory], { connectors });
   } catch (error) {
     if (!(error instanceof DefinitionsPathError)) throw error;
     process.stderr.write(`error: definitions: ${error.message}\n`);
@@ -32,7 +34,7 @@ export async function loadWatchedDefinitions(directory: string, log: Logger, not
     return 1;
   }
   const holder = new SnapshotHolder(loaded.snapshot);
-  const watcher = watchDefinitions([directory], holder);
+  const watcher = watchDefinitions([directory], holder, { connectors });
   holder.on('swap', (snapshot) => {
     log.info({ digest: snapshot.digest.slice(0, 12), durationMs: Math.round(holder.status.durationMs) }, 'definitions reloaded');
     for (const problem of holder.status.problems) log.warn({ problem: problem.code }, `reloaded with a warning: ${formatProblem(problem)}`);

@@ -9,6 +9,7 @@
  * Ctrl-C stops the run: the item is recorded as Failed ("interrupted"), not handed back to the
  * queue, because an operator who stopped a run by hand does not want a daemon to redo it.
  */
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { formatProblem } from '../../definitions/problem.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { DefinitionsPathError } from '../../definitions/load/find-files.js';
@@ -61,7 +62,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
 
   let snapshot: Snapshot;
   try {
-    const loaded = await loadDefinitions([definitionsDir]);
+    const loaded = await loadDefinitions([definitionsDir], { connectors: await loadConnectorSpecs() });
     for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
     if (!loaded.ok) {
       process.stderr.write(`not running: ${loaded.problems.length} problem(s) in ${definitionsDir}\n`);

@@ -2,6 +2,7 @@
  * `syncline validate DIR... [--format text|json]` — the check integration engineers run in CI.
  * Exit 0 when the definitions load (warnings printed), 1 when any problem is an error.
  */
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { DefinitionsPathError } from '../../definitions/load/find-files.js';
 import { formatProblem, problemJson, summarizeProblems } from '../../definitions/problem.js';
@@ -14,7 +15,7 @@ export async function validateCommand(dirs: readonly string[], options: { format
   }
   let result;
   try {
-    result = await loadDefinitions(dirs);
+    result = await loadDefinitions(dirs, { connectors: await loadConnectorSpecs() });
   } catch (error) {
     if (!(error instanceof DefinitionsPathError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);

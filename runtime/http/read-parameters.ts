@@ -5,8 +5,8 @@
  */
 import type { ReadRequest } from '../../connectors/connection.js';
 import type { ObjectDescription } from '../../connectors/connection.js';
-import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../expression/index.js';
-import { OrderSyntaxError, parseOrder } from '../order/parse-order.js';
+import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../../definitions/expression/index.js';
+import { OrderSyntaxError, parseOrder } from '../../definitions/order/parse-order.js';
 import { HttpProblem, type ProblemDetail } from '../errors.js';
 import { parseKey } from './record-key.js';
 

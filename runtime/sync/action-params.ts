@@ -4,7 +4,7 @@
  * search.
  */
 import type { PlaceholderValues } from '../../connectors/connection.js';
-import { resolvePath } from '../expression/index.js';
+import { resolvePath } from '../../definitions/expression/index.js';
 import type { ActionParam } from '../queue/queue-item.js';
 
 export type Params = Readonly<Record<string, string>>;

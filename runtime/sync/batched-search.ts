@@ -13,7 +13,7 @@
  * One bad value among 500 costs about 2·log2(500) ≈ 18 more reads, not 500.
  */
 import type { Connection, RecordData } from '../../connectors/connection.js';
-import type { AndNode, CompareNode, Expression, FieldNode, InNode, OrNode, PlaceholderNode } from '../expression/index.js';
+import type { AndNode, CompareNode, Expression, FieldNode, InNode, OrNode, PlaceholderNode } from '../../definitions/expression/index.js';
 import { tupleKey, type Equality } from './match-plan.js';
 
 /** Bound values per read: far below every engine's limit, and a statement the planner handles well. */

@@ -7,7 +7,7 @@
  */
 import type { ObjectDescription, PlaceholderValues } from '../../connectors/connection.js';
 import type { FieldType } from '../../definitions/types.js';
-import { booleanFrom, numberFromText, type Expression, type PlaceholderNode } from '../expression/index.js';
+import { booleanFrom, numberFromText, type Expression, type PlaceholderNode } from '../../definitions/expression/index.js';
 
 export interface Equality {
   field: string;

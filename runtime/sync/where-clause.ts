@@ -9,8 +9,8 @@
  * placeholder has no value a start could give, so it is refused rather than silently null.
  */
 import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
-import { collectFields, collectPlaceholders, ExpressionSyntaxError, parseExpression, type Expression } from '../expression/index.js';
-import { lineAndColumn } from '../expression/syntax-error.js';
+import { collectFields, collectPlaceholders, ExpressionSyntaxError, parseExpression, type Expression } from '../../definitions/expression/index.js';
+import { lineAndColumn } from '../../definitions/expression/syntax-error.js';
 
 /** A WhereClause that cannot be used; `column` (1-based, on `line`) points at the problem. */
 export class WhereClauseError extends Error {

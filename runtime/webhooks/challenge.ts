@@ -22,7 +22,7 @@
  */
 import type { WebhookDefinition } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
-import { resolvePath } from '../expression/index.js';
+import { resolvePath } from '../../definitions/expression/index.js';
 import { constantTimeEqual } from './constant-time.js';
 import { hmac } from './signatures/signed-parts.js';
 import type { WebhookRequest } from './webhook-call.js';

@@ -23,7 +23,7 @@ import { parseDuration } from '../../definitions/duration.js';
 import type { WebhookDefinition } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
-import { resolvePath } from '../expression/index.js';
+import { resolvePath } from '../../definitions/expression/index.js';
 import type { WebhookRequest } from './webhook-call.js';
 import { first } from './webhook-secret.js';
 

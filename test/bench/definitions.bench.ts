@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { randomUUID } from 'node:crypto';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { sha256 } from '../../runtime/http/auth.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
@@ -32,6 +33,9 @@ import { runProcess } from '../../runtime/sync/run-process.js';
 import { createLogger } from '../../runtime/log.js';
 import { generateDefinitions, thousand } from './generate-definitions.js';
 import { median, ms, percentile, table, timed } from './stats.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin', 'syncline.js');
@@ -80,7 +84,7 @@ async function validateBench(dir: string, files: readonly string[]): Promise<voi
     for (const text of await Promise.all(files.map((file) => readFile(file, 'utf8')))) parseAllDocuments(text);
   };
   const validate = async () => {
-    const result = await loadDefinitions([dir]);
+    const result = await loadDefinitions([dir], { connectors });
     if (!result.ok) throw new Error(`the generated definitions are invalid: ${JSON.stringify(result.problems.slice(0, 3))}`);
   };
 
@@ -139,10 +143,10 @@ async function copyQuickstart(dir: string): Promise<void> {
  * the swap event, once polling /readyz of a running server until it shows the new digest.
  */
 async function reloadBench(label: string, dir: string, file: string, runs: number): Promise<string[][]> {
-  const loaded = await loadDefinitions([dir]);
+  const loaded = await loadDefinitions([dir], { connectors });
   if (!loaded.ok) throw new Error(`${label}: invalid definitions`);
   const holder = new SnapshotHolder(loaded.snapshot);
-  const watcher = watchDefinitions([dir], holder);
+  const watcher = watchDefinitions([dir], holder, { connectors });
   const connections = new ConnectionPool({ baseDirectory: process.cwd() });
   // /readyz counts the queue, so the server needs a runtime database, as `serve` has.
   const runtimeDir = await mkdtemp(join(tmpdir(), 'syncline-bench-runtime-'));

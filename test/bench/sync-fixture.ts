@@ -11,12 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
 import { migrate } from '../../runtime/database/migrate.js';
 import { openDatabase, type RuntimeDatabase } from '../../runtime/database/open-database.js';
 import type { RunEnvironment } from '../../runtime/execution/process-run.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 export const syncId = 'people-to-contacts';
 export const pageSize = 1000;
@@ -181,7 +185,7 @@ export interface SyncBench {
 export async function syncEnvironment(files: { source: string; target: string }): Promise<SyncBench> {
   const directory = mkdtempSync(join(tmpdir(), 'syncline-bench-defs-'));
   writeDefinitions(directory, files);
-  const loaded = await loadDefinitions([directory]);
+  const loaded = await loadDefinitions([directory], { connectors });
   if (!loaded.ok) throw new Error(`benchmark definitions do not load: ${JSON.stringify(loaded.problems)}`);
   const snapshot: Snapshot = loaded.snapshot;
   const db: RuntimeDatabase = await openDatabase(parseDatabaseUrl(`sqlite:${join(directory, 'runtime.db')}`));

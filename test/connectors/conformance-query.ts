@@ -11,7 +11,7 @@ import { withReadOnlySession } from '../../connectors/sql/read-only-session.js';
 import { dialectOf } from '../../connectors/sql/sql-dialect.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import { toConnectorError } from '../../connectors/sql/database-errors.js';
-import { parseExpression, resolvePath } from '../../runtime/expression/index.js';
+import { parseExpression, resolvePath } from '../../definitions/expression/index.js';
 import knexFactory from 'knex';
 import { systemLimits } from '../../definitions/system-limits.js';
 import { ADDRESSES, CUSTOMERS, crmSystem, tableCounts } from './crm-fixture.js';

@@ -11,7 +11,7 @@ import type { ColumnOperand } from '../../connectors/sql/filter-operand.js';
 import { identifier } from '../../connectors/sql/sql-fragment.js';
 import type { Dialect } from '../../connectors/sql/sql-dialect.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
-import { parseExpression, resolvePath } from '../../runtime/expression/index.js';
+import { parseExpression, resolvePath } from '../../definitions/expression/index.js';
 
 const CLIENTS: Record<Dialect, string> = { sqlite: 'sqlite3', postgres: 'pg', mysql: 'mysql2' };
 const TYPES = { name: 'String', score: 'Integer', active: 'Boolean', born: 'Date', seen: 'DateTime' } as const;

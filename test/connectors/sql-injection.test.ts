@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import type { Connection, RecordData } from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import * as sqlConnector from '../../connectors/sql/index.js';
-import { evaluateCondition, parseExpression, recordScope, resolvePath, type Expression } from '../../runtime/expression/index.js';
+import { evaluateCondition, parseExpression, recordScope, resolvePath, type Expression } from '../../definitions/expression/index.js';
 import { describeEachDatabase, type TestDatabase } from '../support/databases.js';
 import { readAll } from './conformance.js';
 import { createCrm, crmSystem, tableCounts } from './crm-fixture.js';

@@ -9,11 +9,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it, type TestContext } from 'node:test';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import type { Problem } from '../../definitions/problem.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { minimumDebounceMs, watchDefinitions } from '../../definitions/watch-definitions.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const quickstart = resolve(import.meta.dirname, '../../examples/quickstart');
 /** Definitions see no environment but this, so a developer's CRM_DB cannot change the outcome. */
@@ -35,10 +39,10 @@ async function copyQuickstart(t: TestContext): Promise<string> {
 
 /** Loads `dir`, starts watching it, and stops the watcher when the test ends. */
 async function startWatching(t: TestContext, dir: string, debounceMs?: number): Promise<SnapshotHolder> {
-  const loaded = await loadDefinitions([dir], { env });
+  const loaded = await loadDefinitions([dir], { connectors, env });
   assert.ok(loaded.ok, `the starting definitions are valid: ${JSON.stringify(loaded.problems)}`);
   const holder = new SnapshotHolder(loaded.snapshot);
-  const watcher = watchDefinitions([dir], holder, { env, ...(debounceMs === undefined ? {} : { debounceMs }) });
+  const watcher = watchDefinitions([dir], holder, { connectors, env, ...(debounceMs === undefined ? {} : { debounceMs }) });
   t.after(() => watcher.close());
   await watcher.ready;
   return holder;

@@ -11,8 +11,12 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { formatProblem, type Problem } from '../../definitions/problem.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 interface ExpectedProblem {
   code: string;
@@ -33,7 +37,7 @@ const env = Object.freeze({ HOME_REGION: 'eu' });
 
 /** The problems of `caseDir`, which loads only when they are all warnings. */
 async function problemsOf(caseDir: string, { loads = false } = {}): Promise<Problem[]> {
-  const result = await loadDefinitions([caseDir], { env });
+  const result = await loadDefinitions([caseDir], { connectors, env });
   assert.equal(result.ok, loads, loads ? `${caseDir} was refused: ${result.problems.map(formatProblem).join('; ')}` : `${caseDir} loaded without problems`);
   return result.problems;
 }

@@ -10,9 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions, type LoadOptions } from '../../definitions/load-definitions.js';
 import { formatProblem } from '../../definitions/problem.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const quickstart = fileURLToPath(new URL('../../examples/quickstart/', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'syncline-loader-'));
@@ -30,8 +34,8 @@ function definitionsDir(files: Record<string, string>): string {
 }
 
 /** Loads and insists on success, showing the problems when there are any. */
-async function load(paths: string[], options: LoadOptions = { env: {} }): Promise<Snapshot> {
-  const result = await loadDefinitions(paths, options);
+async function load(paths: string[], options: Omit<LoadOptions, 'connectors'> = { env: {} }): Promise<Snapshot> {
+  const result = await loadDefinitions(paths, { connectors, ...options });
   assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
   return result.snapshot;
 }
@@ -198,7 +202,7 @@ connection:
     const dir = definitionsDir({ 'systems.yaml': withPassword('"pre-${env:CRM_PASSWORD}-post"') });
     assert.equal(passwordOf(await load([dir], { env: { CRM_PASSWORD: 's3cret' } })), 'pre-s3cret-post');
     assert.equal(passwordOf(await load([dir], { env: { CRM_PASSWORD: '' } })), 'pre--post');
-    const unset = await loadDefinitions([dir], { env: {} });
+    const unset = await loadDefinitions([dir], { connectors, env: {} });
     assert.equal(unset.ok, false);
   });
 
@@ -319,7 +323,7 @@ objects:
 
 test('a directory without definition files is a problem, not an empty valid set', async () => {
   const empty = definitionsDir({ 'notes.txt': 'not a definition' });
-  const result = await loadDefinitions([quickstart, empty], { env: {} });
+  const result = await loadDefinitions([quickstart, empty], { connectors, env: {} });
   assert.equal(result.ok, false);
   assert.deepEqual(
     result.problems.map((p) => [p.file, p.line, p.column, p.code]),

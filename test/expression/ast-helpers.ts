@@ -1,7 +1,7 @@
 /** Small helpers shared by the expression tests. */
 
 import assert from 'node:assert/strict';
-import { ExpressionSyntaxError, parseExpression, type Expression } from '../../runtime/expression/index.js';
+import { ExpressionSyntaxError, parseExpression, type Expression } from '../../definitions/expression/index.js';
 
 /** A deep copy of the tree without `start`/`end`, for comparing shapes. */
 export function withoutPositions(node: unknown): unknown {

@@ -8,7 +8,7 @@ import {
   parseExpression,
   recordScope,
   type Truth,
-} from '../../runtime/expression/index.js';
+} from '../../definitions/expression/index.js';
 
 /** Evaluates `source` against `record` (placeholders read the record too unless given). */
 function holds(source: string, record: unknown = {}, placeholders?: unknown): boolean {

@@ -6,7 +6,7 @@ import {
   ExpressionSyntaxError,
   MAX_EXPRESSION_LENGTH,
   parseExpression,
-} from '../../runtime/expression/index.js';
+} from '../../definitions/expression/index.js';
 import { and, bool, cmp, field, not, nul, num, or, placeholder, shape, str, syntaxError } from './ast-helpers.js';
 
 const a1 = cmp(field('a'), '=', num(1));

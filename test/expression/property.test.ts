@@ -9,7 +9,7 @@ import {
   parseExpression,
   recordScope,
   type Expression,
-} from '../../runtime/expression/index.js';
+} from '../../definitions/expression/index.js';
 import { withoutPositions } from './ast-helpers.js';
 
 const RUNS = 1000;

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { evaluateCondition, parseExpression, recordScope } from '../../runtime/expression/index.js';
+import { evaluateCondition, parseExpression, recordScope } from '../../definitions/expression/index.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { engineApp, tableContents, tableNames, type Answer, type HttpApp } from '../support/http-app.js';
 

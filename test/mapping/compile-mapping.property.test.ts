@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { compileMapping, isCompiledMapping } from '../../runtime/mapping/compile-mapping.js';
+import { compileMapping, isCompiledMapping } from '../../definitions/mapping/compile-mapping.js';
 import { assertSame } from './differential.js';
 
 const RUNS = Number(process.env.MAPPING_PROPERTY_RUNS ?? 600);

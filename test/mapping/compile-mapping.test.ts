@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileMapping, evaluateMappingNow, isCompiledMapping, NOT_NOW } from '../../runtime/mapping/compile-mapping.js';
+import { compileMapping, evaluateMappingNow, isCompiledMapping, NOT_NOW } from '../../definitions/mapping/compile-mapping.js';
 import { assertSame } from './differential.js';
 
 const person = { id: 7, first_name: 'Ana', last_name: 'Lima', email: 'Ana.Lima@Example.COM', city: null, tags: ['a', 'b'], address: { street: 'Rua', zip: '1000', lines: [{ n: 1 }] } };

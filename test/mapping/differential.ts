@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import jsonata from 'jsonata';
-import { compileMapping, evaluateMappingNow, NOT_NOW } from '../../runtime/mapping/compile-mapping.js';
+import { compileMapping, evaluateMappingNow, NOT_NOW } from '../../definitions/mapping/compile-mapping.js';
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; message: string };
 

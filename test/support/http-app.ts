@@ -27,6 +27,7 @@ import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import { watchDefinitions, type DefinitionsWatcher } from '../../definitions/watch-definitions.js';
@@ -45,6 +46,9 @@ import type { WebhookActionHandler } from '../../runtime/webhooks/webhook-call.j
 import type { Engine, TestDatabase } from './databases.js';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
 import { createCustomerAddressesTable } from '../connectors/crm-fixture.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const root = resolve(import.meta.dirname, '../..');
 export const quickstartDir = join(root, 'examples', 'quickstart');
@@ -237,13 +241,13 @@ async function start(parts: StartParts): Promise<HttpApp> {
     ...parts.env,
     ...settings.env,
   };
-  const loaded = await loadDefinitions([parts.definitions], { env });
+  const loaded = await loadDefinitions([parts.definitions], { connectors, env });
   if (!loaded.ok) throw new Error(`the test definitions are invalid: ${JSON.stringify(loaded.problems)}`);
   const holder = new SnapshotHolder(loaded.snapshot);
   const pool = new ConnectionPool({ baseDirectory: parts.dir });
   let watcher: DefinitionsWatcher | undefined;
   if (settings.watch) {
-    watcher = watchDefinitions([parts.definitions], holder, { env });
+    watcher = watchDefinitions([parts.definitions], holder, { connectors, env });
     holder.on('swap', (snapshot) => void pool.retain([...snapshot.systems.values()].map((s) => s.definition)));
     await watcher.ready;
   }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Connection, ReadRequest, RecordData } from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
-import type { InNode } from '../../runtime/expression/index.js';
+import type { InNode } from '../../definitions/expression/index.js';
 import { MatchIndex } from '../../runtime/sync/batched-search.js';
 import type { Equality } from '../../runtime/sync/match-plan.js';
 import { isRecordRejection } from '../../runtime/sync/run-report.js';

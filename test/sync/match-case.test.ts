@@ -11,9 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 await describeEachRuntimeDatabase('batched match by exact key', (runtime, database) => {
   let connections: ConnectionPool;
@@ -61,7 +65,7 @@ mapping: '{ "code": code, "label": label }'
 match: { where: "code = #code#", onNoMatch: create, onMatch: update }
 `,
     );
-    const loaded = await loadDefinitions([directory]);
+    const loaded = await loadDefinitions([directory], { connectors });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
     await admin('case_items').insert([

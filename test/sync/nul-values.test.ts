@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RunOutcome } from '../../runtime/execution/process-run.js';
@@ -22,6 +23,9 @@ import { readRecords } from '../../runtime/record-store/read-records.js';
 import { storeRecords } from '../../runtime/record-store/store-record.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const nulCode = 'K-\u00003';
 /** Five records; the third one's match value holds NUL. */
@@ -96,7 +100,7 @@ await describeEachRuntimeDatabase('a NUL character in one source record', (runti
     if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
     const directory = mkdtempSync(join(tmpdir(), 'syncline-nul-values-'));
     writeFileSync(join(directory, 'definitions.yaml'), definitions(connection));
-    const loaded = await loadDefinitions([directory]);
+    const loaded = await loadDefinitions([directory], { connectors });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
     snapshot = loaded.snapshot;
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });

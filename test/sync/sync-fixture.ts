@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import type { RuntimeDatabase } from '../../runtime/database/open-database.js';
 import type { RunEnvironment } from '../../runtime/execution/process-run.js';
 import type { TestDatabase } from '../support/databases.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 export const customers = [
   { id: 1, name: 'Ada', email: 'ada@example.com', active: true, score: 10, city: 'Lisbon' },
@@ -206,7 +210,7 @@ export interface SyncWorld {
 export async function syncWorld(database: TestDatabase, db: RuntimeDatabase): Promise<SyncWorld> {
   const directory = mkdtempSync(join(tmpdir(), 'syncline-sync-defs-'));
   writeFileSync(join(directory, 'definitions.yaml'), definitionsYaml(database));
-  const loaded = await loadDefinitions([directory]);
+  const loaded = await loadDefinitions([directory], { connectors });
   if (!loaded.ok) throw new Error(`the test definitions do not load: ${JSON.stringify(loaded.problems, null, 2)}`);
   const connections = new ConnectionPool({ baseDirectory: database.baseDirectory });
   return { environment: { snapshot: loaded.snapshot, connections, db }, close: () => connections.closeAll() };

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../../runtime/database/open-database.js';
@@ -18,6 +19,9 @@ import type { WebhookAnswer, WebhookCall } from '../../runtime/webhooks/webhook-
 import { after, before, beforeEach } from 'node:test';
 import { createTables, definitionsYaml, resetData } from '../sync/sync-fixture.js';
 import type { TestDatabase } from '../support/databases.js';
+
+/** The registered connectors, which the definitions are checked against. */
+const connectors = await loadConnectorSpecs();
 
 const accountMapping = `'{ "number": "C-" & $string(id), "name": name, "email": email, "score": score, "addresses": { "main": { "city": city } } }'`;
 
@@ -131,7 +135,7 @@ export interface ActionWorld {
 export async function actionWorld(database: TestDatabase, db: RuntimeDatabase): Promise<ActionWorld> {
   const directory = mkdtempSync(join(tmpdir(), 'syncline-webhook-actions-'));
   writeFileSync(join(directory, 'definitions.yaml'), [definitionsYaml(database), syncs.trim(), ...webhooks].join('\n---\n'));
-  const loaded = await loadDefinitions([directory]);
+  const loaded = await loadDefinitions([directory], { connectors });
   if (!loaded.ok) throw new Error(`the test definitions do not load: ${JSON.stringify(loaded.problems, null, 2)}`);
   const snapshot = loaded.snapshot;
   const connections = new ConnectionPool({ baseDirectory: database.baseDirectory });

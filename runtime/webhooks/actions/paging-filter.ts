@@ -20,7 +20,7 @@
  */
 import type { WebhookDefinition } from '../../../definitions/types.js';
 import { HttpProblem } from '../../errors.js';
-import { collectFields, collectPlaceholders, ExpressionSyntaxError, parseExpression, type Expression } from '../../expression/index.js';
+import { collectFields, collectPlaceholders, ExpressionSyntaxError, parseExpression, type Expression } from '../../../definitions/expression/index.js';
 import type { WebhookRequest } from '../webhook-call.js';
 import { requestValue } from './paging-request.js';
 

@@ -13,7 +13,7 @@
  */
 import type { WebhookAnswer, WebhookCall } from '../webhook-call.js';
 import { HttpProblem } from '../../errors.js';
-import { collectFields } from '../../expression/index.js';
+import { collectFields } from '../../../definitions/expression/index.js';
 import { mapEach } from './apply-mapping.js';
 import { andFilters } from '../../sync/source-pages.js';
 import { pagingFilter } from './paging-filter.js';

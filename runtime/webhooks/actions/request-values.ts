@@ -10,7 +10,7 @@
  */
 import type { PlaceholderValues, RecordData } from '../../../connectors/connection.js';
 import { HttpProblem, type ProblemDetail } from '../../errors.js';
-import { resolvePath } from '../../expression/index.js';
+import { resolvePath } from '../../../definitions/expression/index.js';
 import { valueLimits } from '../../http/queue-body.js';
 import type { ActionParam } from '../../queue/queue-item.js';
 

@@ -22,7 +22,7 @@
 import type { ObjectDescription, RecordData, WriteRequest, WriteResult } from '../../../connectors/connection.js';
 import { ConnectorError } from '../../../connectors/connector-error.js';
 import { HttpProblem } from '../../errors.js';
-import type { Expression } from '../../expression/index.js';
+import type { Expression } from '../../../definitions/expression/index.js';
 import { equalityValues, matchPlan } from '../../sync/match-plan.js';
 import type { WebhookAnswer, WebhookCall } from '../webhook-call.js';
 import { evaluateMapping } from './apply-mapping.js';

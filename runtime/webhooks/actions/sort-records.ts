@@ -4,8 +4,8 @@
  * comparison. Nulls sort last ascending, first descending; the sort is stable.
  */
 import type { RecordData } from '../../../connectors/connection.js';
-import { compareValues, resolvePath } from '../../expression/index.js';
-import type { OrderTerm } from '../../order/parse-order.js';
+import { compareValues, resolvePath } from '../../../definitions/expression/index.js';
+import type { OrderTerm } from '../../../definitions/order/parse-order.js';
 
 export function sortRecords(records: RecordData[], order: readonly OrderTerm[]): RecordData[] {
   return records.sort((a, b) => {

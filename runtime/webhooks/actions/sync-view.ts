@@ -7,7 +7,7 @@
 import type { PlaceholderValues, RecordData } from '../../../connectors/connection.js';
 import type { SyncEntry } from '../../../definitions/snapshot.js';
 import { HttpProblem } from '../../errors.js';
-import { evaluateCondition, resolvePath } from '../../expression/index.js';
+import { evaluateCondition, resolvePath } from '../../../definitions/expression/index.js';
 import { paramsObject, recordOrParamPlaceholders, type Params } from '../../sync/action-params.js';
 import type { WebhookCall } from '../webhook-call.js';
 import { evaluateMapping } from './apply-mapping.js';

@@ -3,7 +3,7 @@
  * #email#`) — the values stay out, since the log keeps ticker messages even when it does not keep
  * payloads.
  */
-import { collectPlaceholders, formatExpression, type Expression } from '../../expression/index.js';
+import { collectPlaceholders, formatExpression, type Expression } from '../../../definitions/expression/index.js';
 import type { Ticker } from '../ticker.js';
 
 export function sayFilter(ticker: Ticker, label: string, filter: Expression | undefined): void {

@@ -36,3 +36,10 @@ export interface ConnectorSpec {
   readonly requiredGroupProperties: readonly string[];
   readonly capabilities: Readonly<ConnectorCapabilities>;
 }
+
+/**
+ * The specs of the registered connectors, by name: what definitions are checked against. The
+ * definitions layer does not know the connectors; whoever loads definitions hands it these
+ * (connectors/index.ts `loadConnectorSpecs`).
+ */
+export type ConnectorSpecs = ReadonlyMap<string, ConnectorSpec>;
