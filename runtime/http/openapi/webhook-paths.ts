@@ -116,6 +116,7 @@ export function webhookConsoleSchemas() {
             body: text,
             bodyEncoding: { enum: ['utf8', 'base64'] },
             truncated,
+            note: { ...text, description: 'Why data and body are missing: the body was refused (`body refused (400): …`), or could not be stored. Such an entry cannot be replayed.' },
             redacted: { type: 'array', items: text, description: 'Where credentials were taken out of the data or the query (e.g. data.user.password): such an entry cannot be replayed.' },
           },
         },
