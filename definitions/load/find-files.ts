@@ -3,13 +3,14 @@
  *
  * Symbolic links are followed only where they stay inside: a link found while walking a
  * directory whose real path leaves it (a file, or a directory) is not read at all but reported as
- * a problem naming the link — as `${file:..}` refuses such paths (substitute.ts). Reading it would
+ * a problem naming the link — as `${file:..}` refuses such paths (substitute.ts), and as a link
+ * named on the command line that leaves its own directory is refused. Reading it would
  * put an arbitrary file of the machine (/etc/shadow, another project's secrets) into error
  * messages, the console and the reload log. A link to a directory inside is not followed: its
  * files are found at their real place, and a link cycle cannot hang a reload.
  */
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, resolve, isAbsolute, sep } from 'node:path';
+import { dirname, join, relative, resolve, isAbsolute, sep } from 'node:path';
 
 export interface DefinitionFile {
   absolutePath: string;
@@ -39,8 +40,10 @@ export class DefinitionsPathError extends Error {}
 
 /**
  * Files in a stable order (sorted paths) so that "first definition wins" in duplicate-id reports
- * is the same on every run. A path may name a directory or a single file; a file named on the
- * command line is read wherever a link in its name leads, since whoever named it chose it.
+ * is the same on every run. A path may name a directory or a single file. A file named on the
+ * command line that is itself a symbolic link leaving its own directory is refused as a link
+ * found in a walk is: `syncline validate defs/*.yaml` names every link of the directory without
+ * anyone having chosen where each leads. Links in the directories above it are followed.
  */
 export async function findDefinitionFiles(paths: readonly string[]): Promise<DefinitionFile[]> {
   const files: DefinitionFile[] = [];
@@ -49,7 +52,11 @@ export async function findDefinitionFiles(paths: readonly string[]): Promise<Def
     const info = await stat(root).catch(() => null);
     if (!info) throw new DefinitionsPathError(`${given}: no such file or directory`);
     if (info.isFile()) {
-      files.push({ absolutePath: root, displayPath: displayPath(root), root: resolve(root, '..'), readPath: await realpath(root) });
+      const directory = dirname(root);
+      const readPath = await realpath(root);
+      const leaves = (await lstat(root)).isSymbolicLink() && !isInside(readPath, await realpath(directory));
+      const refused = leaves ? { code: 'link-outside', message: `this symbolic link leads to a file outside its directory ${directory}, which is not read; copy the file into the directory, point the link at one inside it, or name the file itself` } : undefined;
+      files.push({ absolutePath: root, displayPath: displayPath(root), root: directory, readPath: refused ? root : readPath, ...(refused ? { refused } : {}) });
     } else if (info.isDirectory()) {
       files.push(...(await walk(root, await realpath(root), root)));
     } else {
@@ -95,7 +102,7 @@ async function followLink(path: string, realRoot: string, root: string): Promise
   const info = await lstat(real);
   const kind = info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other';
   if (kind === 'other' || (kind === 'file' && !definitionFile.test(path))) return { kind, real };
-  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+  if (!isInside(real, realRoot)) {
     const what = kind === 'file' ? 'a file' : 'a directory';
     return {
       refused: {
@@ -105,4 +112,9 @@ async function followLink(path: string, realRoot: string, root: string): Promise
     };
   }
   return { kind, real };
+}
+
+/** Whether real path `real` is `realRoot` or under it. */
+function isInside(real: string, realRoot: string): boolean {
+  return real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
 }

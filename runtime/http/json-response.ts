@@ -40,11 +40,15 @@ export async function sendRecords(ctx: Context, pages: AsyncIterable<RecordData[
   ctx.body = Readable.from(chunks());
 }
 
-/** An AbortSignal that fires when the caller goes away before the answer is complete. */
+/** An AbortSignal that fires when the caller goes away before the answer is complete (or has already gone). */
 export function requestSignal(ctx: Context): AbortSignal {
   const controller = new AbortController();
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) controller.abort();
-  });
+  // A connection closed while the body was read emits no second 'close': the work must not start.
+  if (ctx.res.destroyed && !ctx.res.writableFinished) controller.abort();
+  else {
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) controller.abort();
+    });
+  }
   return controller.signal;
 }

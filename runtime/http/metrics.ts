@@ -5,6 +5,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { finalStatus } from './problem-middleware.js';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -32,10 +33,16 @@ export function createHttpMetrics(): HttpMetrics {
     try {
       await next();
     } finally {
-      const route = routeLabel(ctx);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      requests.inc({ method: ctx.method, route, status: String(ctx.status) });
-      latency.observe({ method: ctx.method, route }, seconds);
+      const count = (status: number) => {
+        const route = routeLabel(ctx);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        requests.inc({ method: ctx.method, route, status: String(status) });
+        latency.observe({ method: ctx.method, route }, seconds);
+      };
+      // A streamed answer is counted once sent (problem-middleware.ts).
+      const status = finalStatus(ctx);
+      if (typeof status === 'number') count(status);
+      else void status.then(count);
     }
   };
   return { registry, middleware };

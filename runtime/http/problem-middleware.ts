@@ -2,10 +2,19 @@
  * The edge between thrown errors and HTTP: an HttpProblem becomes its RFC 9457 body; a
  * ConnectorError its mapped problem; anything else a 500 with no internals. Server errors are
  * logged with their cause (the log may hold driver messages; responses never do).
+ *
+ * A client that closed the connection before its answer is no server error: the work it started
+ * stops (requestSignal aborts it, a body being read breaks off), and what that throws is the
+ * consequence, not a fault. Such a request is logged at info and counted with status 499 (nginx's
+ * "client closed request"), which no answer carries since none is sent.
  */
-import type { Middleware } from 'koa';
+import { Stream } from 'node:stream';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import { HttpProblem, toHttpProblem } from '../errors.js';
+
+/** The status the request log and /metrics record for a request whose client went away. */
+export const clientClosedStatus = 499;
 
 export function problemMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -19,6 +28,13 @@ export function problemMiddleware(log: Logger): Middleware {
       }
     } catch (error) {
       const problem = toHttpProblem(error);
+      if (clientGone(ctx)) {
+        // A fault that merely coincided with the hang-up is still a fault.
+        if (problem.status >= 500 && !stoppedByHangUp(error)) log.error({ err: problem.cause ?? error, code: problem.code, path: ctx.path }, 'request failed');
+        log.info({ path: ctx.path }, 'the client closed the connection before the answer; its request was stopped');
+        ctx.status = clientClosedStatus;
+        return;
+      }
       if (problem.status >= 500) log.error({ err: problem.cause ?? error, code: problem.code, path: ctx.path }, 'request failed');
       else if (problem.cause) log.debug({ err: problem.cause, code: problem.code, path: ctx.path }, problem.detail);
       ctx.status = problem.status;
@@ -27,4 +43,31 @@ export function problemMiddleware(log: Logger): Middleware {
       ctx.body = problem.toJSON(ctx.path);
     }
   };
+}
+
+/**
+ * The status a request ended with, for the request log and /metrics: known when the middleware
+ * returns, except for a streamed answer (json-response.ts), which is sent after it; a client that
+ * closes the connection during that ended the request as one gone before its answer (499), though
+ * the status line it got said 200.
+ */
+export function finalStatus(ctx: Context): number | Promise<number> {
+  if (!(ctx.body instanceof Stream) || ctx.res.writableFinished) return ctx.status;
+  if (ctx.res.destroyed) return clientClosedStatus;
+  return new Promise((resolve) => ctx.res.once('close', () => resolve(ctx.res.writableFinished ? ctx.status : clientClosedStatus)));
+}
+
+/** Whether the connection closed before the answer was sent: nothing can reach the client any more. */
+function clientGone(ctx: Context): boolean {
+  return !ctx.res.writableFinished && (ctx.res.destroyed || ctx.req.socket?.destroyed === true);
+}
+
+/** Whether `error` is what stopping a request throws: an abort (requestSignal), or a body that broke off. */
+function stoppedByHangUp(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth += 1) {
+    if (at.name === 'AbortError') return true;
+    const code = (at as { code?: unknown }).code;
+    if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') return true;
+  }
+  return false;
 }

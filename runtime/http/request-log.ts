@@ -1,11 +1,13 @@
 /**
  * One log line per request: method, route pattern, status, duration and the API client. Never
- * headers, bodies or query strings — they carry tokens, secrets and personal data.
+ * headers, bodies or query strings — they carry tokens, secrets and personal data. A streamed
+ * answer is logged once sent, with 499 when the client closed the connection during it.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import type { Principal } from './auth.js';
 import { routeLabel } from './metrics.js';
+import { finalStatus } from './problem-middleware.js';
 
 export function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -14,16 +16,20 @@ export function requestLog(log: Logger): Middleware {
       await next();
     } finally {
       const principal = ctx.state.principal as Principal | undefined;
-      log.info(
-        {
-          method: ctx.method,
-          route: routeLabel(ctx),
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-          ...(principal ? { client: principal.id } : {}),
-        },
-        'request',
-      );
+      const line = (status: number) =>
+        log.info(
+          {
+            method: ctx.method,
+            route: routeLabel(ctx),
+            status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+            ...(principal ? { client: principal.id } : {}),
+          },
+          'request',
+        );
+      const status = finalStatus(ctx);
+      if (typeof status === 'number') line(status);
+      else void status.then(line);
     }
   };
 }

@@ -113,7 +113,7 @@ export async function executeWebhook(deps: WebhookDeps, webhookId: string, reque
   }
   answer = { ...answer, headers: { ...corsHeaders(definition.cors, request), ...answer.headers } };
   ticker.say('done', `answered ${answer.status}`, { status: answer.status });
-  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer, redaction });
+  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer, redaction, ...(options.refusal ? { refusal: options.refusal } : {}) });
   return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
 }
 
@@ -227,6 +227,12 @@ function problemAnswer(problem: HttpProblem, instance: string): Omit<Answer, 'un
   return { status: problem.status, headers: { ...problem.extra.headers, 'Content-Type': 'application/problem+json' }, body: problem.toJSON(instance) };
 }
 
+/** Why a refused body is not in the log, as an entry's note: `body refused (400): the body is not valid JSON …`. */
+function refusalNote(problem: HttpProblem): string {
+  const detail = problem.detail.replace(/\.$/, '');
+  return `body refused (${problem.status}): ${detail.charAt(0).toLowerCase()}${detail.slice(1)}`;
+}
+
 /** Ajv's errors as `{path, message}` with JSON pointers to the offending (or missing) property. */
 export function schemaErrors(errors: readonly ErrorObject[]): ProblemDetail[] {
   return errors.map((error) => {
@@ -244,12 +250,14 @@ interface Timing {
   ticker: Ticker;
   answer: Answer;
   redaction: Redaction;
+  /** The body the reader refused, when it did. */
+  refusal?: HttpProblem;
 }
 
-/** Answers to callers that were not let in, or whose body was not read: logged without payload. */
-const refusedStatuses = new Set([401, 403, 410, 413, 415]);
+/** Answers to callers that were not let in: logged without payload. */
+const refusedStatuses = new Set([401, 403, 410]);
 
-async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer, redaction }: Timing): Promise<void> {
+async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer, redaction, refusal }: Timing): Promise<void> {
   const definition = entry.definition;
   try {
     await deps.record!({
@@ -268,6 +276,9 @@ async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
       logPayload: definition.logPayload && !refusedStatuses.has(answer.status),
       retention: definition.logRetention,
       redaction,
+      // A refused body (answered before the caller is authenticated) keeps only headers, query and
+      // this note: bounded by the header limit, whoever sent it.
+      ...(refusal && answer.status === refusal.status ? { bodyRefused: refusalNote(refusal) } : {}),
     });
   } catch (error) {
     deps.log.warn({ err: error, webhookId: definition.id, callId }, 'the webhook call could not be written to the call log');

@@ -133,6 +133,35 @@ describe('syncline validate', { concurrency: true }, () => {
     }
   });
 
+  test('a definition file named as an argument that links outside its directory is refused without showing what it holds', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'syncline-validate-arg-link-'));
+    try {
+      const outside = join(scratch, 'outside');
+      mkdirSync(outside);
+      writeFileSync(join(outside, 'passwd'), 'root:x:0:0:CONFIDENTIAL-LINE-3\n');
+      const definitions = join(scratch, 'defs');
+      mkdirSync(join(definitions, 'inside'), { recursive: true });
+      writeFileSync(join(definitions, 'inside', 'flow.yaml'), 'kind: Flow\nid: linked-inside\nsteps: [{ log: hello }]\n');
+      symlinkSync(join(outside, 'passwd'), join(definitions, 'passwd.yaml'));
+      // A link that stays inside its directory is read as before: its problem is reported.
+      symlinkSync(join(definitions, 'inside', 'flow.yaml'), join(definitions, 'flow.yaml'));
+      const args = [join(definitions, 'flow.yaml'), join(definitions, 'passwd.yaml')];
+      const [text, json] = await Promise.all([syncline('validate', ...args), syncline('validate', '--format', 'json', ...args)]);
+      assert.equal(text.code, 1);
+      assert.deepEqual(lines(text.stdout), [
+        `${join(definitions, 'flow.yaml')}:3:11: Flow/linked-inside: steps[0]: unknown property 'log'; allowed: sync, flow, name, continueOnError`,
+        `${join(definitions, 'passwd.yaml')}:1:1: this symbolic link leads to a file outside its directory ${definitions}, which is not read; copy the file into the directory, point the link at one inside it, or name the file itself`,
+      ]);
+      assert.deepEqual(JSON.parse(json.stdout).problems.map((problem: { code: string; file: string }) => [problem.code, problem.file]), [
+        ['schema-unknown-property', join(definitions, 'flow.yaml')],
+        ['link-outside', join(definitions, 'passwd.yaml')],
+      ]);
+      for (const run of [text, json]) assert.ok(!/CONFIDENTIAL/.test(run.stdout + run.stderr), 'the target is not shown');
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
   test('unusable arguments exit 2 with a message on stderr', async () => {
     const [missing, format, none] = await Promise.all([
       syncline('validate', 'test/fixtures/no-such-directory'),

@@ -121,6 +121,16 @@ queryFilter: "city IS NOT NULL"
 paging: { pageSizeParam: size, offsetParam: start, filterParam: where, maxPageSize: 20 }
 `;
 const pagedPath = `/api/webhooks/${pagedId}`;
+/** The same with an execution condition, which may stop it without an answer (204). */
+const conditionalPagedId = 'wh_pagedIfActive00001';
+const conditionalPagedHook = `kind: Webhook
+id: ${conditionalPagedId}
+action: readQueryWithSystem
+system: crm
+query: activeCustomersByCity
+condition: "#start# < 100"
+paging: { pageSizeParam: size, offsetParam: start }
+`;
 const consolePaths = {
   log: '/api/console/webhooks/{webhookId}/log',
   entry: '/api/console/webhooks/{webhookId}/log/{entryId}',
@@ -272,7 +282,7 @@ describe('GET /api/openapi.json', () => {
   let app: HttpApp;
   let document: Json;
   before(async () => {
-    app = await quickstartApp({ watch: true, files: { 'paged-hook.yaml': pagedHook } });
+    app = await quickstartApp({ watch: true, files: { 'paged-hook.yaml': `${pagedHook}---\n${conditionalPagedHook}` } });
     document = await openApi(app);
   });
   after(() => app.close());
@@ -298,7 +308,7 @@ describe('GET /api/openapi.json', () => {
   it('documents every route the server answers, with operation ids', () => {
     assert.deepEqual(
       Object.keys(document.paths).sort(),
-      [...Object.values(paths), ...Object.values(queuePaths), ...Object.values(consolePaths), `/api/webhooks/${webhookId}`, pagedPath, '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort(),
+      [...Object.values(paths), ...Object.values(queuePaths), ...Object.values(consolePaths), `/api/webhooks/${webhookId}`, pagedPath, `/api/webhooks/${conditionalPagedId}`, '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort(),
     );
     const operationIds = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => (operation as Json).operationId));
     for (const id of ['StartProcessAdHoc', 'AddAction', 'StartProcessDirect', 'ExecuteProcess', 'GetAction', 'RunConnectionGetData', 'RunConnectionGetDataMin', 'GetDataObject', 'RunConnectionGetQueryData', 'RunConnectionSetData', 'RunConnectionSetDataMin']) assert.ok(operationIds.includes(id), id);
@@ -334,7 +344,7 @@ describe('GET /api/openapi.json', () => {
       for (const status of ['204', '400', '403', '404', '410']) assert.ok(operation.responses[status], status);
     }
     assert.ok(item.post.responses[413] && !item.get.responses[413]);
-    assert.deepEqual([...document.paths[consolePaths.log].get.parameters[0].schema.enum].sort(), [pagedId, webhookId].sort());
+    assert.deepEqual([...document.paths[consolePaths.log].get.parameters[0].schema.enum].sort(), [pagedId, conditionalPagedId, webhookId].sort());
   });
 
   it('describes a paged webhook: its paging properties under their names, {data, total}, and no 403 without a secret', () => {
@@ -353,7 +363,12 @@ describe('GET /api/openapi.json', () => {
       // No secret, no signature: nothing to refuse with 403 or 401, and no secret header to send.
       assert.ok(!operation.responses[403] && !operation.responses[401], Object.keys(operation.responses).join());
       assert.ok(!(operation.parameters as Json[]).some((p) => p.in === 'header'));
+      // It answers a page, empty or not: never 204.
+      assert.ok(!operation.responses[204], Object.keys(operation.responses).join());
     }
+    // Unless an execution condition may stop it.
+    const conditional = document.paths[`/api/webhooks/${conditionalPagedId}`] as Json;
+    for (const operation of [conditional.get, conditional.post]) assert.match(operation.responses[204]?.description, /execution condition was false/);
     const body = item.post.requestBody.content['application/json'].schema;
     assert.deepEqual(Object.keys(body.properties), ['size', 'start', 'where']);
     assert.deepEqual(item.post.requestBody.content['application/x-www-form-urlencoded'].schema, body);

@@ -59,6 +59,23 @@ describe('credential values', () => {
     }
   });
 
+  test('percent escapes and + cut words; a token or secret that is itself encoded is found encoded', () => {
+    const encodable = new SecretValues(['hook secret/7Q+x'], [digest(token), digest(base64)]);
+    for (const [text, expected] of [
+      [`x=%3D${token}`, 'x=%3D[redacted]'],
+      [`a%20${token}%26b`, 'a%20[redacted]%26b'],
+      [`a+${token}`, 'a+[redacted]'],
+      [`%41${token}`, '%41[redacted]'],
+      [`t=${encodeURIComponent(base64)}&n=1`, 't=[redacted]&n=1'],
+      [`t=${base64.replace(/=/g, '%3d')}`, 't=[redacted]'],
+      [`s=${encodeURIComponent('hook secret/7Q+x')}`, 's=[redacted]'],
+      ['s=hook+secret%2f7Q%2Bx!', 's=[redacted]!'],
+    ]) {
+      assert.equal(encodable.redact(text!), expected, text);
+    }
+    for (const text of ['a%20word%20and%20more%3Dwords_that_are_long', 'plain+words+only', '100%25 sure']) assert.equal(encodable.redact(text), text);
+  });
+
   test('a token glued to letters is no word; nothing else is touched', () => {
     assert.equal(values.redact(`x${token}`), `x${token}`);
     assert.equal(values.redact('tok_9f8a7b6c5d4e3f2a1b0'), 'tok_9f8a7b6c5d4e3f2a1b0', 'a near miss stays');

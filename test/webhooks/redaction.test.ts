@@ -14,12 +14,17 @@ import { after, before, describe, it } from 'node:test';
 import { readEventStream } from '../../runtime/cli/read-event-stream.js';
 import { runCli } from '../support/cli-process.js';
 import { describeEachDatabase } from '../support/databases.js';
+import { sha256 } from '../../runtime/http/auth.js';
 import { engineApp, quickstartApp, tokens, type HttpApp } from '../support/http-app.js';
 
 const hookSecret = 'hook-secret-7Q2xV';
 const intake = 'wh_redactIntake0000001';
 const lookup = 'wh_redactLookup0000001';
 const save = 'wh_redactSave000000001';
+const encodedHook = 'wh_redactEncoded000001';
+/** A secret and a token with characters URLs and forms escape. */
+const encodedSecret = 'hook secret/7Q+x=V';
+const base64Token = 'c2VjcmV0+dG9rZW4/d2l0aC1wYWRkaW5n==';
 
 const files = {
   'redaction.yaml': `kind: Webhook
@@ -50,6 +55,18 @@ action: saveWithSystem
 system: crm
 object: Customer
 writeMapping: '{ "name": name, "active": active }'
+---
+kind: Webhook
+id: ${encodedHook}
+secret: ${encodedSecret}
+logPayload: true
+action: startSync
+sync: crm-customers-to-erp
+---
+kind: ApiClient
+id: redaction-base64
+tokenSha256: ${sha256(base64Token).toString('hex')}
+scopes: [systems:read]
 `,
 };
 
@@ -177,6 +194,34 @@ await describeEachDatabase('webhook call redaction', (database) => {
       const replay = await app.post(`/api/console/webhooks/${intake}/log/${kept.entry.id}/replay`);
       assert.equal(replay.status, 200, replay.text);
       assert.equal(replay.json.response.status, 200, replay.json.response.body);
+    });
+
+    it('tokens and secrets next to percent escapes and +, or themselves percent-encoded, are redacted; encoded words are kept', async () => {
+      const body = {
+        id: 2,
+        form: `x=%3D${tokens.admin}`,
+        spaced: `a%20${tokens.hashed}%26b`,
+        plus: `a+${tokens.operator}`,
+        encoded: `t=${encodeURIComponent(base64Token)}&n=1`,
+        hint: `s=${encodeURIComponent(encodedSecret)}`,
+        formHint: `s=${encodedSecret.replace(/ /g, '+').replace(/\//g, '%2f')}`,
+        words: 'a%20word%20and%20more%3Dwords_that_are_long',
+      };
+      const answer = await app.call('POST', `/api/webhooks/${encodedHook}`, { token: null, body, headers: { service_webhooksecret: encodedSecret } });
+      assert.equal(answer.status, 200, answer.text);
+      const { summary, entry } = await latest(encodedHook);
+      assert.deepEqual(entry.payload.data, {
+        id: 2,
+        form: 'x=%3D[redacted]',
+        spaced: 'a%20[redacted]%26b',
+        plus: 'a+[redacted]',
+        encoded: 't=[redacted]&n=1',
+        hint: 's=[redacted]',
+        formHint: 's=[redacted]',
+        words: 'a%20word%20and%20more%3Dwords_that_are_long',
+      });
+      assert.equal(summary.replayable, false);
+      await assertNothingStored(entry.id, [tokens.admin, tokens.hashed, tokens.operator, base64Token, encodeURIComponent(base64Token), encodedSecret, encodeURIComponent(encodedSecret)]);
     });
 
     it('the response body and the ticker are redacted in the log; the caller gets its answer as it is', async () => {

@@ -7,7 +7,8 @@
  * configured, a signature), so their operations say `security: []`. The secret header and 403 are
  * listed only for a webhook that has a secret (or a verify token to compare), 401 only for one that
  * checks signatures: without them, no call of that webhook is ever refused for that reason.
- * A paged webhook describes its paging properties and `{data, total}` (webhook-paging.ts).
+ * A paged webhook describes its paging properties and `{data, total}` (webhook-paging.ts), and
+ * no 204 unless it has an execution condition: it answers a page, empty or not.
  */
 import type { Snapshot, WebhookEntry } from '../../../definitions/snapshot.js';
 import { pagingAnswer, pagingParameters, pagingRequest } from './webhook-paging.js';
@@ -46,7 +47,8 @@ function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get'
   parameters.push(...pagingParameters(snapshot, entry, listed));
   const responses: Record<string, unknown> = {
     200: { description: d.action === 'startSync' ? 'The queue item the call created (Pending); a daemon runs it.' : paged ? 'One page of rows and the total.' : 'The result.', content: json(response) },
-    204: { description: 'Done without a result: no record found, the execution condition was false, or nothing to answer.' },
+    // A paged webhook answers a page even when it is empty; only its condition can stop it without one.
+    ...(!paged ? { 204: { description: 'Done without a result: no record found, the execution condition was false, or nothing to answer.' } } : d.condition !== undefined ? { 204: { description: 'The execution condition was false: the action did not run.' } } : {}),
     400: problem(`The data does not fit the request schema (the problem lists each error)${paged ? ', a paging property is out of range, the filter does not parse or names another column' : ''}, or the body is broken.`),
     ...(checksSecret ? { 403: problem(d.secret !== undefined ? 'The webhook secret is missing or wrong.' : 'The verify token of the registration challenge does not match.') } : {}),
     404: problem('No webhook has this id.'),
@@ -116,6 +118,7 @@ export function webhookConsoleSchemas() {
             body: text,
             bodyEncoding: { enum: ['utf8', 'base64'] },
             truncated,
+            note: { ...text, description: 'Why data and body are missing: the body was refused (`body refused (400): …`), or could not be stored. Such an entry cannot be replayed.' },
             redacted: { type: 'array', items: text, description: 'Where credentials were taken out of the data or the query (e.g. data.user.password): such an entry cannot be replayed.' },
           },
         },

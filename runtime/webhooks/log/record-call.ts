@@ -10,6 +10,9 @@
  * or that the database refuses to store (payloadRefused), is replaced by a note saying so, and the
  * rest of the entry is kept.
  *
+ * A call whose body the reader refused keeps a note saying why instead of data and body, and
+ * cannot be replayed.
+ *
  * The raw body is kept only when nothing had to be taken out of the data and it holds no secret:
  * otherwise it would keep in the clear what the data has redacted. An entry whose data or query
  * lost a credential lists the places (`redacted`) and cannot be replayed either: a replay would
@@ -55,6 +58,12 @@ export interface WebhookCallRecord {
   retention: string;
   /** What to redact: the webhook's names, secrets and the tokens (redact.ts); default the name rule alone. */
   redaction?: Redaction;
+  /**
+   * The reader refused the body (broken JSON, nested too deeply, too large, a type not accepted):
+   * why, as the entry's note. Such an entry keeps headers and query but no data or body, and
+   * cannot be replayed: a replay would send an empty body the caller never sent.
+   */
+  bodyRefused?: string;
 }
 
 /** The request as an entry keeps it. `body` is the raw body as text (base64 when it is not UTF-8). */
@@ -96,7 +105,7 @@ export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): Call
   const redaction = record.redaction ?? namesOnly;
   const payload = record.logPayload
     ? storable(
-        () => loggedPayload(record.request, redaction),
+        () => (record.bodyRefused === undefined ? loggedPayload(record.request, redaction) : refusedPayload(record.request, redaction, record.bodyRefused)),
         (note) => ({ headers: redactHeaders(record.request.headers, redaction), query: redactValue(record.request.query, redaction) as LoggedPayload['query'], note: `the request data ${note}` }),
       )
     : null;
@@ -181,6 +190,10 @@ function loggedPayload(request: WebhookRequest, redaction: Redaction): LoggedPay
   if (bytes <= payloadLimit) return { ...kept, ...content };
   const source = body !== undefined ? request.rawBody : Buffer.from(JSON.stringify(data) ?? '');
   return { ...kept, truncated: { bytes, limit: payloadLimit, preview: preview(source) } };
+}
+
+function refusedPayload(request: WebhookRequest, redaction: Redaction, why: string): LoggedPayload {
+  return { headers: redactHeaders(request.headers, redaction), query: redactValue(request.query, redaction) as LoggedPayload['query'], note: why };
 }
 
 function loggedResponse(body: unknown, redaction: Redaction): LoggedResponse {
