@@ -13,6 +13,12 @@ import type { SystemDefinition } from '../definitions/types.js';
 import type { Connection, ConnectionContext, ConnectorModule } from './connection.js';
 import { loadConnector } from './index.js';
 
+/** Where the runtime gets a system's connection: the ConnectionPool, or a stand-in in tests. */
+export interface ConnectionProvider {
+  /** The shared connection of a system (created on first use, replaced when the system changes). */
+  get(system: SystemDefinition): Promise<Connection>;
+}
+
 interface Entry {
   systemId: string;
   connection: Promise<Connection>;
@@ -41,7 +47,7 @@ export function systemDigest(system: SystemDefinition): string {
   return digest;
 }
 
-export class ConnectionPool {
+export class ConnectionPool implements ConnectionProvider {
   private readonly entries = new Map<string, Entry>();
 
   constructor(

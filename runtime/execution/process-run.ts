@@ -3,7 +3,7 @@
  * daemon, the direct HTTP routes and `syncline run` all hand a `ProcessStart` to the sync engine
  * and get a `RunOutcome` back, which they record on the item. Nothing here touches the queue.
  */
-import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import type { Logger } from '../log.js';

@@ -16,7 +16,7 @@ import type { Snapshot } from '../../definitions/snapshot.js';
 import { parseDuration } from '../../definitions/duration.js';
 import { runtimeDatabaseFailure } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
-import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
 import { completeItem, type NewItemError } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';

@@ -11,9 +11,10 @@ import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { requestSignal, sendRecords } from './json-response.js';
 import { invalid, parseReadParameters } from './read-parameters.js';
-import { readJsonBody } from './read-body.js';
-import { parseKey } from './record-key.js';
-import { resolveObject, resolveSystem, type ConnectionProvider } from './resolve-target.js';
+import { readJsonBody } from '../request/read-body.js';
+import { parseKey } from '../sync/record-key.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
+import { resolveObject, resolveSystem } from './resolve-target.js';
 import { parseFullWrite, parseMinimalWrite } from './write-body.js';
 
 export interface ConnectionRouteOptions {

@@ -10,7 +10,7 @@
  */
 import type { ProblemDetail } from '../errors.js';
 import { HttpProblem } from '../errors.js';
-import { parseStartType, startTypes, type ActionParam, type StartType } from '../queue/queue-item.js';
+import { parseStartType, startTypes, valueLimits, type ActionParam, type StartType } from '../queue/queue-item.js';
 
 /** What a start says beyond its process. */
 export interface StartRequest {
@@ -23,9 +23,6 @@ export interface StartRequest {
 export interface AddActionRequest extends StartRequest {
   processId: string;
 }
-
-/** Longest values accepted: what the columns hold on every engine (TEXT on MariaDB: 64 KiB of up to 4-byte characters). */
-export const valueLimits = { processId: 128, sourceId: 1024, whereClause: 8192, actionParams: 100, actionParamValue: 8192 } as const;
 
 /** ExecuteProcess runs a whole sync; AdHoc needs a source record, which only the ad-hoc routes and AddAction carry. */
 export const executeStartTypes: readonly StartType[] = ['manual', 'repeat', 'planned', 'Single'];

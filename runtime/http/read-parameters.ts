@@ -8,7 +8,7 @@ import type { ObjectDescription } from '../../connectors/connection.js';
 import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../../definitions/expression/index.js';
 import { OrderSyntaxError, parseOrder } from '../../definitions/order/parse-order.js';
 import { HttpProblem, type ProblemDetail } from '../errors.js';
-import { parseKey } from './record-key.js';
+import { parseKey } from '../sync/record-key.js';
 
 export const readParameterNames = ['GETDATA_WHERE', 'GETDATA_ID', 'GETDATA_LIMIT', 'GETDATA_SKIP', 'GETDATA_ORDER'] as const;
 type ReadParameterName = (typeof readParameterNames)[number];

@@ -4,16 +4,12 @@
  * its list), then existence (404 listing what the client may use).
  */
 import type { Context } from 'koa';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Connection, ObjectDescription } from '../../connectors/connection.js';
 import type { SystemEntry, Snapshot } from '../../definitions/snapshot.js';
 import type { ApiScope } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { requireScope, requireSystem, type Principal } from './auth.js';
-
-export interface ConnectionProvider {
-  /** The shared connection of a system (created on first use, replaced when the system changes). */
-  get(system: SystemEntry['definition']): Promise<Connection>;
-}
 
 export interface SystemTarget {
   principal: Principal;

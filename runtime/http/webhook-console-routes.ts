@@ -38,7 +38,7 @@ import { tickerBus, type TickerMessage } from '../webhooks/ticker.js';
 import type { WebhookRequest } from '../webhooks/webhook-call.js';
 import { requireScope } from './auth.js';
 import { openEventStream } from './event-stream.js';
-import { readJsonBody } from './read-body.js';
+import { readJsonBody } from '../request/read-body.js';
 
 /** What a webhook call answered, as the caller of the URL would have received it. */
 export interface ExecutedWebhookCall {

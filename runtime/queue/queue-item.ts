@@ -19,6 +19,12 @@ export function parseStartType(text: string): StartType | undefined {
   return startTypes.find((type) => type.toLowerCase() === lower);
 }
 
+/**
+ * Longest values a start may give an item: what its columns hold on every engine (TEXT on
+ * MariaDB: 64 KiB of up to 4-byte characters). Requests are refused past them, whichever route.
+ */
+export const valueLimits = { processId: 128, sourceId: 1024, whereClause: 8192, actionParams: 100, actionParamValue: 8192 } as const;
+
 /** One ExecuteProcess/AddAction parameter, as the seed spells it. */
 export interface ActionParam {
   Name: string;

@@ -26,7 +26,7 @@ import { systemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { evaluateCondition, numberFromText, resolvePath, type AndNode, type Expression } from '../../definitions/expression/index.js';
-import { parseKey } from '../http/record-key.js';
+import { parseKey } from './record-key.js';
 import { readRecords, readRecordsByGuid, type RecordCursor } from '../record-store/read-records.js';
 import { RunStop } from './run-report.js';
 

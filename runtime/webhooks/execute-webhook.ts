@@ -36,7 +36,7 @@ import type { Snapshot, WebhookEntry } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem, toHttpProblem, type ProblemDetail } from '../errors.js';
 import { evaluateCondition, recordScope } from '../../definitions/expression/index.js';
-import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
 import { answerChallenge, challengeBeforeSignature, signsLikeChallenge, type ChallengeAnswer } from './challenge.js';
 import { constantTimeEqual } from './constant-time.js';

@@ -15,7 +15,7 @@
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
-import { parseJsonBody, readRawBody } from '../http/read-body.js';
+import { parseJsonBody, readRawBody } from '../request/read-body.js';
 import type { WebhookRequest } from './webhook-call.js';
 
 export const acceptedTypes = 'application/json, application/x-www-form-urlencoded or multipart/form-data (fields without files)';

@@ -6,7 +6,7 @@
  */
 import type { WebhookEntry, Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
-import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
 import type { Ticker } from './ticker.js';
 

@@ -10,7 +10,7 @@ import type { Context } from 'koa';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
-import type { ConnectionProvider } from '../http/resolve-target.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
 import { executeWebhook, type WebhookDeps, type WebhookResult } from './execute-webhook.js';
 import type { WebhookCallRecord } from './log/record-call.js';

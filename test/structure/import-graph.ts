@@ -62,8 +62,18 @@ export function folderGraph(): FolderGraph {
 }
 
 /**
+ * Whether an edge ties a tree's own files to one of its folders (`runtime` → `runtime/http` or
+ * back). A tree's own files are its shared vocabulary (types, errors, the log) and its entry
+ * points (`connectors/index.ts`, the registry; `definitions/load-definitions.ts`): its folders use
+ * the one and are composed by the other, so such edges run both ways by design and make no cycle.
+ */
+export function isTreeEdge(from: string, to: string): boolean {
+  return (!from.includes('/') && to.startsWith(`${from}/`)) || (!to.includes('/') && from.startsWith(`${to}/`));
+}
+
+/**
  * The cycles among folders, each as the folders it goes through (strongly connected components of
- * more than one folder, found with Tarjan's algorithm).
+ * more than one folder, found with Tarjan's algorithm), edges within a tree's root left out.
  */
 export function folderCycles(graph: FolderGraph): string[][] {
   const index = new Map<string, number>();
@@ -79,6 +89,7 @@ export function folderCycles(graph: FolderGraph): string[][] {
     stack.push(folder);
     onStack.add(folder);
     for (const to of graph.edges.get(folder)?.keys() ?? []) {
+      if (isTreeEdge(folder, to)) continue;
       if (!index.has(to)) {
         visit(to);
         low.set(folder, Math.min(low.get(folder)!, low.get(to)!));

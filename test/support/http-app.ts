@@ -40,7 +40,7 @@ import type { RunProcess } from '../../runtime/execution/process-run.js';
 import type { ItemRunner } from '../../runtime/execution/run-held-item.js';
 import { createApp } from '../../runtime/http/create-app.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
-import type { ConnectionProvider } from '../../runtime/http/resolve-target.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../../runtime/log.js';
 import type { WebhookActionHandler } from '../../runtime/webhooks/webhook-call.js';
 import type { Engine, TestDatabase } from './databases.js';

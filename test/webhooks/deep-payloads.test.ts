@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { maxJsonDepth } from '../../runtime/http/read-body.js';
+import { maxJsonDepth } from '../../runtime/request/read-body.js';
 import { callLogWriter, flushCallLog } from '../../runtime/webhooks/log/call-log-writer.js';
 import type { WebhookCallRecord } from '../../runtime/webhooks/log/record-call.js';
 import { describeEachDatabase } from '../support/databases.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { maxJsonDepth } from '../../runtime/http/read-body.js';
+import { maxJsonDepth } from '../../runtime/request/read-body.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { engineApp, type HttpApp } from '../support/http-app.js';
 

@@ -3,8 +3,8 @@
  * any case.
  */
 import type { Snapshot } from '../../../definitions/snapshot.js';
-import { queueStatuses, startTypes } from '../../queue/queue-item.js';
-import { executeStartTypes, valueLimits } from '../queue-body.js';
+import { queueStatuses, startTypes, valueLimits } from '../../queue/queue-item.js';
+import { executeStartTypes } from '../queue-body.js';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const errorResponses = { 400: ref('BadRequest'), 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: ref('NotFound'), default: ref('Problem') };

@@ -11,8 +11,7 @@
 import type { PlaceholderValues, RecordData } from '../../../connectors/connection.js';
 import { HttpProblem, type ProblemDetail } from '../../errors.js';
 import { resolvePath } from '../../../definitions/expression/index.js';
-import { valueLimits } from '../../http/queue-body.js';
-import type { ActionParam } from '../../queue/queue-item.js';
+import { valueLimits, type ActionParam } from '../../queue/queue-item.js';
 
 /** Most records one call may carry (an array body): each is stored, queued or written. */
 export const maxRecordsPerCall = 1000;
