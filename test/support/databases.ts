@@ -83,7 +83,20 @@ function sqliteTarget(): DatabaseTarget {
     label: LABELS.sqlite,
     async create() {
       const directory = mkdtempSync(join(tmpdir(), 'syncline-test-'));
-      const admin = knexFactory({ client: 'sqlite3', connection: { filename: join(directory, 'test.sqlite') }, useNullAsDefault: true });
+      // The test's own statements wait for a writer of the code under test (as that code waits for
+      // theirs): without a busy timeout, a table dropped while a sync writes a page fails at once
+      // with "database is locked", depending on how the two happen to interleave.
+      const admin = knexFactory({
+        client: 'sqlite3',
+        connection: { filename: join(directory, 'test.sqlite') },
+        useNullAsDefault: true,
+        pool: {
+          afterCreate(connection: { configure(option: 'busyTimeout', ms: number): void }, done: (error: Error | null) => void) {
+            connection.configure('busyTimeout', 30_000);
+            done(null);
+          },
+        },
+      });
       await admin.raw('PRAGMA journal_mode = WAL');
       return {
         engine: 'sqlite',
