@@ -7,7 +7,7 @@
 import { relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { loadDefinitions, type LoadOptions } from './load-definitions.js';
-import { SnapshotHolder } from './snapshot-holder.js';
+import type { SnapshotHolder } from './snapshot-holder.js';
 
 export interface WatchOptions extends LoadOptions {
   /** Quiet time after the last file event before reloading. Editors write in bursts. At least `minimumDebounceMs`. */

@@ -22,7 +22,7 @@ export function checkApiClient(context: CheckContext, { definition, source }: Re
   } else {
     hash = Buffer.from(definition.tokenSha256!, 'hex');
   }
-  definition.systems?.forEach((id, index) => context.resolve('System', id, source, ['systems', index]));
-  definition.syncs?.forEach((id, index) => context.resolve('Sync', id, source, ['syncs', index]));
+  for (const [index, id] of (definition.systems ?? []).entries()) context.resolve('System', id, source, ['systems', index]);
+  for (const [index, id] of (definition.syncs ?? []).entries()) context.resolve('Sync', id, source, ['syncs', index]);
   return context.errors === before ? hash : undefined;
 }

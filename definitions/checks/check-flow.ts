@@ -36,7 +36,7 @@ export function checkFlowGraph(context: CheckContext): void {
       if (step.flow === undefined || !flows.has(step.flow)) return;
       if (state.get(step.flow) === 'visiting') {
         const cycle = [...trail.slice(trail.indexOf(step.flow)), id, step.flow];
-        cycle.forEach((member) => inCycle.add(member));
+        for (const member of cycle) inCycle.add(member);
         context.report(flow.source, ['steps', index, 'flow'], 'flow-cycle', `steps[${index}].flow: flows call each other in a cycle: ${cycle.join(' → ')}`);
       } else {
         visit(step.flow, [...trail, id]);

@@ -3,7 +3,7 @@
  * ignores), references, expressions whose placeholders the request schema declares, compilable
  * schemas and mappings.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { collectFields, collectPlaceholders, type Expression } from '../expression/index.js';
 import type { WebhookEntry } from '../snapshot.js';
 import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';

@@ -17,7 +17,7 @@ export function resolvePath(root: unknown, path: readonly string[]): unknown {
   let current = root;
   for (const segment of path) {
     if (current === null || typeof current !== 'object') return undefined;
-    if (!Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
+    if (!Object.hasOwn(current, segment)) return undefined;
     current = (current as Record<string, unknown>)[segment];
   }
   return current;

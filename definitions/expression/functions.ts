@@ -25,5 +25,5 @@ export const FUNCTION_NAMES: readonly FunctionName[] = Object.freeze(
 );
 
 export function isFunctionName(name: string): name is FunctionName {
-  return Object.prototype.hasOwnProperty.call(FUNCTIONS, name);
+  return Object.hasOwn(FUNCTIONS, name);
 }

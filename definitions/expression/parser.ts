@@ -335,7 +335,7 @@ function segmentName(token: Token): string {
 
 function comparisonOperator(token: Token): CompareOperator | undefined {
   if (token.kind === 'symbol') return SYMBOL_OPERATORS[token.text];
-  if (token.kind === 'word' && Object.prototype.hasOwnProperty.call(WORD_OPERATORS, token.lower)) return WORD_OPERATORS[token.lower];
+  if (token.kind === 'word' && Object.hasOwn(WORD_OPERATORS, token.lower)) return WORD_OPERATORS[token.lower];
   return undefined;
 }
 

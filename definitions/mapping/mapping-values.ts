@@ -33,7 +33,7 @@ export function isJsonataFunction(value: object): boolean {
 export function lookup(container: unknown, name: string): unknown {
   if (container === null || typeof container !== 'object') return undefined;
   if (Array.isArray(container)) throw DEFER;
-  if (isJsonataFunction(container) || !Object.prototype.hasOwnProperty.call(container, name)) return undefined;
+  if (isJsonataFunction(container) || !Object.hasOwn(container, name)) return undefined;
   return (container as Record<string, unknown>)[name];
 }
 

@@ -6,7 +6,7 @@
  */
 import { startQueueWorkers } from '../daemon/queue-workers.js';
 import { createLogger } from '../log.js';
-import { queueSettings, SettingsError, defaults, type QueueFlags } from '../settings.js';
+import { queueSettings, SettingsError, defaults, type QueueFlags, type QueueSettings } from '../settings.js';
 import { openRuntime, stopSignal } from './open-runtime.js';
 
 export interface DaemonFlags extends QueueFlags {
@@ -15,7 +15,7 @@ export interface DaemonFlags extends QueueFlags {
 
 export async function daemonCommand(flags: DaemonFlags): Promise<number> {
   const stop = stopSignal();
-  let queue;
+  let queue: QueueSettings;
   try {
     queue = queueSettings(flags);
   } catch (error) {

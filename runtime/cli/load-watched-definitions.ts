@@ -4,7 +4,7 @@
  * valid edit while a bad edit leaves the old snapshot in place.
  */
 import { loadConnectorSpecs } from '../../connectors/index.js';
-import { loadDefinitions } from '../../definitions/load-definitions.js';
+import { loadDefinitions, type LoadResult } from '../../definitions/load-definitions.js';
 import { DefinitionsPathError } from '../../definitions/load/find-files.js';
 import { formatProblem } from '../../definitions/problem.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
@@ -19,7 +19,7 @@ export interface WatchedDefinitions {
 /** The watched definitions, or the exit code after printing why there are none (2 bad path, 1 problems). */
 export async function loadWatchedDefinitions(directory: string, log: Logger, notDoing: string): Promise<WatchedDefinitions | number> {
   const connectors = await loadConnectorSpecs();
-  let loaded;
+  let loaded: LoadResult;
   try {
     loaded = await loadDefinitions([directory], { connectors });
   } catch (error) {

@@ -1,11 +1,11 @@
 /** `syncline migrate` — creates or upgrades the runtime database and says what it applied. */
-import { databaseSetting, DatabaseUrlError } from '../database/database-url.js';
+import { databaseSetting, DatabaseUrlError, type DatabaseLocation } from '../database/database-url.js';
 import { migrate } from '../database/migrate.js';
-import { openDatabase } from '../database/open-database.js';
+import { openDatabase, type RuntimeDatabase } from '../database/open-database.js';
 import { oneLine } from './open-runtime-database.js';
 
 export async function migrateCommand(flags: { db?: string }): Promise<number> {
-  let location;
+  let location: DatabaseLocation;
   try {
     // Only the database setting: a bad daemon setting in the environment must not block a migration.
     location = databaseSetting(flags.db);
@@ -14,7 +14,7 @@ export async function migrateCommand(flags: { db?: string }): Promise<number> {
     process.stderr.write(`error: ${error.message}\n`);
     return 2;
   }
-  let db;
+  let db: RuntimeDatabase;
   try {
     db = await openDatabase(location);
   } catch (error) {

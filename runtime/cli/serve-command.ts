@@ -14,7 +14,7 @@ import { createApp } from '../http/create-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { stopDirectRuns } from '../http/run-direct.js';
 import { createLogger } from '../log.js';
-import { queueSettings, serveSettings, SettingsError, type QueueFlags, type ServeFlags } from '../settings.js';
+import { queueSettings, serveSettings, SettingsError, type QueueFlags, type QueueSettings, type ServeFlags, type ServeSettings } from '../settings.js';
 import { openRuntime, stopSignal } from './open-runtime.js';
 
 export interface ServeCommandFlags extends ServeFlags, QueueFlags {
@@ -24,8 +24,8 @@ export interface ServeCommandFlags extends ServeFlags, QueueFlags {
 
 export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   const stop = stopSignal();
-  let settings;
-  let queue;
+  let settings: ServeSettings;
+  let queue: QueueSettings;
   try {
     settings = serveSettings(flags);
     queue = queueSettings(flags);

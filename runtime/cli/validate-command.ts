@@ -3,7 +3,7 @@
  * Exit 0 when the definitions load (warnings printed), 1 when any problem is an error.
  */
 import { loadConnectorSpecs } from '../../connectors/index.js';
-import { loadDefinitions } from '../../definitions/load-definitions.js';
+import { loadDefinitions, type LoadResult } from '../../definitions/load-definitions.js';
 import { DefinitionsPathError } from '../../definitions/load/find-files.js';
 import { formatProblem, problemJson, summarizeProblems } from '../../definitions/problem.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
@@ -13,7 +13,7 @@ export async function validateCommand(dirs: readonly string[], options: { format
     process.stderr.write(`error: --format must be text or json, not '${options.format}'\n`);
     return 2;
   }
-  let result;
+  let result: LoadResult;
   try {
     result = await loadDefinitions(dirs, { connectors: await loadConnectorSpecs() });
   } catch (error) {

@@ -80,7 +80,7 @@ function daemon(definitions: string, url: string, env: Record<string, string> = 
 /** Waits until every daemon exits after SIGTERM, and checks they exited cleanly. */
 async function stopAll(daemons: readonly CliProcess[]): Promise<void> {
   const exits = await Promise.all(daemons.map((d) => d.stop('SIGTERM')));
-  exits.forEach((exit, index) => assert.equal(exit.code, 0, `daemon ${index + 1} exited ${exit.code ?? exit.signal}: ${daemons[index]!.stderr().slice(-1000)}`));
+  for (const [index, exit] of exits.entries()) assert.equal(exit.code, 0, `daemon ${index + 1} exited ${exit.code ?? exit.signal}: ${daemons[index]!.stderr().slice(-1000)}`);
 }
 
 await describeEachDatabase('daemon processes', (database) => {

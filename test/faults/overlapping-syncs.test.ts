@@ -100,7 +100,7 @@ await describeEachDatabase('overlapping syncs into one target', (database) => {
     directories.push(definitions);
     const ids = ['a1', 'a2', 'b1', 'b2'].map((suffix) => `${target.toLowerCase()}-${suffix}`);
     const runs = await Promise.all(ids.map((id) => runCli(['run', id, '--definitions', definitions, '--db', runtimeUrl(database())])));
-    runs.forEach((run, index) => assert.equal(run.code, 0, `syncline run ${ids[index]} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`));
+    for (const [index, run] of runs.entries()) assert.equal(run.code, 0, `syncline run ${ids[index]} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`);
     const statistics = new Map<string, ItemStatistics>();
     for (const id of ids) {
       const row = (await runtime.knex('queue_items').where({ process_id: id }).first('id')) as { id: string };

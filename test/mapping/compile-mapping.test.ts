@@ -48,7 +48,7 @@ cases('paths', [
 
 cases('literals, & and arithmetic', [
   { text: '"x" & 1 & true & null', inputs: [{}], compiled: true },
-  { text: 'a & b', inputs: [{}, { a: 1, b: 'x' }, { a: 0.1 }, { a: -0 }, { a: 1e21 }, { a: 123456789.123456789 }, { a: 1 / 3 }, { a: 1e-7 }, { a: 2 ** 53 + 2 }, { a: Number.NaN }, { a: Number.POSITIVE_INFINITY }, { a: { x: 1 } }, { a: [1] }] },
+  { text: 'a & b', inputs: [{}, { a: 1, b: 'x' }, { a: 0.1 }, { a: -0 }, { a: 1e21 }, { a: 123456789.12345679 }, { a: 1 / 3 }, { a: 1e-7 }, { a: 2 ** 53 + 2 }, { a: Number.NaN }, { a: Number.POSITIVE_INFINITY }, { a: { x: 1 } }, { a: [1] }] },
   { text: '0.1 + 0.2', inputs: [{}], compiled: true },
   { text: '$string(0.1 + 0.2)', inputs: [{}], compiled: true },
   { text: 'a + b', inputs: [{ a: 1, b: 2 }, { a: 1 }, {}, { a: '1', b: 2 }, { a: true, b: 1 }, { a: null, b: 1 }, { a: Number.NaN, b: 1 }, { a: 1e308, b: 1e308 }, { a: 'x' }] },
