@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunOutcome } from '../../runtime/execution/process-run.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import { ms, table, timed } from './stats.js';
 import { createSource, createTarget, handWrittenCopy, syncEnvironment, syncId, targetDigest } from './sync-fixture.js';
@@ -37,7 +38,7 @@ try {
         return elapsed;
       };
       const runEngine = async () => {
-        let outcome;
+        let outcome: RunOutcome | undefined;
         const elapsed = await timed(async () => {
           outcome = await runProcess(bench.environment, { processId: syncId });
         });

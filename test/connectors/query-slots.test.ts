@@ -36,14 +36,14 @@ test('a waiter without a turn fails with busy, naming how many run and when one 
   assert.ok(error instanceof Busy);
   assert.equal(error.running, 2);
   assert.ok(error.retryAfter >= 1 && error.retryAfter <= 10, `retry after ${error.retryAfter} s: within the hold time`);
-  ends.forEach((end) => end());
+  for (const end of ends) end();
   const again = await turns.acquire();
   again();
   again();
   // Ending a turn twice frees it once: two more turns fit, a third would wait.
   const both = [await turns.acquire(), await turns.acquire()];
   await assert.rejects(turns.acquire(), Busy);
-  both.forEach((end) => end());
+  for (const end of both) end();
 });
 
 test('a waiter whose caller went away leaves the queue', async () => {
