@@ -168,6 +168,8 @@ export interface AppSettings {
   runWebhook?: (parts: { db: RuntimeDatabase; holder: SnapshotHolder }) => RunWebhook;
   /** Replaces the webhook action dispatcher (to test the endpoint around a known answer). */
   webhookAction?: WebhookActionHandler;
+  /** The admin token (SYNCLINE_ADMIN_TOKEN) instead of `tokens.admin`, e.g. the one a page of the docs sets. */
+  adminToken?: string;
 }
 
 /** The quickstart over fresh SQLite files in a temporary directory. */
@@ -269,7 +271,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     holder,
     log,
     connections,
-    adminTokenHash: sha256(tokens.admin),
+    adminTokenHash: sha256(settings.adminToken ?? tokens.admin),
     ...(settings.bodyLimit === undefined ? {} : { bodyLimit: settings.bodyLimit }),
     version: '0.0.0-test',
     db,
@@ -285,7 +287,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
 
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...options.headers };
-    const token = options.token === undefined ? tokens.admin : options.token;
+    const token = options.token === undefined ? (settings.adminToken ?? tokens.admin) : options.token;
     if (token !== null) headers.authorization ??= `Bearer ${token}`;
     let body: string | undefined = options.raw;
     if (body === undefined && options.body !== undefined) {
