@@ -9,6 +9,7 @@
  * Ctrl-C stops the run: the item is recorded as Failed ("interrupted"), not handed back to the
  * queue, because an operator who stopped a run by hand does not want a daemon to redo it.
  */
+import { resolve } from 'node:path';
 import { loadConnectorSpecs } from '../../connectors/index.js';
 import { formatProblem } from '../../definitions/problem.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
@@ -95,7 +96,8 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   const log = createLogger(process.env.SYNCLINE_LOG_LEVEL ?? 'warn', 'stderr');
   const db = await openMigratedDatabase(queue.database, log);
   if (db === undefined) return 1;
-  const connections = new ConnectionPool({ baseDirectory: process.cwd() });
+  // A SQLite filename is relative to the definitions, not to where the process was started.
+  const connections = new ConnectionPool({ baseDirectory: resolve(definitionsDir) });
   const workerId = newWorkerId('run');
   const leaseMs = queue.leaseMs;
   const progress = new ProgressLine(process.stderr, processId);

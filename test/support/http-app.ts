@@ -246,7 +246,8 @@ async function start(parts: StartParts): Promise<HttpApp> {
   const loaded = await loadDefinitions([parts.definitions], { connectors, env });
   if (!loaded.ok) throw new Error(`the test definitions are invalid: ${JSON.stringify(loaded.problems)}`);
   const holder = new SnapshotHolder(loaded.snapshot);
-  const pool = new ConnectionPool({ baseDirectory: parts.dir });
+  // As serve does: a relative SQLite filename is taken from the definitions directory.
+  const pool = new ConnectionPool({ baseDirectory: parts.definitions });
   let watcher: DefinitionsWatcher | undefined;
   if (settings.watch) {
     watcher = watchDefinitions([parts.definitions], holder, { connectors, env });
