@@ -122,7 +122,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
     if (item.status === 'Pending') {
       process.stderr.write(`${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and ends the item Failed\n`);
       item = await awaitTurn(item, { db, workerId, leaseMs, signal: stop.signal });
-      // Stopped while still in line: the item ends as the README promises for Ctrl-C, and no daemon runs it later.
+      // Stopped while still in line: the item ends as docs/cli.md promises for Ctrl-C, and no daemon runs it later.
       if (stop.signal.aborted && item.status === 'Pending' && (await cancelPending(db, item.id, 'interrupted by the operator while waiting in line (syncline run was stopped)'))) {
         item = (await getItem(db, item.id)) ?? item;
       }
