@@ -15,6 +15,7 @@ import { loadDefinitions } from '../definitions/load-definitions.js';
 import { formatProblem } from '../definitions/problem.js';
 import { curlLines, docsPages, page, repoRoot, shellBlocks, shellSteps, withCaptured, yamlBlocks, type CurlCall } from './support/doc-examples.js';
 import type { HttpApp } from './support/http-app.js';
+import { runCli } from './support/cli-process.js';
 
 /** The registered connectors, which the definitions are checked against. */
 const connectors = await loadConnectorSpecs();
@@ -145,5 +146,64 @@ test('the quickstart webhook and call log walkthrough of the webhooks page works
     assert.equal(replay!.json.response.status, listed.status);
   } finally {
     await app.close();
+  }
+});
+
+/**
+ * The webhook examples the Webhook page shows with their answers, called on a quickstart that
+ * holds every YAML example of docs/: the read by email, the account save (created, then updated),
+ * and the contact form's redirect.
+ */
+test('the Webhook page examples answer what the page shows', async () => {
+  const { quickstartApp } = await import('./support/http-app.js');
+  const text = page('docs/definitions/webhook.md');
+  const files = Object.fromEntries(docsPages().flatMap((path) => yamlBlocks(page(path)).map((block, index) => [`${path.replaceAll('/', '-')}-${index}.yaml`, block])));
+  const env = { SHOP_DATABASE_URL: 'postgres://shop@localhost/shop', SHOP_WEBHOOK_SECRET: 'docs-secret', ERP_INTEGRATION_TOKEN: 'docs-token-0123456789', PARTNER_SIGNING_SECRET: 'docs-signing-secret' };
+  const read = /^`GET (\/api\/webhooks\/\S+)` answers\n`(\{.*\})`/m.exec(text);
+  assert.ok(read, 'the page shows a GET of a webhook with its answer');
+  const save = /^A POST of `(\{.*\})` creates the account and\nanswers `(\{.*\})`/m.exec(text);
+  assert.ok(save, 'the page shows a POST of the account webhook with its answer');
+  const saveId = /^id: (wh_saveErpAccount\w+)$/m.exec(text)?.[1];
+  assert.ok(saveId);
+  const form = /^`curl -si http:\/\/127\.0\.0\.1:3000(\/api\/webhooks\/\S+) -d '([^']*)'`\nanswers `303 See Other` with `Location: (\S+)`/m.exec(text);
+  assert.ok(form, 'the page shows the contact form post with its redirect');
+
+  const app = await quickstartApp({ files, env });
+  try {
+    const got = await app.call('GET', read[1]!, { token: null });
+    assert.equal(got.status, 200, got.text);
+    assert.deepEqual(got.json, JSON.parse(read[2]!));
+
+    const sent = JSON.parse(save[1]!) as { number: string; name: string };
+    const created = await app.call('POST', `/api/webhooks/${saveId}`, { body: sent, token: null });
+    assert.equal(created.status, 200, created.text);
+    assert.deepEqual(created.json, JSON.parse(save[2]!));
+    const renamed = await app.call('POST', `/api/webhooks/${saveId}`, { body: { ...sent, name: 'Web Shop Ltd' }, token: null });
+    assert.equal(renamed.status, 200, renamed.text);
+    assert.deepEqual(await app.erp('accounts').where({ AccountNumber: sent.number }).select('AccountName'), [{ AccountName: 'Web Shop Ltd' }], 'the same number again updates the account');
+
+    const posted = await app.call('POST', form[1]!, { raw: form[2]!, headers: { 'content-type': 'application/x-www-form-urlencoded' }, token: null });
+    assert.equal(posted.status, 303, posted.text);
+    assert.equal(posted.headers.get('location'), form[3]);
+    const email = new URLSearchParams(form[2]!).get('email');
+    assert.equal((await app.crm('customers').where({ email }).select('name')).length, 1, 'the CRM has the person the form named');
+  } finally {
+    await app.close();
+  }
+});
+
+/** The `syncline migrate` transcript of the Operations page: the same migrations, in the same order, on a new file. */
+test('the migrate transcript of the Operations page is what syncline migrate prints', async () => {
+  const transcript = /^```text\n\$ npx syncline migrate --db (\S+)\n([\s\S]*?)^```$/m.exec(page('docs/operations.md'));
+  assert.ok(transcript, 'the page shows a syncline migrate transcript');
+  const [, shownPath, shownOutput] = transcript;
+  const dir = mkdtempSync(join(tmpdir(), 'syncline-docs-migrate-'));
+  try {
+    const file = join(dir, 'syncline.db');
+    const run = await runCli(['migrate', '--db', file]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((run.stdout + run.stderr).replaceAll(file, shownPath!), shownOutput);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -295,7 +295,8 @@ async function start(parts: StartParts): Promise<HttpApp> {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    // Redirects are answers to look at (a webhook's redirectUrl), not to follow: as curl without -L.
+    const response = await fetch(`${base}${path}`, { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
     const json = /json$/.test(type) && text !== '' ? (JSON.parse(text) as unknown) : undefined;
