@@ -27,6 +27,26 @@ test('the README curl example reads Ada, the customer whose main address is in L
   }
 });
 
+/** The README's first curl lines: /healthz answers what its comment shows, /readyz answers. */
+test('the README health and readiness curl lines answer as shown', async () => {
+  const { quickstartApp } = await import('./support/http-app.js');
+  const readme = page('README.md');
+  const health = /^curl http:\/\/127\.0\.0\.1:3000(\/healthz)\s+# (\{.*\})$/m.exec(readme);
+  assert.ok(health, 'the README shows a curl of /healthz with its answer');
+  const ready = /^curl http:\/\/127\.0\.0\.1:3000(\/readyz)\s+#/m.exec(readme);
+  assert.ok(ready, 'the README shows a curl of /readyz');
+  const app = await quickstartApp();
+  try {
+    const healthy = await app.get(health[1]!, null);
+    assert.equal(healthy.status, 200, healthy.text);
+    assert.deepEqual(healthy.json, JSON.parse(health[2]!));
+    const readiness = await app.get(ready[1]!, null);
+    assert.equal(readiness.status, 200, readiness.text);
+  } finally {
+    await app.close();
+  }
+});
+
 test('the README names the port of its first curl and how to change it, with the flag and variable serve reads', async () => {
   const readme = page('README.md');
   const firstCurl = readme.indexOf('curl http://127.0.0.1:3000/');
