@@ -127,7 +127,11 @@ export interface Connection {
 }
 
 export interface ConnectionContext {
-  /** Directory relative paths in the connection settings are resolved from (the working directory). */
+  /**
+   * Directory relative paths in the connection settings (a SQLite `filename`) are resolved from:
+   * the definitions directory, so definitions find their files whatever directory the process
+   * was started in, as `${file:…}` does.
+   */
   baseDirectory: string;
 }
 

@@ -101,7 +101,7 @@ const pgTypes = {
   },
 };
 
-/** The SQLite file a connection opens: relative paths are taken from the base directory. */
+/** The SQLite file a connection opens: relative paths are taken from the base directory (the definitions directory). */
 export function sqliteFilename(settings: Record<string, unknown>, context: ConnectionContext): string {
   const filename = String(settings.filename ?? ':memory:');
   if (filename === ':memory:' || filename.startsWith('file:') || isAbsolute(filename)) return filename;

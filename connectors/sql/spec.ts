@@ -26,7 +26,7 @@ export const spec: ConnectorSpec = Object.freeze({
       filename: {
         type: 'string',
         minLength: 1,
-        description: "SQLite: database file, relative to the working directory, or ':memory:'.",
+        description: "SQLite: database file, relative to the definitions directory (not the working directory), or ':memory:'.",
       },
       url: {
         type: 'string',

@@ -10,8 +10,9 @@ import { createSqliteFromScript } from './sql-script.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const databases = [
-  { sql: resolve(here, 'data/crm.sql'), file: resolve(process.env.CRM_DB ?? resolve(here, 'data/crm.sqlite')) },
-  { sql: resolve(here, 'data/erp.sql'), file: resolve(process.env.ERP_DB ?? resolve(here, 'data/erp.sqlite')) },
+  // Relative to this directory, as systems.yaml's filenames are: SQLite files are found from the definitions.
+  { sql: resolve(here, 'data/crm.sql'), file: resolve(here, process.env.CRM_DB || 'data/crm.sqlite') },
+  { sql: resolve(here, 'data/erp.sql'), file: resolve(here, process.env.ERP_DB || 'data/erp.sqlite') },
 ];
 
 for (const { sql, file } of databases) {

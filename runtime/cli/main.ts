@@ -38,6 +38,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
 
   program
+    .command('docs')
+    .description('rewrite the generated property tables of the definition reference from the JSON Schemas')
+    .option('--dir <dir>', 'the reference pages (docs/definitions of this checkout)')
+    .action(async (options: { dir?: string }) => {
+      const { docsCommand } = await import('./docs-command.js');
+      exitCode = await docsCommand(options);
+    });
+
+  program
     .command('serve')
     .description('serve the definitions over HTTP, reloading them when files change')
     .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')

@@ -3,6 +3,7 @@
  * watched definitions, the connection pool that follows reloads, the migrated runtime database,
  * item runners over them, and closing it all in order.
  */
+import { resolve } from 'node:path';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { DefinitionsWatcher } from '../../definitions/watch-definitions.js';
@@ -39,7 +40,8 @@ export async function openRuntime(directory: string, queue: QueueSettings, log: 
   const definitions = await loadWatchedDefinitions(directory, log, notDoing);
   if (typeof definitions === 'number') return definitions;
   const { holder, watcher } = definitions;
-  const connections = new ConnectionPool({ baseDirectory: process.cwd() });
+  // A SQLite filename is relative to the definitions, not to where the process was started.
+  const connections = new ConnectionPool({ baseDirectory: resolve(directory) });
   holder.on('swap', (snapshot) => {
     // Connections of systems that changed or went away are closed; the others are kept.
     connections.retain([...snapshot.systems.values()].map((s) => s.definition)).catch((error: unknown) => log.warn({ err: error }, 'closing a stale connection failed'));

@@ -9,6 +9,7 @@
  * Ctrl-C stops the run: the item is recorded as Failed ("interrupted"), not handed back to the
  * queue, because an operator who stopped a run by hand does not want a daemon to redo it.
  */
+import { resolve } from 'node:path';
 import { loadConnectorSpecs } from '../../connectors/index.js';
 import { formatProblem } from '../../definitions/problem.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
@@ -95,7 +96,8 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   const log = createLogger(process.env.SYNCLINE_LOG_LEVEL ?? 'warn', 'stderr');
   const db = await openMigratedDatabase(queue.database, log);
   if (db === undefined) return 1;
-  const connections = new ConnectionPool({ baseDirectory: process.cwd() });
+  // A SQLite filename is relative to the definitions, not to where the process was started.
+  const connections = new ConnectionPool({ baseDirectory: resolve(definitionsDir) });
   const workerId = newWorkerId('run');
   const leaseMs = queue.leaseMs;
   const progress = new ProgressLine(process.stderr, processId);
@@ -120,7 +122,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
     if (item.status === 'Pending') {
       process.stderr.write(`${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and ends the item Failed\n`);
       item = await awaitTurn(item, { db, workerId, leaseMs, signal: stop.signal });
-      // Stopped while still in line: the item ends as the README promises for Ctrl-C, and no daemon runs it later.
+      // Stopped while still in line: the item ends as docs/cli.md promises for Ctrl-C, and no daemon runs it later.
       if (stop.signal.aborted && item.status === 'Pending' && (await cancelPending(db, item.id, 'interrupted by the operator while waiting in line (syncline run was stopped)'))) {
         item = (await getItem(db, item.id)) ?? item;
       }

@@ -168,6 +168,8 @@ export interface AppSettings {
   runWebhook?: (parts: { db: RuntimeDatabase; holder: SnapshotHolder }) => RunWebhook;
   /** Replaces the webhook action dispatcher (to test the endpoint around a known answer). */
   webhookAction?: WebhookActionHandler;
+  /** The admin token (SYNCLINE_ADMIN_TOKEN) instead of `tokens.admin`, e.g. the one a page of the docs sets. */
+  adminToken?: string;
 }
 
 /** The quickstart over fresh SQLite files in a temporary directory. */
@@ -244,7 +246,8 @@ async function start(parts: StartParts): Promise<HttpApp> {
   const loaded = await loadDefinitions([parts.definitions], { connectors, env });
   if (!loaded.ok) throw new Error(`the test definitions are invalid: ${JSON.stringify(loaded.problems)}`);
   const holder = new SnapshotHolder(loaded.snapshot);
-  const pool = new ConnectionPool({ baseDirectory: parts.dir });
+  // As serve does: a relative SQLite filename is taken from the definitions directory.
+  const pool = new ConnectionPool({ baseDirectory: parts.definitions });
   let watcher: DefinitionsWatcher | undefined;
   if (settings.watch) {
     watcher = watchDefinitions([parts.definitions], holder, { connectors, env });
@@ -269,7 +272,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     holder,
     log,
     connections,
-    adminTokenHash: sha256(tokens.admin),
+    adminTokenHash: sha256(settings.adminToken ?? tokens.admin),
     ...(settings.bodyLimit === undefined ? {} : { bodyLimit: settings.bodyLimit }),
     version: '0.0.0-test',
     db,
@@ -285,14 +288,15 @@ async function start(parts: StartParts): Promise<HttpApp> {
 
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...options.headers };
-    const token = options.token === undefined ? tokens.admin : options.token;
+    const token = options.token === undefined ? (settings.adminToken ?? tokens.admin) : options.token;
     if (token !== null) headers.authorization ??= `Bearer ${token}`;
     let body: string | undefined = options.raw;
     if (body === undefined && options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    // Redirects are answers to look at (a webhook's redirectUrl), not to follow: as curl without -L.
+    const response = await fetch(`${base}${path}`, { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
     const json = /json$/.test(type) && text !== '' ? (JSON.parse(text) as unknown) : undefined;

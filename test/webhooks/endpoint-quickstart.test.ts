@@ -1,5 +1,5 @@
 /**
- * The quickstart's webhook end to end through the real action dispatcher, as the README's curl
+ * The quickstart's webhook end to end through the real action dispatcher, as the curl of docs/webhooks.md
  * does it: the secret, the condition, and the queue item the start creates.
  */
 import assert from 'node:assert/strict';
