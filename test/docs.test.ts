@@ -26,7 +26,7 @@ test('every YAML example of docs/ validates together with the quickstart', async
   const dir = mkdtempSync(join(tmpdir(), 'syncline-docs-'));
   try {
     cpSync(join(repoRoot, 'examples/quickstart'), dir, { recursive: true, filter: (path) => !path.endsWith('.sqlite') });
-    blocks.forEach(({ path, block }, index) => writeFileSync(join(dir, `${path.replaceAll('/', '-')}-${index}.yaml`), block));
+    for (const [index, { path, block }] of blocks.entries()) writeFileSync(join(dir, `${path.replaceAll('/', '-')}-${index}.yaml`), block);
     const result = await loadDefinitions([dir], {
       connectors,
       env: { SHOP_DATABASE_URL: 'postgres://shop@localhost/shop', SHOP_WEBHOOK_SECRET: 'docs-secret', ERP_INTEGRATION_TOKEN: 'docs-token-0123456789', PARTNER_SIGNING_SECRET: 'docs-signing-secret' },
