@@ -3,7 +3,8 @@ import { fieldTypes } from '../../../definitions/types.js';
 
 const fieldTypeNames = [...fieldTypes];
 
-export function sharedComponents() {
+/** `bodyLimit`: the instance's largest request body in bytes, which the 413 answer states. */
+export function sharedComponents(bodyLimit: number) {
   const problem = { $ref: '#/components/schemas/Problem' };
   const problemContent = { 'application/problem+json': { schema: problem } };
   return {
@@ -89,7 +90,7 @@ export function sharedComponents() {
       Forbidden: { description: 'The token lacks the scope, the system is not on its allow-list, or the system refuses to write (read-only).', content: problemContent },
       NotFound: { description: 'Unknown system, object or record.', content: problemContent },
       Rejected: { description: 'The system refused the write or the statement.', content: problemContent },
-      TooLarge: { description: 'The body exceeds the limit.', content: problemContent },
+      TooLarge: { description: `The body is over this instance's limit of ${bodyLimit} bytes (serve --body-limit, SYNCLINE_BODY_LIMIT).`, content: problemContent },
       UnsupportedMediaType: { description: 'The body is not application/json.', content: problemContent },
       Unsupported: { description: 'The connector cannot do this.', content: problemContent },
       Unavailable: { description: 'The system cannot be reached.', content: problemContent },
