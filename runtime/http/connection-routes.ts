@@ -14,6 +14,7 @@ import { invalid, parseReadParameters } from './read-parameters.js';
 import { readJsonBody } from '../request/read-body.js';
 import { parseKey } from '../sync/record-key.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
+import { requireCapabilities } from './require-capability.js';
 import { resolveObject, resolveSystem } from './resolve-target.js';
 import { parseFullWrite, parseMinimalWrite } from './write-body.js';
 
@@ -28,25 +29,24 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   router.post('/RunConnectionGetData/:system/:object', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
-    const parameters = parseReadParameters(await optionalBody(ctx), object);
+    const parameters = parseReadParameters(await optionalBody(ctx), object, target.system, { total: true });
     const signal = requestSignal(ctx);
     const read = async () => {
       const records: RecordData[] = [];
       for await (const page of target.connection.read(object.name, { ...parameters, signal })) records.push(...page);
       return records;
     };
-    // The total counts every matching record, not just this page (GETDATA_LIMIT/SKIP).
-    const [records, total] = await Promise.all([
-      read(),
-      parameters.id ? undefined : target.connection.count(object.name, { filter: parameters.filter, signal }),
-    ]);
+    // The total counts every matching record, not just this page (GETDATA_LIMIT/SKIP). Without the
+    // count capability no page was allowed, so the records read are all there are.
+    const counted = !parameters.id && target.system.capabilities.count;
+    const [records, total] = await Promise.all([read(), counted ? target.connection.count(object.name, { filter: parameters.filter, signal }) : undefined]);
     ctx.body = { ...metadata(target.system.definition.id, object), total: total ?? records.length, records };
   });
 
   router.post('/RunConnectionGetDataMin/:system/:object', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
-    const parameters = parseReadParameters(await optionalBody(ctx), object);
+    const parameters = parseReadParameters(await optionalBody(ctx), object, target.system, { total: false });
     await sendRecords(ctx, target.connection.read(object.name, { ...parameters, signal: requestSignal(ctx) }));
   });
 
@@ -54,7 +54,8 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
     const id = parseKey(object, ctx.params.key!, 'path.object_key');
-    for await (const page of target.connection.read(object.name, { id, limit: 1 })) {
+    // A key names at most one record; the limit only spares a connector that can take it a look for more.
+    for await (const page of target.connection.read(object.name, { id, ...(target.system.capabilities.limit ? { limit: 1 } : {}) })) {
       if (page[0]) {
         ctx.body = { ...metadata(target.system.definition.id, object), record: page[0] };
         return;
@@ -66,6 +67,12 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   router.post('/RunConnectionGetQueryData/:system', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
     const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
+    requireCapabilities(target.system, [
+      // Without it a statement could write: the route's promise of a read-only query would be the caller's to keep.
+      { capability: 'readOnlyQuery', asked: 'a free query', path: '/Statement', fix: 'read the objects of the system with RunConnectionGetData instead' },
+      ...(body.limit === undefined ? [] : [{ capability: 'limit' as const, asked: 'Limit', path: '/Limit' }]),
+      ...(body.skip === undefined ? [] : [{ capability: 'skip' as const, asked: 'Skip', path: '/Skip' }]),
+    ]);
     let result: QueryResult;
     try {
       result = await target.connection.query({ ...body, signal: requestSignal(ctx) });
@@ -84,6 +91,7 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
       const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
       const object = resolveObject(target, ctx.params.object!);
       const request = parse(await readJsonBody(ctx, bodyLimit), object);
+      if (request.groups !== undefined) requireCapabilities(target.system, [{ capability: 'typedGroups', asked: 'a typed group column', path: '/columns' }]);
       const result = await target.connection.write(object.name, request);
       ctx.status = result.action === 'created' ? 201 : 200;
       ctx.body = result;

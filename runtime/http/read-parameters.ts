@@ -9,13 +9,27 @@ import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../
 import { OrderSyntaxError, parseOrder } from '../../definitions/order/parse-order.js';
 import { HttpProblem, type ProblemDetail } from '../errors.js';
 import { parseKey } from '../sync/record-key.js';
+import type { SystemEntry } from '../../definitions/snapshot.js';
+import { requireCapabilities, type Capability, type CapabilityUse } from './require-capability.js';
 
 export const readParameterNames = ['GETDATA_WHERE', 'GETDATA_ID', 'GETDATA_LIMIT', 'GETDATA_SKIP', 'GETDATA_ORDER'] as const;
 type ReadParameterName = (typeof readParameterNames)[number];
 
 export interface ReadParameters extends Pick<ReadRequest, 'filter' | 'id' | 'limit' | 'skip' | 'order'> {}
 
-export function parseReadParameters(body: unknown, object: ObjectDescription): ReadParameters {
+/** The connector capability each parameter needs (GETDATA_WHERE needs none: without push-down the connector filters in memory). */
+const neededCapability: Partial<Record<ReadParameterName, Capability>> = { GETDATA_LIMIT: 'limit', GETDATA_SKIP: 'skip', GETDATA_ORDER: 'order' };
+
+export interface ReadParameterOptions {
+  /** The answer states the total of all matching records (RunConnectionGetData): a page then needs the count capability. */
+  total: boolean;
+}
+
+/**
+ * The read parameters of a request to `system`: each checked, and refused with 422 where the
+ * system's connector lacks the capability a parameter needs.
+ */
+export function parseReadParameters(body: unknown, object: ObjectDescription, system: SystemEntry, options: ReadParameterOptions): ReadParameters {
   const list = body === undefined ? [] : body;
   if (!Array.isArray(list)) {
     throw invalid('', 'The body must be a JSON array of {"name": ..., "value": ...} objects, e.g. [{"name":"GETDATA_LIMIT","value":"10"}].');
@@ -37,6 +51,7 @@ export function parseReadParameters(body: unknown, object: ObjectDescription): R
     if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`/${index}/value`, `${known} needs a string value.`);
     given.set(known, { value: String(value), index });
   });
+  requireCapabilities(system, capabilityUses(given, options));
 
   const result: ReadParameters = {};
   const where = given.get('GETDATA_WHERE');
@@ -50,6 +65,19 @@ export function parseReadParameters(body: unknown, object: ObjectDescription): R
   const order = given.get('GETDATA_ORDER');
   if (order && order.value.trim() !== '') result.order = parseOrderParameter(order.value, `/${order.index}/value`);
   return result;
+}
+
+function capabilityUses(given: ReadonlyMap<ReadParameterName, { index: number }>, options: ReadParameterOptions): CapabilityUse[] {
+  const uses: CapabilityUse[] = [];
+  for (const [name, { index }] of given) {
+    const capability = neededCapability[name];
+    if (capability !== undefined) uses.push({ capability, asked: name, path: `/${index}/name` });
+  }
+  const page = given.get('GETDATA_LIMIT') ?? given.get('GETDATA_SKIP');
+  if (options.total && page !== undefined) {
+    uses.push({ capability: 'count', asked: 'the total of a page', path: `/${page.index}/name`, fix: 'read the page with RunConnectionGetDataMin, which answers no total, or read every record without GETDATA_LIMIT and GETDATA_SKIP' });
+  }
+  return uses;
 }
 
 function parseFilter(text: string, path: string) {

@@ -24,7 +24,7 @@ export function sharedComponents(bodyLimit: number) {
       },
       ReadParameters: {
         type: 'array',
-        description: 'Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER.',
+        description: "Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER. LIMIT, SKIP and ORDER apply where the system's connector has the capability limit, skip or order (422 naming it otherwise); a page (LIMIT or SKIP) of RunConnectionGetData, which answers the total, also needs count.",
         items: {
           type: 'object',
           required: ['name', 'value'],
@@ -92,7 +92,7 @@ export function sharedComponents(bodyLimit: number) {
       Rejected: { description: 'The system refused the write or the statement.', content: problemContent },
       TooLarge: { description: `The body is over this instance's limit of ${bodyLimit} bytes (serve --body-limit, SYNCLINE_BODY_LIMIT).`, content: problemContent },
       UnsupportedMediaType: { description: 'The body is not application/json.', content: problemContent },
-      Unsupported: { description: 'The connector cannot do this.', content: problemContent },
+      Unsupported: { description: "The system's connector lacks a capability the request needs (limit, skip, order, count, typedGroups, readOnlyQuery), or cannot run a construct of the filter; the problem names it.", content: problemContent },
       Unavailable: { description: 'The system cannot be reached.', content: problemContent },
       QueryBusy: {
         description: "The system cannot be reached, or limits.concurrentQueries of its free queries run and none ended within limits.queryWait (problem busy; Retry-After says when to try again).",
