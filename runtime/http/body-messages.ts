@@ -107,6 +107,8 @@ function shape(schema: Schema, root = true): string {
     const fields = Object.entries(schema.properties as Record<string, Schema>).map(([field, sub]) => `${JSON.stringify(field)}: ${shape(sub, false).replace(/^an? /, '')}`);
     return root ? `a JSON object with ${Object.keys(schema.properties).join(', ')}` : `{${fields.join(', ')}}`;
   }
+  // An open object says in its title what it holds (the minimal write's field names).
+  if (type === 'object' && typeof schema.title === 'string') return schema.title;
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.join(', ')}`;
   if (type === undefined) return 'any';
   const article = /^[aeiou]/.test(type) ? 'an' : 'a';

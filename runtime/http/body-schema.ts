@@ -22,9 +22,19 @@ export type BodySchema = Record<string, any>;
 
 const ajv = createAjv({ useDefaults: false, allowUnionTypes: true });
 
+/** A finding as the schema words it, with what the body holds at its path. */
+export interface Finding {
+  path: string;
+  message: string;
+  /** The value at `path` (undefined for a missing property). */
+  value: unknown;
+  /** The whole body, normalised. */
+  body: unknown;
+}
+
 export interface BodyOptions {
-  /** More to say about a finding at a path, given the value found there (appended to its message). */
-  hint?: (path: string, value: unknown) => string | undefined;
+  /** The message of a finding where the route can say more than the schema (the fix, another route); default its own. */
+  message?: (finding: Finding) => string;
 }
 
 export interface RequestBody<T> {
@@ -50,10 +60,8 @@ export function requestBody<T>(schema: BodySchema, options: BodyOptions = {}): R
 }
 
 function invalidBody(problems: ProblemDetail[], body: unknown, options: BodyOptions): HttpProblem {
-  const errors = problems.map((problem) => {
-    const hint = options.hint?.(problem.path, valueAt(body, problem.path));
-    return hint === undefined ? problem : { ...problem, message: `${problem.message} ${hint}` };
-  });
+  const say = options.message;
+  const errors = say === undefined ? problems : problems.map((problem) => ({ path: problem.path, message: say({ ...problem, value: valueAt(body, problem.path), body }) }));
   const summary = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are not right: ${errors.map((e) => e.path || '(body)').join(', ')}.`;
   return new HttpProblem('invalid-request', summary, { errors });
 }

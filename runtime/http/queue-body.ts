@@ -78,7 +78,10 @@ export const executeProcessBody = requestBody<StartBody>(
     properties: { WhereClause: whereClause, StartType: startTypeOf(executeStartTypes), ActionParams: actionParams },
     additionalProperties: false,
   },
-  { hint: (path, value) => (path === '/StartType' && typeof value === 'string' && parseStartType(value) === 'AdHoc' ? 'AdHoc starts one source record: use StartProcessDirect/{syncId}/{sourceId}.' : undefined) },
+  {
+    message: ({ path, value, message }) =>
+      path === '/StartType' && typeof value === 'string' && parseStartType(value) === 'AdHoc' ? `${message} AdHoc starts one source record: use StartProcessDirect/{syncId}/{sourceId}.` : message,
+  },
 );
 
 export function parseAddActionBody(body: unknown): AddActionRequest {

@@ -1,6 +1,7 @@
 /** The six connection endpoints, with the snapshot's system keys and object types as enums. */
 import type { Snapshot } from '../../../definitions/snapshot.js';
 import { lackingCapabilities } from '../require-capability.js';
+import { minimalWriteBody } from '../write-body.js';
 import { recordSchemaName } from './record-schemas.js';
 
 const errorResponses = {
@@ -125,7 +126,7 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         summary: 'Create or update a record from a flat object (no typed groups).',
         tags: ['systems'],
         parameters: [system, object],
-        requestBody: { required: true, content: json({ type: 'object', additionalProperties: true }) },
+        requestBody: { required: true, content: json(minimalWriteBody.schema) },
         responses: writeAnswer,
       },
     },

@@ -1,5 +1,6 @@
 /** Components every document shares: the problem body, read parameters, write bodies, answers. */
 import { fieldTypes } from '../../../definitions/types.js';
+import { columnSchema, fullWriteBody } from '../write-body.js';
 
 const fieldTypeNames = [...fieldTypes];
 
@@ -44,24 +45,8 @@ export function sharedComponents(bodyLimit: number) {
         required: ['name', 'types', 'fields'],
         properties: { name: { type: 'string' }, types: { type: 'array', items: { type: 'string' } }, fields: { type: 'array', items: { $ref: '#/components/schemas/FieldDescription' } } },
       },
-      Column: {
-        type: 'object',
-        required: ['name', 'value'],
-        properties: {
-          name: { type: 'string', description: 'A field, or group[type].field for a typed group entry, e.g. addresses[main].city.' },
-          columnType: { enum: fieldTypeNames },
-          value: {},
-        },
-      },
-      FullWrite: {
-        type: 'object',
-        required: ['columns'],
-        properties: {
-          name: { type: 'string', description: 'Object name; must equal the {object_type} of the URL.' },
-          columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Column' } },
-          idcolumns: { type: 'array', items: { $ref: '#/components/schemas/Column' }, description: 'Fields identifying the record to update; default the object key.' },
-        },
-      },
+      Column: columnSchema,
+      FullWrite: fullWriteBody.schema,
       WriteResult: {
         type: 'object',
         required: ['action', 'key'],
