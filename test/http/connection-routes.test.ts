@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase, type Engine } from '../support/databases.js';
-import { engineApp, engineConnection, quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
+import { engineApp, engineConnection, quickstartApp, tableContents, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type Record = { [field: string]: any };
 
@@ -316,6 +316,24 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, { columns: [] }), 400, 'invalid-request', /columns must be a non-empty array/);
       assertProblem(await app.post(url, { ...columns(), idcolumns: [{ name: 'nope', value: 1 }] }), 400, 'unknown-field', /no field 'nope'/);
       assertProblem(await app.post(url, columns({ name: 'active', columnType: 'Boolean', value: 'perhaps' })), 400, 'invalid-value', /Customer.active: expected true or false/);
+    });
+
+    it('refuses a property it does not read and lists every shape problem at once, changing nothing', async () => {
+      const url = '/api/RunConnectionSetData/crm/Customer';
+      const before = await tableContents(app);
+      // idcolumn (sic) ignored would create a record where an update was meant.
+      const misspelt = await app.post(url, { Columns: [{ Name: 'name', value: 'X' }], idcolumn: [{ name: 'id', value: 1 }] });
+      assertProblem(misspelt, 400, 'invalid-request', /Unknown property "idcolumn"; the properties are name, columns, idcolumns/);
+      assert.deepEqual(misspelt.json.errors.map((e: { path: string }) => e.path), ['/idcolumn']);
+      const several = await app.post(url, { columns: [{ name: '', value: 1 }, { name: 'email', columnType: 'Text' }, 'x'], idcolumns: 'id' });
+      assert.deepEqual(several.json.errors, [
+        { path: '/columns/0/name', message: 'name must not be empty.' },
+        { path: '/columns/1/columnType', message: "columnType 'Text' is not a type; use one of String, Integer, Number, Boolean, Date, DateTime, Json." },
+        { path: '/columns/1/value', message: 'Column email needs a value (null to clear it).' },
+        { path: '/columns/2', message: 'Item 2 of columns must be a JSON object with name, columnType, value, not a string.' },
+        { path: '/idcolumns', message: 'idcolumns must be an array of {"name": string, "columnType": one of String, Integer, Number, Boolean, Date, DateTime, Json, "value": any}, not a string.' },
+      ]);
+      assert.deepEqual(await tableContents(app), before);
     });
 
     it('answers 409 when the system refuses the record', async () => {
