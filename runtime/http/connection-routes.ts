@@ -7,10 +7,10 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ObjectDescription, QueryResult, RecordData, WriteRequest } from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
-import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { requestSignal, sendRecords } from './json-response.js';
-import { invalid, parseReadParameters } from './read-parameters.js';
+import { parseQueryBody } from './query-body.js';
+import { parseReadParameters } from './read-parameters.js';
 import { readJsonBody } from '../request/read-body.js';
 import { parseKey } from '../sync/record-key.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
@@ -106,53 +106,4 @@ function metadata(system: string, object: ObjectDescription) {
 
 function describeKey(id: Record<string, unknown>): string {
   return Object.entries(id).map(([field, value]) => `${field} = ${JSON.stringify(value)}`).join(' and ');
-}
-
-interface QueryBody {
-  statement: string;
-  countStatement?: string;
-  columns: Array<{ name: string; type: FieldType }>;
-  limit?: number;
-  skip?: number;
-}
-
-/** Limit or Skip of the query body: a whole number (or its digits as text), or absent. */
-function pagingValue(b: Record<string, unknown>, name: 'Limit' | 'Skip'): number | undefined {
-  const raw = b[name] ?? b[name.toLowerCase()];
-  if (raw === undefined || raw === null) return undefined;
-  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalid(`/${name}`, `${name} must be a whole number of at least 0.`);
-  return value;
-}
-
-function parseQueryBody(body: unknown): QueryBody {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', 'The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "...", "Limit": n, "Skip": n}.');
-  }
-  const b = body as Record<string, unknown>;
-  const statement = b.Statement ?? b.statement;
-  const countStatement = b.CountStatement ?? b.countStatement;
-  const columns = b.columns ?? b.Columns;
-  if (typeof statement !== 'string' || statement.trim() === '') throw invalid('/Statement', 'Statement must be a non-empty string.');
-  if (countStatement !== undefined && (typeof countStatement !== 'string' || countStatement.trim() === '')) {
-    throw invalid('/CountStatement', 'CountStatement must be a non-empty string when given.');
-  }
-  if (!Array.isArray(columns) || columns.length === 0) throw invalid('/columns', 'columns must be a non-empty array of {"Name", "ColumnType"}.');
-  const limit = pagingValue(b, 'Limit');
-  const skip = pagingValue(b, 'Skip');
-  return {
-    statement,
-    countStatement: countStatement as string | undefined,
-    ...(limit === undefined ? {} : { limit }),
-    ...(skip === undefined ? {} : { skip }),
-    columns: columns.map((column: unknown, index) => {
-      const c = (typeof column === 'object' && column !== null ? column : {}) as Record<string, unknown>;
-      const name = c.Name ?? c.name;
-      const type = c.ColumnType ?? c.columnType;
-      if (typeof name !== 'string' || name === '') throw invalid(`/columns/${index}/Name`, 'Each column needs a Name.');
-      const known = typeof type === 'string' ? fieldTypes.find((t) => t.toLowerCase() === type.toLowerCase()) : undefined;
-      if (!known) throw invalid(`/columns/${index}/ColumnType`, `ColumnType of ${name} must be one of ${fieldTypes.join(', ')}.`);
-      return { name, type: known };
-    }),
-  };
 }

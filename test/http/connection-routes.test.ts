@@ -221,6 +221,13 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, { columns: [{ ColumnType: 'String' }], Statement: 'SELECT 1 AS id' }), 400, 'invalid-request', /needs a Name/);
       assertProblem(await app.post(url, { columns, Statement: 'SELECT 1', CountStatement: 7 }), 400, 'invalid-request', /CountStatement/);
       assertProblem(await app.post(url, [statement]), 400, 'invalid-request', /must be an object/);
+      // A misspelt Limit ignored would answer the whole result instead of a page.
+      const misspelt = await app.post(url, { columns, Statement: 'SELECT 1 AS id', Limt: 5, Skip: -1 });
+      assertProblem(misspelt, 400, 'invalid-request', /2 fields are not right: \/Limt, \/Skip/);
+      assert.deepEqual(misspelt.json.errors, [
+        { path: '/Limt', message: 'Unknown property "Limt"; the properties are columns, Statement, CountStatement, Limit, Skip.' },
+        { path: '/Skip', message: 'Skip must be a whole number from 0 to 9007199254740991, not -1.' },
+      ]);
     });
 
     it('refuses a declared column the result does not have, naming the ones it has', async () => {

@@ -1,5 +1,6 @@
 /** Components every document shares: the problem body, read parameters, write bodies, answers. */
 import { fieldTypes } from '../../../definitions/types.js';
+import { queryBody, queryColumnSchema } from '../query-body.js';
 import { columnSchema, fullWriteBody } from '../write-body.js';
 
 const fieldTypeNames = [...fieldTypes];
@@ -52,22 +53,8 @@ export function sharedComponents(bodyLimit: number) {
         required: ['action', 'key'],
         properties: { action: { enum: ['created', 'updated'] }, key: { type: 'object' } },
       },
-      QueryColumn: {
-        type: 'object',
-        required: ['Name', 'ColumnType'],
-        properties: { Name: { type: 'string' }, ColumnType: { enum: fieldTypeNames } },
-      },
-      QueryBody: {
-        type: 'object',
-        required: ['columns', 'Statement'],
-        properties: {
-          columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/QueryColumn' } },
-          Statement: { type: 'string', description: 'Read-only statement in the system language.' },
-          CountStatement: { type: 'string', description: 'Statement returning the total number of rows.' },
-          Limit: { type: 'integer', minimum: 0, description: "Most rows to answer (a page); at most the system's limits.queryRows." },
-          Skip: { type: 'integer', minimum: 0, description: 'Rows to pass over first; order the statement (ORDER BY) so pages do not overlap.' },
-        },
-      },
+      QueryColumn: queryColumnSchema,
+      QueryBody: queryBody.schema,
     },
     responses: {
       BadRequest: { description: 'The request does not fit (the problem names the place).', content: problemContent },
