@@ -13,11 +13,16 @@ import type { ProblemDetail } from '../errors.js';
 
 type Schema = Record<string, any>;
 
+/** A finding with the rule it broke: ajv's keyword, or `twice` for a property given in two spellings. */
+export interface BodyProblem extends ProblemDetail {
+  keyword: string;
+}
+
 /** The pattern of a text that must hold more than spaces: its finding reads "must not be empty". */
 export const notBlank = '\\S';
 
-export function bodyProblems(errors: readonly ErrorObject[], root: Schema): ProblemDetail[] {
-  const found = new Map<string, ProblemDetail>();
+export function bodyProblems(errors: readonly ErrorObject[], root: Schema): BodyProblem[] {
+  const found = new Map<string, BodyProblem>();
   for (const error of errors) {
     const detail = describeError(error);
     if (!found.has(detail.path)) found.set(detail.path, detail);
@@ -26,7 +31,7 @@ export function bodyProblems(errors: readonly ErrorObject[], root: Schema): Prob
 }
 
 /** The findings in schema order: at each level unknown properties first, then declared ones as declared, items by index. */
-export function sortBySchema(problems: ProblemDetail[], root: Schema): ProblemDetail[] {
+export function sortBySchema<P extends ProblemDetail>(problems: P[], root: Schema): P[] {
   const rank = (path: string): number[] => {
     let schema: Schema | undefined = root;
     return pointerSegments(path).map((segment) => {
@@ -47,22 +52,23 @@ export function sortBySchema(problems: ProblemDetail[], root: Schema): ProblemDe
   return problems.map((problem) => ({ problem, rank: rank(problem.path) })).sort((a, b) => compare(a.rank, b.rank)).map((entry) => entry.problem);
 }
 
-function describeError(error: ErrorObject): ProblemDetail {
+function describeError(error: ErrorObject): BodyProblem {
   const parent = (error.parentSchema ?? {}) as Schema;
+  const keyword = error.keyword;
   const data = error.data;
   switch (error.keyword) {
     case 'required': {
       const property = String(error.params.missingProperty);
       const path = `${error.instancePath}/${escapePointer(property)}`;
-      return { path, message: `${property} is required: ${meaning(parent.properties?.[property] ?? {})}.` };
+      return { path, keyword, message: `${property} is required: ${meaning(parent.properties?.[property] ?? {})}.` };
     }
     case 'additionalProperties': {
       const property = String(error.params.additionalProperty);
       const allowed = Object.keys(parent.properties ?? {});
-      return { path: `${error.instancePath}/${escapePointer(property)}`, message: `Unknown property ${JSON.stringify(property)}; the properties are ${allowed.join(', ')}.` };
+      return { path: `${error.instancePath}/${escapePointer(property)}`, keyword, message: `Unknown property ${JSON.stringify(property)}; the properties are ${allowed.join(', ')}.` };
     }
     default:
-      return { path: error.instancePath, message: valueMessage(error, nameOf(error.instancePath), parent, data) };
+      return { path: error.instancePath, keyword, message: valueMessage(error, nameOf(error.instancePath), parent, data) };
   }
 }
 

@@ -15,8 +15,8 @@
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../../definitions/schema/validators.js';
 import { deepFreeze } from '../../definitions/snapshot.js';
-import { HttpProblem, type ProblemDetail } from '../errors.js';
-import { bodyProblems, escapePointer, sortBySchema } from './body-messages.js';
+import { HttpProblem, type ProblemCode } from '../errors.js';
+import { bodyProblems, escapePointer, sortBySchema, type BodyProblem } from './body-messages.js';
 
 export type BodySchema = Record<string, any>;
 
@@ -26,6 +26,8 @@ const ajv = createAjv({ useDefaults: false, allowUnionTypes: true });
 export interface Finding {
   path: string;
   message: string;
+  /** The rule broken: ajv's keyword (`required`, `enum`, `type`, …), or `twice` for one property in two spellings. */
+  keyword: string;
   /** The value at `path` (undefined for a missing property). */
   value: unknown;
   /** The whole body, normalised. */
@@ -35,6 +37,8 @@ export interface Finding {
 export interface BodyOptions {
   /** The message of a finding where the route can say more than the schema (the fix, another route); default its own. */
   message?: (finding: Finding) => string;
+  /** The problem code of the answer; default invalid-request. */
+  code?: (findings: readonly Finding[]) => ProblemCode;
 }
 
 export interface RequestBody<T> {
@@ -50,7 +54,7 @@ export function requestBody<T>(schema: BodySchema, options: BodyOptions = {}): R
   return {
     schema: frozen,
     parse(body) {
-      const problems: ProblemDetail[] = [];
+      const problems: BodyProblem[] = [];
       const normalised = normalise(frozen, body, '', problems);
       if (!validate(normalised)) problems.push(...bodyProblems(validate.errors ?? [], frozen));
       if (problems.length > 0) throw invalidBody(sortBySchema(problems, frozen), normalised, options);
@@ -59,15 +63,15 @@ export function requestBody<T>(schema: BodySchema, options: BodyOptions = {}): R
   };
 }
 
-function invalidBody(problems: ProblemDetail[], body: unknown, options: BodyOptions): HttpProblem {
-  const say = options.message;
-  const errors = say === undefined ? problems : problems.map((problem) => ({ path: problem.path, message: say({ ...problem, value: valueAt(body, problem.path), body }) }));
+function invalidBody(problems: BodyProblem[], body: unknown, options: BodyOptions): HttpProblem {
+  const findings: Finding[] = problems.map((problem) => ({ ...problem, value: valueAt(body, problem.path), body }));
+  const errors = findings.map((finding) => ({ path: finding.path, message: options.message ? options.message(finding) : finding.message }));
   const summary = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are not right: ${errors.map((e) => e.path || '(body)').join(', ')}.`;
-  return new HttpProblem('invalid-request', summary, { errors });
+  return new HttpProblem(options.code?.(findings) ?? 'invalid-request', summary, { errors });
 }
 
 /** `value` with property names and enum strings in the schema's spelling, and nulls the schema takes not as absent. */
-function normalise(schema: BodySchema | undefined, value: unknown, path: string, problems: ProblemDetail[]): unknown {
+function normalise(schema: BodySchema | undefined, value: unknown, path: string, problems: BodyProblem[]): unknown {
   if (schema === undefined) return value;
   if (typeof value === 'string' && Array.isArray(schema.enum)) {
     return schema.enum.find((allowed: unknown) => typeof allowed === 'string' && allowed.toLowerCase() === value.toLowerCase()) ?? value;
@@ -83,7 +87,7 @@ function normalise(schema: BodySchema | undefined, value: unknown, path: string,
       // Unknown: left for additionalProperties to name. defineProperty, so a key "__proto__" stays a key.
       Object.defineProperty(result, key, { value: field, enumerable: true, writable: true, configurable: true });
     } else if (Object.hasOwn(result, name)) {
-      problems.push({ path: at, message: `${name} is given twice (in two spellings).` });
+      problems.push({ path: at, keyword: 'twice', message: `${name} is given twice (in two spellings).` });
     } else if (!(field === null && !takesNull(schema.properties[name]))) {
       result[name] = normalise(schema.properties[name], field, at, problems);
     }

@@ -107,6 +107,8 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, [{ value: '1' }]), 400, 'invalid-request', /string name/);
       assertProblem(await app.post(url, [read('GETDATA_LIMIT', '1'), read('getdata_limit', '2')]), 400, 'invalid-request', /given twice/);
       assertProblem(await app.post(url, [{ name: 'GETDATA_WHERE', value: { id: 1 } }]), 400, 'invalid-request', /needs a string value/);
+      const several = await app.post(url, [{ Name: 'getdata_limit', Value: 2 }, { name: 'GETDATA_WHERE' }, 'x', { name: 'GETDATA_ID', value: '1', valeu: '2' }]);
+      assertProblem(several, 400, 'invalid-request', /3 fields are not right: \/1\/value, \/2, \/3\/valeu/);
     });
 
     it('refuses a filter with a syntax error or a placeholder, naming the column', async () => {

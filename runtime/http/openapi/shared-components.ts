@@ -1,6 +1,7 @@
 /** Components every document shares: the problem body, read parameters, write bodies, answers. */
 import { fieldTypes } from '../../../definitions/types.js';
 import { queryBody, queryColumnSchema } from '../query-body.js';
+import { readParametersBody } from '../read-parameters.js';
 import { columnSchema, fullWriteBody } from '../write-body.js';
 
 const fieldTypeNames = [...fieldTypes];
@@ -24,18 +25,7 @@ export function sharedComponents(bodyLimit: number) {
           errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
         },
       },
-      ReadParameters: {
-        type: 'array',
-        description: "Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER. LIMIT, SKIP and ORDER apply where the system's connector has the capability limit, skip or order (422 naming it otherwise); a page (LIMIT or SKIP) of RunConnectionGetData, which answers the total, also needs count.",
-        items: {
-          type: 'object',
-          required: ['name', 'value'],
-          properties: {
-            name: { enum: ['GETDATA_WHERE', 'GETDATA_ID', 'GETDATA_LIMIT', 'GETDATA_SKIP', 'GETDATA_ORDER'] },
-            value: { type: 'string' },
-          },
-        },
-      },
+      ReadParameters: readParametersBody.schema,
       FieldDescription: {
         type: 'object',
         required: ['name', 'type', 'required', 'readOnly'],
