@@ -217,3 +217,16 @@ function shellWords(line: string, variables: Record<string, string>): { words: s
   if (current !== undefined) words.push(current);
   return { words, comment: '' };
 }
+
+/** Defaults the README states, read against the one place each is declared. */
+test('the README states the defaults of the body limit and of a sync\'s retries as the code declares them', async () => {
+  const { defaults } = await import('../runtime/settings.js');
+  const { parseSize } = await import('../definitions/size.js');
+  const { defaultSyncRetries } = await import('../definitions/schema/kind-schemas.js');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const bodyLimit = /^\| `--body-limit` \| `SYNCLINE_BODY_LIMIT` \| `([^`]+)`/m.exec(readme);
+  assert.ok(bodyLimit, 'the README lists --body-limit with its default');
+  assert.equal(parseSize(bodyLimit[1]!), defaults.bodyLimit);
+  const { max, backoff, maxBackoff } = defaultSyncRetries;
+  assert.ok(readme.includes(`retries: { max: ${max}, backoff: ${backoff}, maxBackoff: ${maxBackoff} }`), 'the Sync example shows the default retries');
+});
