@@ -1,7 +1,10 @@
 /**
  * The read parameter array of RunConnectionGetData(Min): `[{name, value}]` with the names
- * GETDATA_WHERE, GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP and GETDATA_ORDER. Names are matched
- * case-insensitively; anything else is a 400 naming the known ones.
+ * GETDATA_WHERE, GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP and GETDATA_ORDER. Its shape is a JSON
+ * Schema (body-schema.ts) the interface description publishes; names are matched
+ * case-insensitively, and anything else is a 400 naming the known ones. What the shape cannot say
+ * is checked here after: a name given twice, the values against the object, and whether the
+ * system's connector can do what a parameter asks (422 naming the capability).
  */
 import type { ReadRequest } from '../../connectors/connection.js';
 import type { ObjectDescription } from '../../connectors/connection.js';
