@@ -1,6 +1,7 @@
 /**
- * What every connector publishes about itself. Validation (`syncline validate`), the editor schema
- * and — in later layers — the OpenAPI description and the HTTP routes all read this one spec.
+ * What every connector publishes about itself. Validation (`syncline validate`) and the editor
+ * schema read this one spec; each System of a snapshot carries its connector's capabilities, which
+ * the HTTP routes check and the OpenAPI description states.
  */
 export type JsonSchema = Record<string, unknown>;
 

@@ -62,7 +62,7 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   const compiled = runChecks(context);
   const problems = sortProblems(context.problems);
   if (context.errors > 0) return { ok: false, problems };
-  return { ok: true, problems, snapshot: buildSnapshot(context, compiled, digest.digest('hex'), files.map((f) => f.displayPath)) };
+  return { ok: true, problems, snapshot: buildSnapshot(context, compiled, options.connectors, digest.digest('hex'), files.map((f) => f.displayPath)) };
 }
 
 /**
@@ -200,14 +200,15 @@ function origin(source: SourceDocument): Origin {
   return { file: source.file, line, column };
 }
 
-function buildSnapshot(context: CheckContext, compiled: Compiled, digest: string, files: string[]): Snapshot {
+function buildSnapshot(context: CheckContext, compiled: Compiled, connectors: ConnectorSpecs, digest: string, files: string[]): Snapshot {
   const entries = <K extends DefinitionKind, E>(kind: K, make: (entry: Registered<any>) => E) =>
     frozenMap([...context.registry[kind].values()].map((entry) => [entry.definition.id, Object.freeze(make(entry))] as const));
   return Object.freeze({
     digest,
     loadedAt: new Date(),
     files: Object.freeze(files),
-    systems: entries('System', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source) })),
+    // A valid System names a registered connector: the schema allows no other.
+    systems: entries('System', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), capabilities: connectors.get(e.definition.connector)!.capabilities })),
     syncs: entries('Sync', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), ...compiled.syncs.get(e.definition.id)! })),
     webhooks: entries('Webhook', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), ...compiled.webhooks.get(e.definition.id)! })),
     flows: entries('Flow', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source) })),

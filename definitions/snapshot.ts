@@ -5,6 +5,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { Expression as Mapping } from 'jsonata';
+import type { ConnectorCapabilities } from './connector-spec.js';
 import type { Expression } from './expression/index.js';
 import type { OrderTerm } from './order/parse-order.js';
 import type {
@@ -25,6 +26,8 @@ export interface Origin {
 export interface SystemEntry {
   readonly definition: SystemDefinition;
   readonly origin: Origin;
+  /** What the system's connector can do, from the spec the definition was checked against. */
+  readonly capabilities: Readonly<ConnectorCapabilities>;
 }
 
 export interface SyncEntry {

@@ -207,3 +207,15 @@ test('the migrate transcript of the Operations page is what syncline migrate pri
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Defaults the docs state, read against the one place each is declared. */
+test("the docs state the defaults of the body limit and of a sync's retries as the code declares them", async () => {
+  const { defaults } = await import('../runtime/settings.js');
+  const { parseSize } = await import('../definitions/size.js');
+  const { defaultSyncRetries } = await import('../definitions/schema/kind-schemas.js');
+  const bodyLimit = /^\| `--body-limit` \| `SYNCLINE_BODY_LIMIT` \| `([^`]+)`/m.exec(page('docs/operations.md'));
+  assert.ok(bodyLimit, 'docs/operations.md lists --body-limit with its default');
+  assert.equal(parseSize(bodyLimit[1]!), defaults.bodyLimit);
+  const { max, backoff, maxBackoff } = defaultSyncRetries;
+  assert.ok(page('docs/definitions/sync.md').includes(`retries: { max: ${max}, backoff: ${backoff}, maxBackoff: ${maxBackoff} }`), 'the Sync example shows the default retries');
+});

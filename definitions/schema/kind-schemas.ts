@@ -24,6 +24,16 @@ export function readKindSchema(kind: DefinitionKind | 'common'): JsonSchema {
 
 type Mutable = Record<string, any>;
 
+/**
+ * The `retries` a Sync gets when it sets none, as sync.schema.json declares them: the loader fills
+ * them in from there and the editor schema shows them, so whatever else needs them (the retry of
+ * a flow item, which has no settings of its own) reads them here instead of restating them.
+ */
+export const defaultSyncRetries: Readonly<{ max: number; backoff: string; maxBackoff: string }> = (() => {
+  const retries = (readKindSchema('Sync') as Mutable).properties.retries.properties;
+  return Object.freeze({ max: retries.max.default, backoff: retries.backoff.default, maxBackoff: retries.maxBackoff.default });
+})();
+
 /** The System schema for one connector: its connection schema and its object/group options merged in. */
 export function systemSchemaFor(spec: ConnectorSpec, connectorNames: readonly string[]): JsonSchema {
   const schema = structuredClone(readKindSchema('System')) as Mutable;

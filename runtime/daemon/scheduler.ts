@@ -14,6 +14,7 @@ import type { Snapshot } from '../../definitions/snapshot.js';
 import type { Schedule } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { concurrencyOf } from '../execution/concurrency-of.js';
+import { attemptsOf } from '../execution/retry-of.js';
 import type { Logger } from '../log.js';
 import { enqueueSlot, lastSlots } from '../queue/schedule-slot.js';
 import { slotClock, type SlotClock } from './schedule-slots.js';
@@ -48,10 +49,10 @@ const retryMs = 1000;
 function schedules(snapshot: Snapshot): Array<{ processId: string; schedule: Schedule; maxAttempts: number }> {
   const found: Array<{ processId: string; schedule: Schedule; maxAttempts: number }> = [];
   for (const [processId, sync] of snapshot.syncs) {
-    if (sync.definition.schedule !== undefined) found.push({ processId, schedule: sync.definition.schedule, maxAttempts: sync.definition.retries.max + 1 });
+    if (sync.definition.schedule !== undefined) found.push({ processId, schedule: sync.definition.schedule, maxAttempts: attemptsOf(snapshot, processId) });
   }
   for (const [processId, flow] of snapshot.flows) {
-    if (flow.definition.schedule !== undefined) found.push({ processId, schedule: flow.definition.schedule, maxAttempts: 1 });
+    if (flow.definition.schedule !== undefined) found.push({ processId, schedule: flow.definition.schedule, maxAttempts: attemptsOf(snapshot, processId) });
   }
   return found;
 }

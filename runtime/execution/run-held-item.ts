@@ -26,6 +26,7 @@ import { recordProgress } from '../queue/record-progress.js';
 import { failAttempt, type RetryPolicy } from '../queue/retry.js';
 import type { RunOutcome, RunProcess } from './process-run.js';
 import { repeatEvery } from './repeat-every.js';
+import { defaultRetryPolicy, retryPolicyOf } from './retry-of.js';
 
 /** What running held items needs; one per process (the daemon and the HTTP routes share its shape). */
 export interface ItemRunner {
@@ -50,12 +51,6 @@ export interface RunHeldItemOptions {
   onProgress?: (statistics: Readonly<ItemStatistics>) => void;
 }
 
-/**
- * Flows have no retry settings of their own; a flow item that is retried at all (maxAttempts > 1)
- * waits like a sync with the default `retries` (sync.schema.json: backoff 30s, maxBackoff 1h).
- */
-const flowRetry: RetryPolicy = { backoffMs: 30_000, maxBackoffMs: 3_600_000 };
-
 /** Why the run was stopped early, when it was. */
 type Interruption = { kind: 'timeout'; timeoutMs: number; text: string } | { kind: 'lost' } | { kind: 'stopped' };
 
@@ -66,19 +61,11 @@ interface ProcessSettings {
 }
 
 function processSettings(snapshot: Snapshot, processId: string): ProcessSettings | undefined {
-  const sync = snapshot.syncs.get(processId);
-  if (sync !== undefined) {
-    const { definition } = sync;
-    const timeoutMs = parseDuration(definition.timeout);
-    return {
-      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutText: definition.timeout }),
-      retry: {
-        backoffMs: parseDuration(definition.retries.backoff) ?? flowRetry.backoffMs,
-        maxBackoffMs: parseDuration(definition.retries.maxBackoff) ?? flowRetry.maxBackoffMs,
-      },
-    };
-  }
-  return snapshot.flows.has(processId) ? { retry: flowRetry } : undefined;
+  const retry = retryPolicyOf(snapshot, processId);
+  if (retry === undefined) return undefined;
+  const timeout = snapshot.syncs.get(processId)?.definition.timeout;
+  const timeoutMs = timeout === undefined ? undefined : parseDuration(timeout);
+  return { ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutText: timeout }), retry };
 }
 
 /** Runs the held `item` to its end; answers the item as stored afterwards. */
@@ -187,7 +174,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     if (result.status === 'Complete' || !result.retryable) {
       status = (await untilRecorded(() => completeItem(db, { ...attempt, status: result.status }))) ? result.status : undefined;
     } else {
-      const failed = await untilRecorded(() => failAttempt(db, { ...attempt, retry: settings?.retry ?? flowRetry }));
+      const failed = await untilRecorded(() => failAttempt(db, { ...attempt, retry: settings?.retry ?? defaultRetryPolicy }));
       status = failed?.status;
       if (failed?.status === 'Pending') log.info({ ...fields, runAfter: failed.runAfter.toISOString() }, 'item will be retried');
     }

@@ -7,13 +7,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ObjectDescription, QueryResult, RecordData, WriteRequest } from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
-import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 import { requestSignal, sendRecords } from './json-response.js';
-import { invalid, parseReadParameters } from './read-parameters.js';
+import { parseQueryBody } from './query-body.js';
+import { parseReadParameters } from './read-parameters.js';
 import { readJsonBody } from '../request/read-body.js';
 import { parseKey } from '../sync/record-key.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
+import { requireCapabilities } from './require-capability.js';
 import { resolveObject, resolveSystem } from './resolve-target.js';
 import { parseFullWrite, parseMinimalWrite } from './write-body.js';
 
@@ -28,25 +29,24 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   router.post('/RunConnectionGetData/:system/:object', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
-    const parameters = parseReadParameters(await optionalBody(ctx), object);
+    const parameters = parseReadParameters(await optionalBody(ctx), object, target.system, { total: true });
     const signal = requestSignal(ctx);
     const read = async () => {
       const records: RecordData[] = [];
       for await (const page of target.connection.read(object.name, { ...parameters, signal })) records.push(...page);
       return records;
     };
-    // The total counts every matching record, not just this page (GETDATA_LIMIT/SKIP).
-    const [records, total] = await Promise.all([
-      read(),
-      parameters.id ? undefined : target.connection.count(object.name, { filter: parameters.filter, signal }),
-    ]);
+    // The total counts every matching record, not just this page (GETDATA_LIMIT/SKIP). Without the
+    // count capability no page was allowed, so the records read are all there are.
+    const counted = !parameters.id && target.system.capabilities.count;
+    const [records, total] = await Promise.all([read(), counted ? target.connection.count(object.name, { filter: parameters.filter, signal }) : undefined]);
     ctx.body = { ...metadata(target.system.definition.id, object), total: total ?? records.length, records };
   });
 
   router.post('/RunConnectionGetDataMin/:system/:object', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
-    const parameters = parseReadParameters(await optionalBody(ctx), object);
+    const parameters = parseReadParameters(await optionalBody(ctx), object, target.system, { total: false });
     await sendRecords(ctx, target.connection.read(object.name, { ...parameters, signal: requestSignal(ctx) }));
   });
 
@@ -54,7 +54,8 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
     const id = parseKey(object, ctx.params.key!, 'path.object_key');
-    for await (const page of target.connection.read(object.name, { id, limit: 1 })) {
+    // A key names at most one record; the limit only spares a connector that can take it a look for more.
+    for await (const page of target.connection.read(object.name, { id, ...(target.system.capabilities.limit ? { limit: 1 } : {}) })) {
       if (page[0]) {
         ctx.body = { ...metadata(target.system.definition.id, object), record: page[0] };
         return;
@@ -66,6 +67,12 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
   router.post('/RunConnectionGetQueryData/:system', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:query');
     const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
+    requireCapabilities(target.system, [
+      // Without it a statement could write: the route's promise of a read-only query would be the caller's to keep.
+      { capability: 'readOnlyQuery', asked: 'a free query', path: '/Statement', fix: 'read the objects of the system with RunConnectionGetData instead' },
+      ...(body.limit === undefined ? [] : [{ capability: 'limit' as const, asked: 'Limit', path: '/Limit' }]),
+      ...(body.skip === undefined ? [] : [{ capability: 'skip' as const, asked: 'Skip', path: '/Skip' }]),
+    ]);
     let result: QueryResult;
     try {
       result = await target.connection.query({ ...body, signal: requestSignal(ctx) });
@@ -84,6 +91,7 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
       const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
       const object = resolveObject(target, ctx.params.object!);
       const request = parse(await readJsonBody(ctx, bodyLimit), object);
+      if (request.groups !== undefined) requireCapabilities(target.system, [{ capability: 'typedGroups', asked: 'a typed group column', path: '/columns' }]);
       const result = await target.connection.write(object.name, request);
       ctx.status = result.action === 'created' ? 201 : 200;
       ctx.body = result;
@@ -98,53 +106,4 @@ function metadata(system: string, object: ObjectDescription) {
 
 function describeKey(id: Record<string, unknown>): string {
   return Object.entries(id).map(([field, value]) => `${field} = ${JSON.stringify(value)}`).join(' and ');
-}
-
-interface QueryBody {
-  statement: string;
-  countStatement?: string;
-  columns: Array<{ name: string; type: FieldType }>;
-  limit?: number;
-  skip?: number;
-}
-
-/** Limit or Skip of the query body: a whole number (or its digits as text), or absent. */
-function pagingValue(b: Record<string, unknown>, name: 'Limit' | 'Skip'): number | undefined {
-  const raw = b[name] ?? b[name.toLowerCase()];
-  if (raw === undefined || raw === null) return undefined;
-  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalid(`/${name}`, `${name} must be a whole number of at least 0.`);
-  return value;
-}
-
-function parseQueryBody(body: unknown): QueryBody {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', 'The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "...", "Limit": n, "Skip": n}.');
-  }
-  const b = body as Record<string, unknown>;
-  const statement = b.Statement ?? b.statement;
-  const countStatement = b.CountStatement ?? b.countStatement;
-  const columns = b.columns ?? b.Columns;
-  if (typeof statement !== 'string' || statement.trim() === '') throw invalid('/Statement', 'Statement must be a non-empty string.');
-  if (countStatement !== undefined && (typeof countStatement !== 'string' || countStatement.trim() === '')) {
-    throw invalid('/CountStatement', 'CountStatement must be a non-empty string when given.');
-  }
-  if (!Array.isArray(columns) || columns.length === 0) throw invalid('/columns', 'columns must be a non-empty array of {"Name", "ColumnType"}.');
-  const limit = pagingValue(b, 'Limit');
-  const skip = pagingValue(b, 'Skip');
-  return {
-    statement,
-    countStatement: countStatement as string | undefined,
-    ...(limit === undefined ? {} : { limit }),
-    ...(skip === undefined ? {} : { skip }),
-    columns: columns.map((column: unknown, index) => {
-      const c = (typeof column === 'object' && column !== null ? column : {}) as Record<string, unknown>;
-      const name = c.Name ?? c.name;
-      const type = c.ColumnType ?? c.columnType;
-      if (typeof name !== 'string' || name === '') throw invalid(`/columns/${index}/Name`, 'Each column needs a Name.');
-      const known = typeof type === 'string' ? fieldTypes.find((t) => t.toLowerCase() === type.toLowerCase()) : undefined;
-      if (!known) throw invalid(`/columns/${index}/ColumnType`, `ColumnType of ${name} must be one of ${fieldTypes.join(', ')}.`);
-      return { name, type: known };
-    }),
-  };
 }

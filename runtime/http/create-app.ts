@@ -18,7 +18,7 @@ import { createHttpMetrics } from './metrics.js';
 import { openApiFor } from './openapi/build-openapi.js';
 import { problemMiddleware } from './problem-middleware.js';
 import { queueRoutes } from './queue-routes.js';
-import { defaultBodyLimit } from '../request/read-body.js';
+import { defaults } from '../settings.js';
 import { refuseNulInPathParameters, refuseNulInQuery } from '../request/refuse-nul.js';
 import { requestLog } from './request-log.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
@@ -35,7 +35,7 @@ export interface AppOptions {
   connections: ConnectionProvider;
   /** SHA-256 of the admin token (all scopes). */
   adminTokenHash: Buffer;
-  /** Largest request body in bytes (default 1 MiB). */
+  /** Largest request body in bytes (default: `defaults.bodyLimit` of runtime/settings.ts). */
   bodyLimit?: number;
   /** Version published in the interface description. */
   version?: string;
@@ -81,10 +81,10 @@ export function createApp(options: AppOptions): Koa {
   // but skipped authentication.
   api.use('', authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash));
   api.use('', refuseNulInQuery);
+  const bodyLimit = options.bodyLimit ?? defaults.bodyLimit;
   api.get('/openapi.json', (ctx) => {
-    ctx.body = openApiFor(ctx.state.snapshot, options.version ?? '0.0.0');
+    ctx.body = openApiFor(ctx.state.snapshot, { version: options.version ?? '0.0.0', bodyLimit });
   });
-  const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
   const callLog = callLogWriter(options.db, log);
   const webhookOptions = {
     connections: options.connections,

@@ -27,6 +27,7 @@ import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
 import { concurrencyOf } from '../execution/concurrency-of.js';
+import { attemptsOf } from '../execution/retry-of.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import { enqueue, type NewQueueItem } from '../queue/enqueue.js';
 import { getItem } from '../queue/get-item.js';
@@ -50,7 +51,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
   router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!);
     const sourceId = sourceIdOf(ctx.params.sourceId!);
-    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }), maxAttempts: attemptsOf(target) });
+    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }), maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id) });
     answer(ctx, 200, item);
   });
 
@@ -59,7 +60,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     const request = parseAddActionBody(await readJsonBody(ctx, bodyLimit));
     const target = resolveProcess(ctx, request.processId);
     checkStart(ctx.state.snapshot as Snapshot, target, request);
-    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, request), maxAttempts: attemptsOf(target) });
+    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, request), maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id) });
     answer(ctx, 200, item);
   });
 
@@ -120,11 +121,6 @@ function newItem(snapshot: Snapshot, target: ProcessTarget, request: StartReques
     ...(request.whereClause === undefined ? {} : { whereClause: request.whereClause }),
     ...(request.actionParams === undefined ? {} : { actionParams: request.actionParams }),
   };
-}
-
-/** Attempts in all for a queued item: a sync's retries + 1; a flow has no retry settings and gets one. */
-function attemptsOf(target: ProcessTarget): number {
-  return target.kind === 'sync' ? target.entry.definition.retries.max + 1 : 1;
 }
 
 function sourceIdOf(text: string): string {

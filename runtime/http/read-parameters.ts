@@ -1,7 +1,10 @@
 /**
  * The read parameter array of RunConnectionGetData(Min): `[{name, value}]` with the names
- * GETDATA_WHERE, GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP and GETDATA_ORDER. Names are matched
- * case-insensitively; anything else is a 400 naming the known ones.
+ * GETDATA_WHERE, GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP and GETDATA_ORDER. Its shape is a JSON
+ * Schema (body-schema.ts) the interface description publishes; names are matched
+ * case-insensitively, and anything else is a 400 naming the known ones. What the shape cannot say
+ * is checked here after: a name given twice, the values against the object, and whether the
+ * system's connector can do what a parameter asks (422 naming the capability).
  */
 import type { ReadRequest } from '../../connectors/connection.js';
 import type { ObjectDescription } from '../../connectors/connection.js';
@@ -9,34 +12,72 @@ import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../
 import { OrderSyntaxError, parseOrder } from '../../definitions/order/parse-order.js';
 import { HttpProblem, type ProblemDetail } from '../errors.js';
 import { parseKey } from '../sync/record-key.js';
+import type { SystemEntry } from '../../definitions/snapshot.js';
+import { requestBody, type Finding } from './body-schema.js';
+import { requireCapabilities, type Capability, type CapabilityUse } from './require-capability.js';
 
 export const readParameterNames = ['GETDATA_WHERE', 'GETDATA_ID', 'GETDATA_LIMIT', 'GETDATA_SKIP', 'GETDATA_ORDER'] as const;
 type ReadParameterName = (typeof readParameterNames)[number];
 
+const known = readParameterNames.join(', ');
+
+/** The body of RunConnectionGetData(Min), as ajv checks it and the interface description shows it. */
+export const readParametersBody = requestBody<Array<{ name: ReadParameterName; value: string | number }>>(
+  {
+    type: 'array',
+    description:
+      "Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER; names and properties in any case. LIMIT, SKIP and ORDER apply where the system's connector has the capability limit, skip or order (422 naming it otherwise); a page (LIMIT or SKIP) of RunConnectionGetData, which answers the total, also needs count.",
+    items: {
+      type: 'object',
+      required: ['name', 'value'],
+      properties: { name: { enum: [...readParameterNames] }, value: { type: ['string', 'number'] } },
+      additionalProperties: false,
+    },
+  },
+  { message: readParameterMessage, code: (findings) => (findings.some(isUnknownName) ? 'unknown-read-parameter' : 'invalid-request') },
+);
+
+function isUnknownName(finding: Finding): boolean {
+  return finding.keyword === 'enum' && /^\/\d+\/name$/.test(finding.path) && typeof finding.value === 'string';
+}
+
+/** The words the route has always used for a parameter list, naming the known parameters and the fix. */
+function readParameterMessage(finding: Finding): string {
+  const { path, value, body } = finding;
+  if (path === '') return 'The body must be a JSON array of {"name": ..., "value": ...} objects, e.g. [{"name":"GETDATA_LIMIT","value":"10"}].';
+  if (/^\/\d+$/.test(path)) return 'Each parameter is an object {"name": ..., "value": ...}.';
+  if (isUnknownName(finding)) return `Unknown read parameter '${String(value)}'. Known parameters: ${known}.`;
+  if (path.endsWith('/name') && finding.keyword !== 'twice') return `A parameter needs a string name: one of ${known}.`;
+  const item = /^\/(\d+)\/value$/.exec(path);
+  if (item !== null) {
+    const name = (body as Array<{ name?: unknown }>)[Number(item[1])]?.name;
+    return `${typeof name === 'string' ? name : 'A parameter'} needs a string value.`;
+  }
+  return finding.message;
+}
+
 export interface ReadParameters extends Pick<ReadRequest, 'filter' | 'id' | 'limit' | 'skip' | 'order'> {}
 
-export function parseReadParameters(body: unknown, object: ObjectDescription): ReadParameters {
-  const list = body === undefined ? [] : body;
-  if (!Array.isArray(list)) {
-    throw invalid('', 'The body must be a JSON array of {"name": ..., "value": ...} objects, e.g. [{"name":"GETDATA_LIMIT","value":"10"}].');
-  }
+/** The connector capability each parameter needs (GETDATA_WHERE needs none: without push-down the connector filters in memory). */
+const neededCapability: Partial<Record<ReadParameterName, Capability>> = { GETDATA_LIMIT: 'limit', GETDATA_SKIP: 'skip', GETDATA_ORDER: 'order' };
+
+export interface ReadParameterOptions {
+  /** The answer states the total of all matching records (RunConnectionGetData): a page then needs the count capability. */
+  total: boolean;
+}
+
+/**
+ * The read parameters of a request to `system`: each checked, and refused with 422 where the
+ * system's connector lacks the capability a parameter needs.
+ */
+export function parseReadParameters(body: unknown, object: ObjectDescription, system: SystemEntry, options: ReadParameterOptions): ReadParameters {
+  const list = readParametersBody.parse(body === undefined ? [] : body);
   const given = new Map<ReadParameterName, { value: string; index: number }>();
-  list.forEach((item: unknown, index) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw invalid(`/${index}`, 'Each parameter is an object {"name": ..., "value": ...}.');
-    const entry = item as Record<string, unknown>;
-    const name = entry.name ?? entry.Name;
-    const value = entry.value ?? entry.Value;
-    if (typeof name !== 'string') throw invalid(`/${index}/name`, 'A parameter needs a string name.');
-    const known = readParameterNames.find((n) => n === name.toUpperCase());
-    if (!known) {
-      throw new HttpProblem('unknown-read-parameter', `Unknown read parameter '${name}'. Known parameters: ${readParameterNames.join(', ')}.`, {
-        errors: [{ path: `/${index}/name`, message: `unknown; use one of ${readParameterNames.join(', ')}` }],
-      });
-    }
-    if (given.has(known)) throw invalid(`/${index}/name`, `${known} is given twice.`);
-    if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`/${index}/value`, `${known} needs a string value.`);
-    given.set(known, { value: String(value), index });
+  list.forEach(({ name, value }, index) => {
+    if (given.has(name)) throw invalid(`/${index}/name`, `${name} is given twice.`);
+    given.set(name, { value: String(value), index });
   });
+  requireCapabilities(system, capabilityUses(given, options));
 
   const result: ReadParameters = {};
   const where = given.get('GETDATA_WHERE');
@@ -50,6 +91,19 @@ export function parseReadParameters(body: unknown, object: ObjectDescription): R
   const order = given.get('GETDATA_ORDER');
   if (order && order.value.trim() !== '') result.order = parseOrderParameter(order.value, `/${order.index}/value`);
   return result;
+}
+
+function capabilityUses(given: ReadonlyMap<ReadParameterName, { index: number }>, options: ReadParameterOptions): CapabilityUse[] {
+  const uses: CapabilityUse[] = [];
+  for (const [name, { index }] of given) {
+    const capability = neededCapability[name];
+    if (capability !== undefined) uses.push({ capability, asked: name, path: `/${index}/name` });
+  }
+  const page = given.get('GETDATA_LIMIT') ?? given.get('GETDATA_SKIP');
+  if (options.total && page !== undefined) {
+    uses.push({ capability: 'count', asked: 'the total of a page', path: `/${page.index}/name`, fix: 'read the page with RunConnectionGetDataMin, which answers no total, or read every record without GETDATA_LIMIT and GETDATA_SKIP' });
+  }
+  return uses;
 }
 
 function parseFilter(text: string, path: string) {

@@ -3,31 +3,73 @@
  * may address a typed group entry as `group[type].field`; `idcolumns` identify the record to
  * update. The minimal one (RunConnectionSetDataMin) is a flat object and cannot say a group type,
  * so a group there is refused with a pointer to the full write.
+ *
+ * Their shapes are JSON Schemas (body-schema.ts), which the interface description publishes; what
+ * only the object's definition can say — its fields, groups and types — is checked here after.
  */
 import type { ObjectDescription, WriteRequest } from '../../connectors/connection.js';
 import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
+import { escapePointer, notBlank } from './body-messages.js';
+import { requestBody, type Finding } from './body-schema.js';
 import { invalid } from './read-parameters.js';
 
 const groupColumn = /^([A-Za-z_][A-Za-z0-9_]*)\[([A-Za-z0-9_-]+)\]\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
 interface Column {
   name: string;
-  columnType?: string;
+  columnType?: FieldType;
   value: unknown;
 }
 
+export const columnSchema = {
+  type: 'object',
+  required: ['name', 'value'],
+  properties: {
+    name: { type: 'string', pattern: notBlank, title: 'a field of the object, or group[type].field', description: 'A field, or group[type].field for a typed group entry, e.g. addresses[main].city.' },
+    columnType: { enum: [...fieldTypes], description: "The field's declared type (any case); it must match the definition." },
+    value: { description: 'The value to set; null clears the field.' },
+  },
+  additionalProperties: false,
+};
+
+export const fullWriteBody = requestBody<{ name?: string | null; columns: Column[]; idcolumns?: Column[] | null }>(
+  {
+    type: 'object',
+    required: ['columns'],
+    properties: {
+      name: { type: ['string', 'null'], description: 'Object name; must equal the {object_type} of the URL.' },
+      columns: { type: 'array', minItems: 1, items: columnSchema },
+      idcolumns: { type: ['array', 'null'], items: columnSchema, description: 'Fields identifying the record to update; default the object key.' },
+    },
+    additionalProperties: false,
+  },
+  { message: columnMessage },
+);
+
+/** The minimal write's body: the object's fields as properties, checked against its definition below. */
+export const minimalWriteBody = requestBody<Record<string, unknown>>({
+  type: 'object',
+  title: 'a flat JSON object of field names and values, e.g. {"name": "Ada"}',
+  additionalProperties: true,
+});
+
+/** A column's findings said as the service always said them: naming the column and the fix. */
+function columnMessage({ path, value, body, message }: Finding): string {
+  const column = /^\/(columns|idcolumns)\/(\d+)\/(value|columnType)$/.exec(path);
+  if (column === null) return message;
+  const name = ((body as Record<string, Array<{ name?: unknown }>>)[column[1]!]?.[Number(column[2])]?.name as string | undefined) ?? `${column[2]}`;
+  if (column[3] === 'value') return `Column ${name} needs a value (null to clear it).`;
+  return `columnType ${typeof value === 'string' ? `'${value}'` : JSON.stringify(value)} is not a type; use one of ${fieldTypes.join(', ')}.`;
+}
+
 export function parseFullWrite(body: unknown, object: ObjectDescription): WriteRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', 'The body must be an object {"name": ..., "columns": [...], "idcolumns": [...]}.');
+  const parsed = fullWriteBody.parse(body);
+  if (parsed.name != null && parsed.name !== object.name) {
+    throw invalid('/name', `The body names object '${parsed.name}', but the URL names '${object.name}'.`);
   }
-  const record = body as Record<string, unknown>;
-  const name = record.name ?? record.Name;
-  if (name !== undefined && name !== object.name) {
-    throw invalid('/name', `The body names object '${String(name)}', but the URL names '${object.name}'.`);
-  }
-  const columns = columnList(record.columns ?? record.Columns, '/columns', true);
-  const idColumns = columnList(record.idcolumns ?? record.idColumns ?? record.IdColumns, '/idcolumns', false);
+  const columns = parsed.columns;
+  const idColumns = parsed.idcolumns ?? [];
   const values: Record<string, unknown> = {};
   const groups: Record<string, Record<string, Record<string, unknown>>> = {};
   columns.forEach((column, index) => {
@@ -61,11 +103,8 @@ export function parseFullWrite(body: unknown, object: ObjectDescription): WriteR
 }
 
 export function parseMinimalWrite(body: unknown, object: ObjectDescription): WriteRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', 'The body must be a flat JSON object of field names and values, e.g. {"name": "Ada"}.');
-  }
   const values: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(minimalWriteBody.parse(body))) {
     const groupName = groupColumn.exec(name)?.[1] ?? name.split('.')[0]!;
     if (object.groups.some((g) => g.name === groupName)) {
       throw new HttpProblem('group-needs-full-write', `'${name}' belongs to the typed group ${groupName}, whose type the minimal write cannot express; write it with RunConnectionSetData as a column '${groupName}[<type>].<field>'.`, {
@@ -78,36 +117,13 @@ export function parseMinimalWrite(body: unknown, object: ObjectDescription): Wri
   return { values };
 }
 
-function columnList(value: unknown, path: string, required: boolean): Column[] {
-  if (value === undefined && !required) return [];
-  if (!Array.isArray(value) || (required && value.length === 0)) {
-    throw invalid(path, `${path.slice(1)} must be a ${required ? 'non-empty ' : ''}array of {"name", "columnType", "value"} objects.`);
-  }
-  return value.map((item: unknown, index) => {
-    if (typeof item !== 'object' || item === null) throw invalid(`${path}/${index}`, 'Each column is an object {"name", "columnType", "value"}.');
-    const column = item as Record<string, unknown>;
-    const name = column.name ?? column.Name;
-    const columnType = column.columnType ?? column.ColumnType;
-    if (typeof name !== 'string' || name === '') throw invalid(`${path}/${index}/name`, 'A column needs a name.');
-    if (columnType !== undefined && typeof columnType !== 'string') throw invalid(`${path}/${index}/columnType`, 'columnType must be a string.');
-    if (!('value' in column) && !('Value' in column)) throw invalid(`${path}/${index}/value`, `Column ${name} needs a value (null to clear it).`);
-    return { name, columnType: columnType as string | undefined, value: column.value ?? column.Value ?? null };
-  });
-}
-
-/** A given columnType must name the field's declared type (any case); the definition is the authority. */
+/** A given columnType (in the schema's spelling by now) must name the field's declared type; the definition is the authority. */
 function checkColumnType(column: Column, declared: FieldType, path: string): void {
-  if (column.columnType === undefined) return;
-  const named = fieldTypes.find((t) => t.toLowerCase() === column.columnType!.toLowerCase());
-  if (!named) throw invalid(path, `columnType '${column.columnType}' is not a type; use one of ${fieldTypes.join(', ')}.`);
-  if (named !== declared) throw invalid(path, `Column ${column.name} is declared ${declared}; columnType ${column.columnType} does not match.`);
+  if (column.columnType === undefined || column.columnType === declared) return;
+  throw invalid(path, `Column ${column.name} is declared ${declared}; columnType ${column.columnType} does not match.`);
 }
 
 function unknownField(path: string, object: ObjectDescription, message: string): HttpProblem {
   const known = [...object.fields.map((f) => f.name), ...object.groups.map((g) => `${g.name}[type].field`)];
   return new HttpProblem('unknown-field', `${message}. Fields: ${known.join(', ')}.`, { errors: [{ path, message }] });
-}
-
-function escapePointer(name: string): string {
-  return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }

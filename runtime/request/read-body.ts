@@ -11,9 +11,6 @@ import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
 import { refuseNulInJson } from './refuse-nul.js';
 
-/** Default body limit: 1 MiB. */
-export const defaultBodyLimit = 1024 * 1024;
-
 /**
  * Deepest nesting of objects and arrays in a JSON body. Far deeper than any real payload, and
  * shallow enough that whatever the runtime keeps of a request fits every runtime database:

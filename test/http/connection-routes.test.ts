@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase, type Engine } from '../support/databases.js';
-import { engineApp, engineConnection, quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
+import { engineApp, engineConnection, quickstartApp, tableContents, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type Record = { [field: string]: any };
 
@@ -107,6 +107,8 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, [{ value: '1' }]), 400, 'invalid-request', /string name/);
       assertProblem(await app.post(url, [read('GETDATA_LIMIT', '1'), read('getdata_limit', '2')]), 400, 'invalid-request', /given twice/);
       assertProblem(await app.post(url, [{ name: 'GETDATA_WHERE', value: { id: 1 } }]), 400, 'invalid-request', /needs a string value/);
+      const several = await app.post(url, [{ Name: 'getdata_limit', Value: 2 }, { name: 'GETDATA_WHERE' }, 'x', { name: 'GETDATA_ID', value: '1', valeu: '2' }]);
+      assertProblem(several, 400, 'invalid-request', /3 fields are not right: \/1\/value, \/2, \/3\/valeu/);
     });
 
     it('refuses a filter with a syntax error or a placeholder, naming the column', async () => {
@@ -221,6 +223,13 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, { columns: [{ ColumnType: 'String' }], Statement: 'SELECT 1 AS id' }), 400, 'invalid-request', /needs a Name/);
       assertProblem(await app.post(url, { columns, Statement: 'SELECT 1', CountStatement: 7 }), 400, 'invalid-request', /CountStatement/);
       assertProblem(await app.post(url, [statement]), 400, 'invalid-request', /must be an object/);
+      // A misspelt Limit ignored would answer the whole result instead of a page.
+      const misspelt = await app.post(url, { columns, Statement: 'SELECT 1 AS id', Limt: 5, Skip: -1 });
+      assertProblem(misspelt, 400, 'invalid-request', /2 fields are not right: \/Limt, \/Skip/);
+      assert.deepEqual(misspelt.json.errors, [
+        { path: '/Limt', message: 'Unknown property "Limt"; the properties are columns, Statement, CountStatement, Limit, Skip.' },
+        { path: '/Skip', message: 'Skip must be a whole number from 0 to 9007199254740991, not -1.' },
+      ]);
     });
 
     it('refuses a declared column the result does not have, naming the ones it has', async () => {
@@ -316,6 +325,24 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, { columns: [] }), 400, 'invalid-request', /columns must be a non-empty array/);
       assertProblem(await app.post(url, { ...columns(), idcolumns: [{ name: 'nope', value: 1 }] }), 400, 'unknown-field', /no field 'nope'/);
       assertProblem(await app.post(url, columns({ name: 'active', columnType: 'Boolean', value: 'perhaps' })), 400, 'invalid-value', /Customer.active: expected true or false/);
+    });
+
+    it('refuses a property it does not read and lists every shape problem at once, changing nothing', async () => {
+      const url = '/api/RunConnectionSetData/crm/Customer';
+      const before = await tableContents(app);
+      // idcolumn (sic) ignored would create a record where an update was meant.
+      const misspelt = await app.post(url, { Columns: [{ Name: 'name', value: 'X' }], idcolumn: [{ name: 'id', value: 1 }] });
+      assertProblem(misspelt, 400, 'invalid-request', /Unknown property "idcolumn"; the properties are name, columns, idcolumns/);
+      assert.deepEqual(misspelt.json.errors.map((e: { path: string }) => e.path), ['/idcolumn']);
+      const several = await app.post(url, { columns: [{ name: '', value: 1 }, { name: 'email', columnType: 'Text' }, 'x'], idcolumns: 'id' });
+      assert.deepEqual(several.json.errors, [
+        { path: '/columns/0/name', message: 'name must not be empty.' },
+        { path: '/columns/1/columnType', message: "columnType 'Text' is not a type; use one of String, Integer, Number, Boolean, Date, DateTime, Json." },
+        { path: '/columns/1/value', message: 'Column email needs a value (null to clear it).' },
+        { path: '/columns/2', message: 'Item 2 of columns must be a JSON object with name, columnType, value, not a string.' },
+        { path: '/idcolumns', message: 'idcolumns must be an array of {"name": string, "columnType": one of String, Integer, Number, Boolean, Date, DateTime, Json, "value": any}, not a string.' },
+      ]);
+      assert.deepEqual(await tableContents(app), before);
     });
 
     it('answers 409 when the system refuses the record', async () => {

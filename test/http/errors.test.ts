@@ -167,6 +167,8 @@ describe('error answers', () => {
       const padded = (size: number) => `[${' '.repeat(size - 2)}]`;
       assert.equal((await app.call('POST', bodyRoutes[1]!, { raw: padded(MiB), headers: { 'content-type': 'application/json' } })).status, 200);
       assertProblem(await app.call('POST', bodyRoutes[1]!, { raw: padded(MiB + 1), headers: { 'content-type': 'application/json' } }), 413, 'body-too-large', /limit of 1048576 bytes/);
+      const document = (await app.get('/api/openapi.json')).json;
+      assert.match(document.components.responses.TooLarge.description, /limit of 1048576 bytes/, 'the interface description states the limit the server applies');
     });
 
     it('answers a 2 MB write body with 413 and writes nothing', async () => {
@@ -188,6 +190,7 @@ describe('error answers', () => {
         assert.equal((await small.call('POST', bodyRoutes[1]!, body(1000))).status, 200);
         assertProblem(await small.call('POST', bodyRoutes[1]!, body(1001)), 413, 'body-too-large', /limit of 1000 bytes/);
         assert.equal((await chunkedPost(small, bodyRoutes[1]!, 5000)).status, 413);
+        assert.match((await small.get('/api/openapi.json')).json.components.responses.TooLarge.description, /limit of 1000 bytes/);
       } finally {
         await small.close();
       }

@@ -15,6 +15,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parseAllDocuments } from 'yaml';
 import { record } from '../webhooks/log-fixture.js';
+import { addActionBody, executeProcessBody } from '../../runtime/http/queue-body.js';
 import { quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -441,6 +442,12 @@ describe('GET /api/openapi.json', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('publishes the request schemas the routes check bodies against', () => {
+    assert.deepEqual(document.components.schemas.ExecuteProcessBody, executeProcessBody.schema);
+    const addAction = document.paths['/api/AddAction'].post.requestBody.content['application/json'].schema as Json;
+    assert.deepEqual({ ...addAction, properties: { ...addAction.properties, ProcessId: addActionBody.schema.properties.ProcessId } }, addActionBody.schema, 'the route schema, with the process ids as an enum');
   });
 
   it('is served the same to every client and needs a token', async () => {

@@ -28,6 +28,7 @@ import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import { loadConnectorSpecs } from '../../connectors/index.js';
+import type { ConnectorSpecs } from '../../definitions/connector-spec.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import { watchDefinitions, type DefinitionsWatcher } from '../../definitions/watch-definitions.js';
@@ -152,6 +153,12 @@ export interface AppSettings {
   watch?: boolean;
   /** Replaces the connection pool (to inject failures). */
   connections?: (pool: ConnectionPool) => ConnectionProvider;
+  /**
+   * The connector specs the definitions are loaded with, made from the registered ones (to serve a
+   * system whose connector declares fewer capabilities). The connections stay the registered
+   * connectors' own.
+   */
+  connectorSpecs?: (registered: ConnectorSpecs) => ConnectorSpecs;
   /** Extra environment for the definitions. */
   env?: Record<string, string>;
   /** Extra definition files: file name → YAML text. */
@@ -243,14 +250,15 @@ async function start(parts: StartParts): Promise<HttpApp> {
     ...parts.env,
     ...settings.env,
   };
-  const loaded = await loadDefinitions([parts.definitions], { connectors, env });
+  const specs = settings.connectorSpecs ? settings.connectorSpecs(connectors) : connectors;
+  const loaded = await loadDefinitions([parts.definitions], { connectors: specs, env });
   if (!loaded.ok) throw new Error(`the test definitions are invalid: ${JSON.stringify(loaded.problems)}`);
   const holder = new SnapshotHolder(loaded.snapshot);
   // As serve does: a relative SQLite filename is taken from the definitions directory.
   const pool = new ConnectionPool({ baseDirectory: parts.definitions });
   let watcher: DefinitionsWatcher | undefined;
   if (settings.watch) {
-    watcher = watchDefinitions([parts.definitions], holder, { connectors, env });
+    watcher = watchDefinitions([parts.definitions], holder, { connectors: specs, env });
     holder.on('swap', (snapshot) => void pool.retain([...snapshot.systems.values()].map((s) => s.definition)));
     await watcher.ready;
   }

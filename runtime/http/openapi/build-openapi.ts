@@ -12,19 +12,24 @@ import { webhookConsolePaths, webhookConsoleSchemas, webhookPaths } from './webh
 
 export type OpenApiDocument = Record<string, unknown>;
 
-const cache = new WeakMap<Snapshot, OpenApiDocument>();
+export interface OpenApiSettings {
+  version: string;
+  /** The instance's largest request body in bytes, stated with the 413 answer. */
+  bodyLimit: number;
+}
 
-export function openApiFor(snapshot: Snapshot, version: string): OpenApiDocument {
-  let document = cache.get(snapshot);
-  if (!document) {
-    document = build(snapshot, version);
-    cache.set(snapshot, document);
-  }
+const cache = new WeakMap<Snapshot, { settings: OpenApiSettings; document: OpenApiDocument }>();
+
+export function openApiFor(snapshot: Snapshot, settings: OpenApiSettings): OpenApiDocument {
+  const cached = cache.get(snapshot);
+  if (cached && cached.settings.version === settings.version && cached.settings.bodyLimit === settings.bodyLimit) return cached.document;
+  const document = build(snapshot, settings);
+  cache.set(snapshot, { settings, document });
   return document;
 }
 
-function build(snapshot: Snapshot, version: string): OpenApiDocument {
-  const shared = sharedComponents();
+function build(snapshot: Snapshot, { version, bodyLimit }: OpenApiSettings): OpenApiDocument {
+  const shared = sharedComponents(bodyLimit);
   const recordSchemas: Record<string, unknown> = {};
   for (const [systemId, system] of snapshot.systems) {
     for (const [name, object] of Object.entries(system.definition.objects)) {

@@ -1,5 +1,7 @@
 /** The six connection endpoints, with the snapshot's system keys and object types as enums. */
 import type { Snapshot } from '../../../definitions/snapshot.js';
+import { lackingCapabilities } from '../require-capability.js';
+import { minimalWriteBody } from '../write-body.js';
 import { recordSchemaName } from './record-schemas.js';
 
 const errorResponses = {
@@ -26,7 +28,9 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
   // anyOf, not oneOf: two objects with the same fields would make every record of theirs match twice.
   const record = records.length ? { anyOf: records } : { type: 'object' };
   const enumOrString = (values: string[]) => (values.length ? { type: 'string', enum: values } : { type: 'string' });
-  const system = { name: 'system_key', in: 'path', required: true, schema: enumOrString(systems), description: 'The connected system.' };
+  const lacking = [...snapshot.systems].map(([id, entry]) => ({ id, capabilities: lackingCapabilities(entry) })).filter((s) => s.capabilities.length > 0);
+  const lackingNote = lacking.length ? ` What a system's connector cannot do is answered 422: ${lacking.map((s) => `${s.id} lacks ${s.capabilities.join(', ')}`).join('; ')}.` : '';
+  const system = { name: 'system_key', in: 'path', required: true, schema: enumOrString(systems), description: `The connected system.${lackingNote}` };
   const object = { name: 'object_type', in: 'path', required: true, schema: enumOrString(objects), description: 'The schema object of the system.' };
   const json = (schema: unknown) => ({ 'application/json': { schema } });
   const readBody = { required: false, content: json({ $ref: '#/components/schemas/ReadParameters' }) };
@@ -122,7 +126,7 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         summary: 'Create or update a record from a flat object (no typed groups).',
         tags: ['systems'],
         parameters: [system, object],
-        requestBody: { required: true, content: json({ type: 'object', additionalProperties: true }) },
+        requestBody: { required: true, content: json(minimalWriteBody.schema) },
         responses: writeAnswer,
       },
     },

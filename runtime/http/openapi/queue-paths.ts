@@ -1,10 +1,11 @@
 /**
- * The five queue routes and their schemas, with the snapshot's sync and flow ids as enums. Start types are listed in their answered spelling; requests may use
- * any case.
+ * The five queue routes and their schemas, with the snapshot's sync and flow ids as enums. The
+ * request bodies are the routes' own schemas (queue-body.ts), which the routes check bodies
+ * against. Start types are listed in their answered spelling; requests may use any case.
  */
 import type { Snapshot } from '../../../definitions/snapshot.js';
 import { queueStatuses, startTypes, valueLimits } from '../../queue/queue-item.js';
-import { executeStartTypes } from '../queue-body.js';
+import { actionParamSchema, addActionBody, executeProcessBody } from '../queue-body.js';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const errorResponses = { 400: ref('BadRequest'), 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: ref('NotFound'), default: ref('Problem') };
@@ -12,8 +13,6 @@ const bodyResponses = { 413: ref('TooLarge'), 415: ref('UnsupportedMediaType') }
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const item = { $ref: '#/components/schemas/QueueItem' };
 const itemUrl = { description: 'The GetAction URL of the item, for polling.', schema: { type: 'string' } };
-const whereClause = { type: ['string', 'null'], maxLength: valueLimits.whereClause, description: "A filter on the sync's source records (a flow's: its first sync's), AND-ed with the sync's own; the expression grammar of GETDATA_WHERE. #params.Name# takes an ActionParam." };
-const actionParams = { type: ['array', 'null'], maxItems: valueLimits.actionParams, items: { $ref: '#/components/schemas/ActionParam' }, description: 'Parameters of the run: $params in the mapping, #params.Name# in filters.' };
 
 /** Components of the queue routes. */
 export function queueSchemas() {
@@ -51,22 +50,8 @@ export function queueSchemas() {
       },
       additionalProperties: false,
     },
-    ActionParam: {
-      type: 'object',
-      required: ['Name', 'Value'],
-      properties: { Name: { type: 'string', minLength: 1 }, Value: { type: 'string', maxLength: valueLimits.actionParamValue } },
-      additionalProperties: false,
-    },
-    ExecuteProcessBody: {
-      type: 'object',
-      required: ['StartType'],
-      properties: {
-        StartType: { enum: [...executeStartTypes], description: 'Any case is accepted.' },
-        WhereClause: whereClause,
-        ActionParams: actionParams,
-      },
-      additionalProperties: false,
-    },
+    ActionParam: actionParamSchema,
+    ExecuteProcessBody: executeProcessBody.schema,
   };
 }
 
@@ -97,18 +82,8 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
         tags: ['queue'],
         requestBody: {
           required: true,
-          content: json({
-            type: 'object',
-            required: ['ProcessId', 'StartType'],
-            properties: {
-              ProcessId: enumOrString(processes),
-              StartType: { enum: [...startTypes], description: 'Any case is accepted.' },
-              SourceId: { type: ['string', 'null'], minLength: 1, maxLength: valueLimits.sourceId, description: "One source record: its key, or a record-store GUID (a flow's: its first step's)." },
-              WhereClause: whereClause,
-              ActionParams: actionParams,
-            },
-            additionalProperties: false,
-          }),
+          // The route's schema, with the ids it would find: an unknown one is answered 404, not 400.
+          content: json({ ...addActionBody.schema, properties: { ...addActionBody.schema.properties, ProcessId: { ...addActionBody.schema.properties.ProcessId, ...enumOrString(processes) } } }),
         },
         responses: { 200: pending, ...errorResponses, ...bodyResponses },
       },

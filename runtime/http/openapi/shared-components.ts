@@ -1,9 +1,13 @@
 /** Components every document shares: the problem body, read parameters, write bodies, answers. */
 import { fieldTypes } from '../../../definitions/types.js';
+import { queryBody, queryColumnSchema } from '../query-body.js';
+import { readParametersBody } from '../read-parameters.js';
+import { columnSchema, fullWriteBody } from '../write-body.js';
 
 const fieldTypeNames = [...fieldTypes];
 
-export function sharedComponents() {
+/** `bodyLimit`: the instance's largest request body in bytes, which the 413 answer states. */
+export function sharedComponents(bodyLimit: number) {
   const problem = { $ref: '#/components/schemas/Problem' };
   const problemContent = { 'application/problem+json': { schema: problem } };
   return {
@@ -21,18 +25,7 @@ export function sharedComponents() {
           errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
         },
       },
-      ReadParameters: {
-        type: 'array',
-        description: 'Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER.',
-        items: {
-          type: 'object',
-          required: ['name', 'value'],
-          properties: {
-            name: { enum: ['GETDATA_WHERE', 'GETDATA_ID', 'GETDATA_LIMIT', 'GETDATA_SKIP', 'GETDATA_ORDER'] },
-            value: { type: 'string' },
-          },
-        },
-      },
+      ReadParameters: readParametersBody.schema,
       FieldDescription: {
         type: 'object',
         required: ['name', 'type', 'required', 'readOnly'],
@@ -43,45 +36,15 @@ export function sharedComponents() {
         required: ['name', 'types', 'fields'],
         properties: { name: { type: 'string' }, types: { type: 'array', items: { type: 'string' } }, fields: { type: 'array', items: { $ref: '#/components/schemas/FieldDescription' } } },
       },
-      Column: {
-        type: 'object',
-        required: ['name', 'value'],
-        properties: {
-          name: { type: 'string', description: 'A field, or group[type].field for a typed group entry, e.g. addresses[main].city.' },
-          columnType: { enum: fieldTypeNames },
-          value: {},
-        },
-      },
-      FullWrite: {
-        type: 'object',
-        required: ['columns'],
-        properties: {
-          name: { type: 'string', description: 'Object name; must equal the {object_type} of the URL.' },
-          columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Column' } },
-          idcolumns: { type: 'array', items: { $ref: '#/components/schemas/Column' }, description: 'Fields identifying the record to update; default the object key.' },
-        },
-      },
+      Column: columnSchema,
+      FullWrite: fullWriteBody.schema,
       WriteResult: {
         type: 'object',
         required: ['action', 'key'],
         properties: { action: { enum: ['created', 'updated'] }, key: { type: 'object' } },
       },
-      QueryColumn: {
-        type: 'object',
-        required: ['Name', 'ColumnType'],
-        properties: { Name: { type: 'string' }, ColumnType: { enum: fieldTypeNames } },
-      },
-      QueryBody: {
-        type: 'object',
-        required: ['columns', 'Statement'],
-        properties: {
-          columns: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/QueryColumn' } },
-          Statement: { type: 'string', description: 'Read-only statement in the system language.' },
-          CountStatement: { type: 'string', description: 'Statement returning the total number of rows.' },
-          Limit: { type: 'integer', minimum: 0, description: "Most rows to answer (a page); at most the system's limits.queryRows." },
-          Skip: { type: 'integer', minimum: 0, description: 'Rows to pass over first; order the statement (ORDER BY) so pages do not overlap.' },
-        },
-      },
+      QueryColumn: queryColumnSchema,
+      QueryBody: queryBody.schema,
     },
     responses: {
       BadRequest: { description: 'The request does not fit (the problem names the place).', content: problemContent },
@@ -89,9 +52,9 @@ export function sharedComponents() {
       Forbidden: { description: 'The token lacks the scope, the system is not on its allow-list, or the system refuses to write (read-only).', content: problemContent },
       NotFound: { description: 'Unknown system, object or record.', content: problemContent },
       Rejected: { description: 'The system refused the write or the statement.', content: problemContent },
-      TooLarge: { description: 'The body exceeds the limit.', content: problemContent },
+      TooLarge: { description: `The body is over this instance's limit of ${bodyLimit} bytes (serve --body-limit, SYNCLINE_BODY_LIMIT).`, content: problemContent },
       UnsupportedMediaType: { description: 'The body is not application/json.', content: problemContent },
-      Unsupported: { description: 'The connector cannot do this.', content: problemContent },
+      Unsupported: { description: "The system's connector lacks a capability the request needs (limit, skip, order, count, typedGroups, readOnlyQuery), or cannot run a construct of the filter; the problem names it.", content: problemContent },
       Unavailable: { description: 'The system cannot be reached.', content: problemContent },
       QueryBusy: {
         description: "The system cannot be reached, or limits.concurrentQueries of its free queries run and none ended within limits.queryWait (problem busy; Retry-After says when to try again).",

@@ -13,6 +13,7 @@
  */
 import type { Snapshot, SyncEntry } from '../../../definitions/snapshot.js';
 import { concurrencyOf } from '../../execution/concurrency-of.js';
+import { attemptsOf } from '../../execution/retry-of.js';
 import { writeTransaction } from '../../database/write-transaction.js';
 import { insertItem, type NewQueueItem } from '../../queue/enqueue.js';
 import { announceWork } from '../../queue/notify.js';
@@ -52,7 +53,7 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
     return { status: 204 };
   }
   if (elements.length > maxRecordsPerCall) recordsOf(data); // refuses with the limit named
-  const maxAttempts = sync === undefined ? 1 : sync.definition.retries.max + 1;
+  const maxAttempts = attemptsOf(snapshot, processId);
   const concurrency = concurrencyOf(snapshot, processId);
   const base: NewQueueItem = { processId, startType: 'AdHoc', maxAttempts, ...(concurrency === undefined ? {} : { concurrency }) };
 

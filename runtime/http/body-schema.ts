@@ -1,0 +1,110 @@
+/**
+ * A route's request body, declared once as a JSON Schema: ajv checks bodies against it and the
+ * interface description (openapi/) publishes the same object.
+ *
+ * Before ajv sees a body it is normalised along the schema, as the service has always read
+ * bodies: property names are matched in any case (clients of the service differ in spelling, as
+ * routes do) and answered in the schema's spelling — the seed's PascalCase; so are the strings of
+ * an `enum` (StartType `MANUAL` is `manual`). One property given in two spellings is refused. A
+ * null where the schema takes no null counts as absent, which is what many serializers send for
+ * "not set"; a required property sent as null is then missing, and said so.
+ *
+ * Every finding is reported at once: a 400 invalid-request whose `errors` hold one `{path,
+ * message}` per bad field (body-messages.ts).
+ */
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../../definitions/schema/validators.js';
+import { deepFreeze } from '../../definitions/snapshot.js';
+import { HttpProblem, type ProblemCode } from '../errors.js';
+import { bodyProblems, escapePointer, sortBySchema, type BodyProblem } from './body-messages.js';
+
+export type BodySchema = Record<string, any>;
+
+const ajv = createAjv({ useDefaults: false, allowUnionTypes: true });
+
+/** A finding as the schema words it, with what the body holds at its path. */
+export interface Finding {
+  path: string;
+  message: string;
+  /** The rule broken: ajv's keyword (`required`, `enum`, `type`, …), or `twice` for one property in two spellings. */
+  keyword: string;
+  /** The value at `path` (undefined for a missing property). */
+  value: unknown;
+  /** The whole body, normalised. */
+  body: unknown;
+}
+
+export interface BodyOptions {
+  /** The message of a finding where the route can say more than the schema (the fix, another route); default its own. */
+  message?: (finding: Finding) => string;
+  /** The problem code of the answer; default invalid-request. */
+  code?: (findings: readonly Finding[]) => ProblemCode;
+}
+
+export interface RequestBody<T> {
+  /** The schema, frozen: what the interface description shows. */
+  readonly schema: BodySchema;
+  /** The body normalised and checked; throws HttpProblem invalid-request listing every bad field. */
+  parse(body: unknown): T;
+}
+
+export function requestBody<T>(schema: BodySchema, options: BodyOptions = {}): RequestBody<T> {
+  const frozen = deepFreeze(schema);
+  const validate: ValidateFunction = ajv.compile(frozen);
+  return {
+    schema: frozen,
+    parse(body) {
+      const problems: BodyProblem[] = [];
+      const normalised = normalise(frozen, body, '', problems);
+      if (!validate(normalised)) problems.push(...bodyProblems(validate.errors ?? [], frozen));
+      if (problems.length > 0) throw invalidBody(sortBySchema(problems, frozen), normalised, options);
+      return normalised as T;
+    },
+  };
+}
+
+function invalidBody(problems: BodyProblem[], body: unknown, options: BodyOptions): HttpProblem {
+  const findings: Finding[] = problems.map((problem) => ({ ...problem, value: valueAt(body, problem.path), body }));
+  const errors = findings.map((finding) => ({ path: finding.path, message: options.message ? options.message(finding) : finding.message }));
+  const summary = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are not right: ${errors.map((e) => e.path || '(body)').join(', ')}.`;
+  return new HttpProblem(options.code?.(findings) ?? 'invalid-request', summary, { errors });
+}
+
+/** `value` with property names and enum strings in the schema's spelling, and nulls the schema takes not as absent. */
+function normalise(schema: BodySchema | undefined, value: unknown, path: string, problems: BodyProblem[]): unknown {
+  if (schema === undefined) return value;
+  if (typeof value === 'string' && Array.isArray(schema.enum)) {
+    return schema.enum.find((allowed: unknown) => typeof allowed === 'string' && allowed.toLowerCase() === value.toLowerCase()) ?? value;
+  }
+  if (Array.isArray(value)) return schema.items ? value.map((item, index) => normalise(schema.items, item, `${path}/${index}`, problems)) : value;
+  if (typeof value !== 'object' || value === null || !schema.properties) return value;
+  const declared = Object.keys(schema.properties);
+  const result: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const at = `${path}/${escapePointer(key)}`;
+    const name = declared.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+    if (name === undefined) {
+      // Unknown: left for additionalProperties to name. defineProperty, so a key "__proto__" stays a key.
+      Object.defineProperty(result, key, { value: field, enumerable: true, writable: true, configurable: true });
+    } else if (Object.hasOwn(result, name)) {
+      problems.push({ path: at, keyword: 'twice', message: `${name} is given twice (in two spellings).` });
+    } else if (!(field === null && !takesNull(schema.properties[name]))) {
+      result[name] = normalise(schema.properties[name], field, at, problems);
+    }
+  }
+  return result;
+}
+
+function takesNull(schema: BodySchema): boolean {
+  if (schema.type === undefined) return schema.enum === undefined || schema.enum.includes(null);
+  return schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'));
+}
+
+function valueAt(body: unknown, path: string): unknown {
+  let value = body;
+  for (const segment of path === '' ? [] : path.slice(1).split('/')) {
+    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    value = typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
+}
