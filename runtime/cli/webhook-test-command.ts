@@ -25,7 +25,10 @@ interface Output {
 const defaultUrl = 'http://127.0.0.1:3000';
 
 export async function webhookTestCommand(webhookId: string, options: WebhookTestOptions, io: Output = standardOutput): Promise<number> {
-  const usage = (message: string) => (io.err(`error: ${message}\n`), 2);
+  const usage = (message: string) => {
+    io.err(`error: ${message}\n`);
+    return 2;
+  };
   if ((options.data === undefined) === (options.pin === undefined)) return usage('give either --data FILE or --pin LOG_ID');
   const token = options.token ?? process.env.SYNCLINE_TOKEN ?? process.env.SYNCLINE_ADMIN_TOKEN;
   if (!token) return usage('no token: pass --token or set SYNCLINE_TOKEN (a client with the console scope) or SYNCLINE_ADMIN_TOKEN');

@@ -32,5 +32,5 @@ export function recordOrParamPlaceholders(record: unknown, params: Params): Plac
 }
 
 function ownValue(params: Params, name: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
+  return Object.hasOwn(params, name) ? params[name] : undefined;
 }

@@ -18,11 +18,20 @@ test('a freed turn goes to the first waiter, before any newcomer', async () => {
   const turns = slots(1, 60_000);
   const first = await turns.acquire();
   const order: string[] = [];
-  const second = turns.acquire().then((end) => (order.push('second'), end));
-  const third = turns.acquire().then((end) => (order.push('third'), end));
+  const second = turns.acquire().then((end) => {
+    order.push('second');
+    return end;
+  });
+  const third = turns.acquire().then((end) => {
+    order.push('third');
+    return end;
+  });
   first();
   // The newcomer arrives while the second waiter is being handed the turn: it must queue behind.
-  const newcomer = turns.acquire().then((end) => (order.push('newcomer'), end));
+  const newcomer = turns.acquire().then((end) => {
+    order.push('newcomer');
+    return end;
+  });
   (await second)();
   (await third)();
   (await newcomer)();

@@ -82,7 +82,13 @@ await describeEachRuntimeDatabase('the scheduler', (runtime, database) => {
   test('a swapped snapshot adds and removes schedules', async () => {
     let snapshot = fakeSnapshot({});
     let swap: (() => void) | undefined;
-    const scheduler = await startScheduler({ db, log: captureLog().log, snapshot: () => snapshot, onSwap: (listener) => ((swap = listener), () => (swap = undefined)) });
+    const scheduler = await startScheduler({ db, log: captureLog().log, snapshot: () => snapshot, onSwap: (listener) => {
+        swap = listener;
+        return () => {
+          swap = undefined;
+        };
+      },
+    });
     await sleep(1100);
     assert.equal((await items()).length, 0);
     snapshot = fakeSnapshot({ tick: { schedule: { every: '1s' } } });

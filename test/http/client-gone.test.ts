@@ -58,7 +58,12 @@ describe('a client that hangs up', () => {
           if (system.id !== 'slow') return connection;
           return new Proxy(connection, {
             get(target, name) {
-              if (name === 'query') return (request: QueryRequest) => (queryStarted.resolve(), target.query(request));
+              if (name === 'query') {
+                return (request: QueryRequest) => {
+                  queryStarted.resolve();
+                  return target.query(request);
+                };
+              }
               const value: unknown = Reflect.get(target, name, target);
               return typeof value === 'function' ? value.bind(target) : value;
             },

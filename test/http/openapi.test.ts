@@ -419,7 +419,11 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('describes the 202 of a run past the time limit, and a 503 of /readyz', async () => {
-    const slow = await quickstartApp({ syncTimeLimitMs: 20, runProcess: (real) => async (environment, start) => (await sleep(300), real(environment, start)) });
+    const slow = await quickstartApp({ syncTimeLimitMs: 20, runProcess: (real) => async (environment, start) => {
+        await sleep(300);
+        return real(environment, start);
+      },
+    });
     try {
       const checker = new DocumentChecker(document);
       const accepted = await slow.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual' });

@@ -100,7 +100,12 @@ test('an SQLite file that is full, locked past its busy timeout, or read-only', 
 
   const first = sqlite('locked.db');
   await first.raw('CREATE TABLE t (v TEXT)');
-  const second = sqlite('locked.db', { pool: { min: 1, max: 1, afterCreate: (connection: { configure(o: string, v: number): void }, done: (e: null, c: unknown) => void) => (connection.configure('busyTimeout', 50), done(null, connection)) } as never });
+  const second = sqlite('locked.db', { pool: { min: 1, max: 1, afterCreate: (connection: { configure(o: string, v: number): void }, done: (e: null, c: unknown) => void) => {
+        connection.configure('busyTimeout', 50);
+        done(null, connection);
+      },
+    } as never,
+  });
   let release!: () => void;
   const holding = first.transaction(async (trx) => {
     await trx('t').insert({ v: 'held' });

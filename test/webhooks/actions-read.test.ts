@@ -5,7 +5,7 @@
  * default and named parameters, and injection payloads in every placeholder.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { test } from 'node:test';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
 import { ids, useActionWorld } from './actions-fixture.js';
 

@@ -5,7 +5,7 @@
  * several matches, a generated id returned through the result mapping) — and injection payloads.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { test } from 'node:test';
 import { toHttpProblem } from '../../runtime/errors.js';
 import { describeEachRuntimeDatabase } from '../store/runtime-databases.js';
 import { ids, useActionWorld } from './actions-fixture.js';

@@ -4,7 +4,7 @@
  * store; array bodies as batches — and the queued items actually run with what they were given.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { beforeEach, test } from 'node:test';
 import { getItem } from '../../runtime/queue/get-item.js';
 import { readRecordsByGuid } from '../../runtime/record-store/read-records.js';
 import { runProcess } from '../../runtime/sync/run-process.js';

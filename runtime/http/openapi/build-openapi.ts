@@ -63,7 +63,6 @@ function build(snapshot: Snapshot, { version, bodyLimit }: OpenApiSettings): Ope
 function healthPaths() {
   const open = { security: [] as unknown[] };
   const json = (schema: unknown) => ({ 'application/json': { schema } });
-  const ids = { type: 'array', items: { type: 'string' } };
   const count = { type: 'integer', minimum: 0 };
   const queue = {
     type: 'object',
