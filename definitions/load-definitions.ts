@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { CheckContext, type Registered } from './checks/check-context.js';
 import { checkApiClient } from './checks/check-api-client.js';
+import { checkCapabilities } from './checks/check-capabilities.js';
 import { checkConcurrencyGroups } from './checks/check-concurrency.js';
 import { checkFlow, checkFlowGraph } from './checks/check-flow.js';
 import { checkSync } from './checks/check-sync.js';
@@ -59,7 +60,7 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
     }
   });
 
-  const compiled = runChecks(context);
+  const compiled = runChecks(context, options.connectors);
   const problems = sortProblems(context.problems);
   if (context.errors > 0) return { ok: false, problems };
   return { ok: true, problems, snapshot: buildSnapshot(context, compiled, options.connectors, digest.digest('hex'), files.map((f) => f.displayPath)) };
@@ -169,7 +170,7 @@ interface Compiled {
   tokens: Map<string, Buffer>;
 }
 
-function runChecks(context: CheckContext): Compiled {
+function runChecks(context: CheckContext, connectors: ConnectorSpecs): Compiled {
   const compiled: Compiled = { syncs: new Map(), webhooks: new Map(), tokens: new Map() };
   // Request and response schemas are the user's own JSON Schemas: unknown keywords (typos) are
   // still refused, but the strictTypes lint (`properties` without `type: object`) is not an error
@@ -188,6 +189,7 @@ function runChecks(context: CheckContext): Compiled {
   for (const entry of valid(context.registry.Flow)) checkFlow(context, entry);
   checkFlowGraph(context);
   checkConcurrencyGroups(context);
+  checkCapabilities(context, connectors);
   for (const entry of valid(context.registry.ApiClient)) {
     const hash = checkApiClient(context, entry);
     if (hash) compiled.tokens.set(entry.definition.id, hash);
