@@ -1,6 +1,6 @@
 /**
  * A session in which the database itself refuses to write, for free queries. It runs on a raw
- * connection of the system's dedicated query pool (knex-client.ts, purpose 'query'), through the
+ * connection of the system's dedicated query pool (engines/, purpose 'query'), through the
  * driver directly, so the statement reaches the database exactly as written — Knex would read
  * every `?` in it as a placeholder — and only the values of `#FlowFilter#` are bound.
  *

@@ -16,9 +16,10 @@ import type { ReadRequest, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';
 import { toConnectorError } from './database-errors.js';
+import { engines } from './engines/index.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope, type ResolvedOrder } from './record-query.js';
-import { and, or, rowsOf, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { and, or, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from './value-codec.js';
 import type { SqlObject } from './object-model.js';
 
@@ -97,7 +98,7 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     const decoders = decoderOf(scope.object);
     let records: RecordData[];
     try {
-      const rows = rowsOf(scope.dialect, await toRaw(scope.knex, joined ?? statement));
+      const rows = engines[scope.dialect].rowsOf(await toRaw(scope.knex, joined ?? statement));
       if (joined !== undefined) {
         records = foldJoinedRows(scope, rows, (row) => decodeRecord(decoders, row));
       } else {

@@ -4,7 +4,7 @@
  * writers of the same records — overlapping runs of a sync, two syncs into one table, identical
  * webhook calls — never create one record twice:
  *
- * - SQLite: nothing more. Write transactions begin IMMEDIATE (sqlite-immediate-client.ts): the
+ * - SQLite: nothing more. Write transactions begin IMMEDIATE (engines/sqlite-immediate-client.ts): the
  *   single writer lock is held from before the lookup to the commit.
  * - A write matching on exactly the columns of a unique index (unique-keys.ts) and on no null:
  *   guard `unique`, its create carrying a conflict clause on them (conflict-insert.ts).
@@ -20,7 +20,7 @@
  *
  * MariaDB/MySQL's GET_LOCK belongs to the session: the transaction runs on a connection taken from
  * the pool here, and the locks are released on it after COMMIT or ROLLBACK, before it goes back.
- * Its sessions run READ COMMITTED (knex-client.ts), so a lookup after a wait sees what the other
+ * Its sessions run READ COMMITTED (engines/mysql.ts), so a lookup after a wait sees what the other
  * writer committed. A transaction the database rolled back to break a deadlock is run again from
  * the start, a few times: nothing of it was kept.
  */

@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { knexConfig } from '../../connectors/sql/knex-client.js';
+import { engineOfClient } from '../../connectors/sql/engines/index.js';
 import { withReadOnlySession } from '../../connectors/sql/read-only-session.js';
-import { dialectOf } from '../../connectors/sql/sql-dialect.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import { toConnectorError } from '../../connectors/sql/database-errors.js';
 import { parseExpression, resolvePath } from '../../definitions/expression/index.js';
@@ -92,8 +91,9 @@ export function queryConformance(context: SuiteContext): void {
 
   test('the database itself refuses writes in a read-only session', async () => {
     const database = context.database();
-    const dialect = dialectOf(database.connection.client);
-    const pool = knexFactory(knexConfig(dialect, database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))));
+    const engine = engineOfClient(database.connection.client);
+    const dialect = engine.name;
+    const pool = knexFactory(engine.systemConfig(database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))));
     const before = await tableCounts(database.admin);
     try {
       for (const [index, statement] of WRITES.entries()) {
