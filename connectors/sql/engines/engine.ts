@@ -62,8 +62,11 @@ export interface Engine {
    * write transaction (which begins IMMEDIATE) already keeps every other writer out.
    */
   readonly rowLocks: boolean;
-  /** Whether UPDATE … RETURNING exists, and an UPDATE may read its own table in a subquery. */
-  readonly updateReturning: boolean;
+  /**
+   * Whether INSERT and UPDATE … RETURNING exist (through Knex too), and an UPDATE may read its own
+   * table in a subquery. Without them a write reads its rows back in a second statement.
+   */
+  readonly returning: boolean;
   /** How a transaction that writes begins (its isolation level). */
   readonly writeTransaction: Knex.TransactionConfig;
   /** A time as a value to bind (times are stored in UTC with millisecond precision). */

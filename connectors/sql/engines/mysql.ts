@@ -113,7 +113,7 @@ export const mysql = Object.freeze<Engine>({
   },
 
   rowLocks: true,
-  updateReturning: false,
+  returning: false,
   // SELECT … FOR UPDATE then locks the rows it returns and no gaps between them (REPEATABLE READ
   // would also lock index gaps and hold up concurrent inserts).
   writeTransaction: Object.freeze({ isolationLevel: 'read committed' }),

@@ -87,7 +87,7 @@ export const postgres = Object.freeze<Engine>({
   },
 
   rowLocks: true,
-  updateReturning: true,
+  returning: true,
   // Its default, READ COMMITTED.
   writeTransaction: Object.freeze({}),
   databaseTime: (time: Date) => time,

@@ -126,7 +126,7 @@ export const sqlite = Object.freeze<Engine>({
   },
 
   rowLocks: false,
-  updateReturning: true,
+  returning: true,
   writeTransaction: Object.freeze({}),
   // sqlite3 would bind a Date as epoch milliseconds, which does not compare with the stored text.
   databaseTime: (time: Date) => time.toISOString(),
