@@ -24,6 +24,7 @@
 import type { CompareOperator } from '../../definitions/expression/index.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, classOf, describeColumn, numberOf, unsupported, type ColumnOperand } from './filter-operand.js';
+import { engines } from './engines/index.js';
 import { numberFromText } from './numeric-text.js';
 import {
   binaryText,
@@ -34,7 +35,6 @@ import {
   isoDateText,
   isoDateTimeText,
   jsTrim,
-  mysqlDateTime,
   textForm,
   type Dialect,
 } from './sql-dialect.js';
@@ -58,10 +58,10 @@ export function flip(op: CompareOperator): CompareOperator {
 }
 
 function textPair(dialect: Dialect, op: CompareOperator, left: SqlFragment, right: string): Pair {
-  // PostgreSQL's deterministic collations are equal only for identical text, and the plain form keeps indexes usable.
-  if (dialect === 'postgres' && (op === '=' || op === '<>')) return { left, right: value(right) };
+  const { textEquality } = engines[dialect];
+  if (textEquality === 'plain' && (op === '=' || op === '<>')) return { left, right: value(right) };
   const pair: Pair = { left: binaryText(dialect, left), right: binaryTextValue(dialect, right) };
-  if (dialect === 'mysql' && op === '=') pair.prefilter = [left, value(right)];
+  if (textEquality === 'binary-after-plain' && op === '=') pair.prefilter = [left, value(right)];
   return pair;
 }
 
@@ -103,7 +103,7 @@ function coerce(dialect: Dialect, column: ColumnOperand, op: CompareOperator, ra
     case 'json':
       throw unsupported(`a comparison with the Json field '${column.label}'`);
     case 'untyped':
-      if (constant instanceof Date) constant = dialect === 'mysql' ? mysqlDateTime(constant) : constant.toISOString();
+      if (constant instanceof Date) constant = engines[dialect].dateTimeText(constant.toISOString());
       if (typeof constant === 'boolean') constant = booleanBinding(dialect, constant);
       return pair(column.sql, value(constant));
     case 'boolean': {
@@ -199,7 +199,7 @@ export function compareColumns(dialect: Dialect, left: ColumnOperand, op: Compar
     // Both are text to the evaluator (dates are read as ISO text): compare those texts exactly.
     const leftText = textForm(dialect, left.type, left.sql)!;
     const rightText = textForm(dialect, right.type, right.sql)!;
-    if (dialect === 'postgres' && (op === '=' || op === '<>')) return sql`(${leftText} ${text(op)} ${rightText})`;
+    if (engines[dialect].textEquality === 'plain' && (op === '=' || op === '<>')) return sql`(${leftText} ${text(op)} ${rightText})`;
     return sql`(${binaryText(dialect, leftText)} ${text(op)} ${binaryText(dialect, rightText)})`;
   }
   throw new ConnectorError('unsupported', `the sql connector cannot compare ${describeColumn(left)} with ${describeColumn(right)}`, {

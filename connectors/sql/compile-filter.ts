@@ -17,7 +17,8 @@ import type { PlaceholderValues } from '../connection.js';
 import { compareColumns, compareWithConstant, equalsAny, flip } from './compare-column.js';
 import { likePredicate, parseLikePattern, predicateTokens } from './compile-like.js';
 import { classOf, unsupported, type ColumnOperand, type Operand } from './filter-operand.js';
-import { booleanBinding, castText, charLength, jsTrim, textForm, type Dialect } from './sql-dialect.js';
+import { engines } from './engines/index.js';
+import { castText, charLength, jsTrim, textForm, type Dialect } from './sql-dialect.js';
 import { and, FALSE, not, or, sql, text, TRUE, trueUnlessNull, UNKNOWN, value, type SqlFragment } from './sql-fragment.js';
 
 export interface FilterScope {
@@ -167,7 +168,7 @@ class FilterCompiler {
     switch (classOf(column.type)) {
       case 'boolean':
         // true is true; in SQLite and MariaDB a boolean is a number, and any but 0 reads as true.
-        return this.dialect === 'postgres' ? sql`(${column.sql} = ${value(true)})` : sql`(${column.sql} <> ${value(booleanBinding(this.dialect, false))})`;
+        return engines[this.dialect].isTrue(column.sql);
       case 'number':
         return sql`(${column.sql} <> 0)`;
       case 'text': {

@@ -13,15 +13,7 @@ import type { FieldType } from '../../definitions/types.js';
 import { engines, type EngineName } from './engines/index.js';
 import { identifier, sql, text, type SqlFragment } from './sql-fragment.js';
 
-export { mysqlDateTime } from './engines/mysql.js';
-
 export type Dialect = EngineName;
-
-export const DIALECT_LABELS: Readonly<Record<Dialect, string>> = Object.freeze({
-  sqlite: engines.sqlite.label,
-  postgres: engines.postgres.label,
-  mysql: engines.mysql.label,
-});
 
 /** How a boolean is bound: PostgreSQL has a boolean type, the others store 1/0. */
 export function booleanBinding(dialect: Dialect, flag: boolean): boolean | number {

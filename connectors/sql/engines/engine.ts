@@ -73,11 +73,27 @@ export interface Engine {
   databaseTime(time: Date): Date | string;
   /** How a boolean is bound. */
   booleanBinding(flag: boolean): boolean | number;
+  /** A System's DateTime value (ISO 8601 in UTC) as bound in a write or a comparison. */
+  dateTimeText(iso: string): string;
+  /** Whether text and JSON may hold the NUL character (U+0000); PostgreSQL refuses it. */
+  readonly holdsNul: boolean;
   /** The rows of a `knex.raw` SELECT, which each driver answers in its own shape. */
   rowsOf(result: unknown): Array<Record<string, unknown>>;
 
   // SQL that means the same as the JS evaluator (connectors/sql/sql-dialect.ts says what each is for).
 
+  /** A Boolean column is true. */
+  isTrue(expression: SqlFragment): SqlFragment;
+  /**
+   * How text is compared exactly (by code point, case- and trailing-space-sensitively):
+   * - `plain`: `=` and `<>` already are exact (PostgreSQL's deterministic collations), and the
+   *   plain form keeps indexes usable; ordering still needs `binaryText`.
+   * - `binary`: always through `binaryText`.
+   * - `binary-after-plain`: through `binaryText`, which no index serves, so an `=` goes with the
+   *   plain comparison too, which the column's index can narrow first (MariaDB's collations may
+   *   match more than the exact text, never less).
+   */
+  readonly textEquality: 'plain' | 'binary' | 'binary-after-plain';
   /** `expression` compared and ordered by code point, case- and trailing-space-sensitively. */
   binaryText(expression: SqlFragment): SqlFragment;
   /** A bound text value on the right-hand side of a `binaryText` comparison. */

@@ -119,8 +119,12 @@ export const mysql = Object.freeze<Engine>({
   writeTransaction: Object.freeze({ isolationLevel: 'read committed' }),
   databaseTime: (time: Date) => time,
   booleanBinding: (flag: boolean) => (flag ? 1 : 0),
+  dateTimeText: (iso: string) => mysqlDateTime(new Date(iso)),
+  holdsNul: true,
   rowsOf: (result: unknown) => (result as [Array<Record<string, unknown>>, unknown])[0],
 
+  isTrue: (expression: SqlFragment) => sql`(${expression} <> ${value(0)})`,
+  textEquality: 'binary-after-plain',
   // BINARY comparison: no PAD SPACE, no case folding, UTF-8 byte order = code point order.
   binaryText: (expression: SqlFragment) => sql`CAST(CONVERT(${expression} USING utf8mb4) AS BINARY)`,
   binaryTextValue: (bound: string) => sql`CAST(${value(bound)} AS BINARY)`,

@@ -92,8 +92,12 @@ export const postgres = Object.freeze<Engine>({
   writeTransaction: Object.freeze({}),
   databaseTime: (time: Date) => time,
   booleanBinding: (flag: boolean) => flag,
+  dateTimeText: (iso: string) => iso,
+  holdsNul: false,
   rowsOf: (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows,
 
+  isTrue: (expression: SqlFragment) => sql`(${expression} = ${value(true)})`,
+  textEquality: 'plain',
   binaryText: (expression: SqlFragment) => sql`(CAST(${expression} AS TEXT) COLLATE "C")`,
   binaryTextValue: (bound: string) => value(bound),
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS TEXT)`,

@@ -131,8 +131,12 @@ export const sqlite = Object.freeze<Engine>({
   // sqlite3 would bind a Date as epoch milliseconds, which does not compare with the stored text.
   databaseTime: (time: Date) => time.toISOString(),
   booleanBinding: (flag: boolean) => (flag ? 1 : 0),
+  dateTimeText: (iso: string) => iso,
+  holdsNul: true,
   rowsOf: (result: unknown) => result as Array<Record<string, unknown>>,
 
+  isTrue: (expression: SqlFragment) => sql`(${expression} <> ${value(0)})`,
+  textEquality: 'binary',
   binaryText: (expression: SqlFragment) => sql`(${expression} COLLATE BINARY)`,
   binaryTextValue: (bound: string) => value(bound),
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS TEXT)`,
