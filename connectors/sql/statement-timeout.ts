@@ -27,6 +27,23 @@ export class DeadlinePassed extends Error {
   }
 }
 
+/** The time a free query's session has left; a statement must not start once it is spent. */
+export class Deadline {
+  private readonly at: number | undefined;
+
+  constructor(ms: number | undefined) {
+    this.at = ms === undefined ? undefined : Date.now() + ms;
+  }
+
+  /** Milliseconds left, or undefined without a deadline; throws when none are left. */
+  left(): number | undefined {
+    if (this.at === undefined) return undefined;
+    const left = this.at - Date.now();
+    if (left <= 0) throw new DeadlinePassed();
+    return left;
+  }
+}
+
 /** The connection option that sets PostgreSQL's statement_timeout for a session. */
 export function pgStatementTimeoutOption(ms: number): string {
   return `-c statement_timeout=${Math.max(1, Math.round(ms))}`;

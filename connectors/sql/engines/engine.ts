@@ -11,6 +11,7 @@
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
+import type { DriverSession } from '../read-only-session.js';
 import type { SqlFragment } from '../sql-fragment.js';
 
 export type EngineName = 'sqlite' | 'postgres' | 'mysql';
@@ -45,6 +46,11 @@ export interface Engine {
   queryConcurrency(limits: SystemLimits): number;
   /** Whether reads get a pool of their own, or share the `data` pool. */
   hasOwnReadPool(settings: Record<string, unknown>, context: ConnectionContext): boolean;
+  /**
+   * A read-only session for free queries on a raw connection of the `query` pool, its statements
+   * together bounded by `timeoutMs` (read-only-session.ts).
+   */
+  readOnlySession(connection: unknown, timeoutMs: number | undefined): DriverSession;
   /** Refuses, before a pool is opened, a System that cannot be reached (an SQLite file that is not there). */
   assertReachable(settings: Record<string, unknown>, context: ConnectionContext, systemId: string): void;
 

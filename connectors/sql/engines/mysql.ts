@@ -18,6 +18,7 @@ import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { setMysqlStatementTime } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
+import { mysqlSession, type MysqlConnection as MysqlSessionConnection } from './mysql-read-only-session.js';
 import { serverConnection, serverPool, type ServerSettings } from './server-settings.js';
 
 interface MysqlConnection {
@@ -85,6 +86,7 @@ export const mysql = Object.freeze<Engine>({
   },
   queryConcurrency: (limits: SystemLimits) => limits.concurrentQueries,
   hasOwnReadPool: () => true,
+  readOnlySession: (connection: unknown, timeoutMs: number | undefined) => mysqlSession(connection as MysqlSessionConnection, timeoutMs),
   assertReachable: () => undefined,
 
   runtimeConfig(target, options): Knex.Config {

@@ -17,6 +17,7 @@ import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { pgStatementTimeoutOption } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type Engine, type PoolPurpose } from './engine.js';
+import { pgSession, type PgClient } from './postgres-read-only-session.js';
 import { serverConnection, serverPool, type ServerSettings } from './server-settings.js';
 
 const PG_DATE = 1082;
@@ -69,6 +70,7 @@ export const postgres = Object.freeze<Engine>({
   },
   queryConcurrency: (limits: SystemLimits) => limits.concurrentQueries,
   hasOwnReadPool: () => true,
+  readOnlySession: (connection: unknown, timeoutMs: number | undefined) => pgSession(connection as PgClient, timeoutMs),
   assertReachable: () => undefined,
 
   runtimeConfig(target, options): Knex.Config {

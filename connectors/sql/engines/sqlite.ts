@@ -28,6 +28,7 @@ import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { SqliteTimedClient } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { SqliteImmediateClient } from './sqlite-immediate-client.js';
+import { sqliteSession, type SqliteDatabase as SqliteSessionDatabase } from './sqlite-read-only-session.js';
 
 /** Connections of a SQLite file's read pool: as many as the driver's worker threads (libuv's default 4). */
 const SQLITE_READERS = 4;
@@ -89,6 +90,7 @@ export const sqlite = Object.freeze<Engine>({
     } as Knex.Config;
   },
   queryConcurrency,
+  readOnlySession: (connection: unknown, timeoutMs: number | undefined) => sqliteSession(connection as SqliteSessionDatabase, timeoutMs),
   hasOwnReadPool(settings: Record<string, unknown>, context: ConnectionContext): boolean {
     const filename = sqliteFilename(settings, context);
     return filename !== ':memory:' && !filename.startsWith('file:');
