@@ -36,6 +36,7 @@ import { resultTooLargeError } from '../limit-errors.js';
 import type { QuerySlots } from '../query-slots.js';
 import { compileFilter } from './compile-filter.js';
 import { toConnectorError } from './database-errors.js';
+import { engines } from './engines/index.js';
 import type { ColumnOperand } from './filter-operand.js';
 import { withReadOnlySession, type Row } from './read-only-session.js';
 import type { Dialect } from './sql-dialect.js';
@@ -56,8 +57,6 @@ export interface QueryScope {
 const FLOW_FILTER = '#FlowFilter#';
 const QUERY_KEYWORDS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** MariaDB has no "no limit"; its documentation gives the largest value as the way to say it. */
-const MYSQL_NO_LIMIT = 18446744073709551615n;
 
 interface Native {
   sql: string;
@@ -91,7 +90,7 @@ function substitute(scope: QueryScope, statement: string, filter: SqlFragment): 
   for (const piece of pieces.slice(1)) {
     const offset = bindings.length;
     // Fragment text holds no '$' but its placeholders (identifiers come from [A-Za-z0-9_] names).
-    const renumbered = scope.dialect === 'postgres' ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`) : native.sql;
+    const renumbered = engines[scope.dialect].numberedPlaceholders ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`) : native.sql;
     sql += `(${renumbered})${piece}`;
     bindings.push(...native.bindings);
   }
@@ -122,19 +121,9 @@ function checkedStatement(scope: QueryScope, statement: string, role: string): s
 
 function paged(scope: QueryScope, query: Native, limit: number | undefined, skip: number | undefined): Native {
   if (limit === undefined && skip === undefined) return query;
-  const placeholder = (index: number): string => (scope.dialect === 'postgres' ? `$${query.bindings.length + index}` : '?');
-  const bindings = [...query.bindings];
-  // Newlines around the statement: a trailing -- comment in it must not swallow the wrapper.
-  let wrapped: string;
-  if (scope.dialect === 'mysql') {
-    bindings.push(limit ?? MYSQL_NO_LIMIT, skip ?? 0);
-    const outer = leadingKeyword(query.sql, 'mysql') === 'WITH' ? `SELECT * FROM (\n${query.sql}\n) AS syncline_query` : `(\n${query.sql}\n)`;
-    wrapped = `${outer} LIMIT ${placeholder(1)} OFFSET ${placeholder(2)}`;
-  } else {
-    bindings.push(limit ?? (scope.dialect === 'sqlite' ? -1 : null), skip ?? 0);
-    wrapped = `SELECT * FROM (\n${query.sql}\n) AS syncline_query LIMIT ${placeholder(1)} OFFSET ${placeholder(2)}`;
-  }
-  return { sql: wrapped, bindings };
+  const engine = engines[scope.dialect];
+  const placeholder = (index: number): string => (engine.numberedPlaceholders ? `$${query.bindings.length + index}` : '?');
+  return { sql: engine.pageStatement(query.sql, placeholder(1), placeholder(2)), bindings: [...query.bindings, limit ?? engine.noLimit, skip ?? 0] };
 }
 
 /** The record of a row: the declared columns (found by name, then case-insensitively) and their types, or the row as it is. */
@@ -182,7 +171,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   const checked = checkedStatement(scope, request.statement, 'statement');
   // SQLite's worker thread steps ahead of the rows taken: a LIMIT of queryRows + 1 bounds how far.
   // Not around a write hidden in a WITH, which would then be a syntax error, not a refused write.
-  const bounded = scope.dialect === 'sqlite' && ['SELECT', 'VALUES'].includes(mainKeyword(checked, 'sqlite'));
+  const bounded = engines[scope.dialect].rowsRunAhead && ['SELECT', 'VALUES'].includes(mainKeyword(checked, scope.dialect));
   const bound = bounded ? Math.min(limit ?? Number.POSITIVE_INFINITY, limits.queryRows + 1) : limit;
   const statement = paged(scope, substitute(scope, checked, filter), bound === Number.POSITIVE_INFINITY ? undefined : bound, skip);
   const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);

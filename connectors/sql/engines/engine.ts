@@ -51,6 +51,21 @@ export interface Engine {
    * together bounded by `timeoutMs` (read-only-session.ts).
    */
   readOnlySession(connection: unknown, timeoutMs: number | undefined): DriverSession;
+  /** Whether raw statements number their placeholders (`$1`, `$2`) rather than writing `?`. */
+  readonly numberedPlaceholders: boolean;
+  /**
+   * A free query's statement wrapped to answer at most `limit` rows after skipping `offset` (both
+   * placeholders); newlines around the statement, so a trailing `--` comment in it cannot swallow
+   * the wrapper.
+   */
+  pageStatement(statement: string, limit: string, offset: string): string;
+  /** What the wrapper's limit is bound to when there is none. */
+  readonly noLimit: number | bigint | null;
+  /**
+   * Whether the driver steps a statement ahead of the rows taken from it (node-sqlite3's worker
+   * thread), so a free query bounds it with a LIMIT of its own.
+   */
+  readonly rowsRunAhead: boolean;
   /** Refuses, before a pool is opened, a System that cannot be reached (an SQLite file that is not there). */
   assertReachable(settings: Record<string, unknown>, context: ConnectionContext, systemId: string): void;
 

@@ -16,6 +16,7 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
+import { leadingKeyword } from '../statement-text.js';
 import { setMysqlStatementTime } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { mysqlSession, type MysqlConnection as MysqlSessionConnection } from './mysql-read-only-session.js';
@@ -39,7 +40,7 @@ function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
     SESSION_SETUP,
     // Free queries: writes and DDL refused for the whole session (a READ ONLY transaction alone
     // would let DDL commit implicitly); a derived table keeps its ORDER BY only when it is not
-    // merged into the outer query (query.ts wraps for LIMIT/OFFSET).
+    // merged into the outer query (pageStatement wraps a WITH in one).
     ...(purpose === 'query' ? ['SET SESSION TRANSACTION READ ONLY', "SET SESSION optimizer_switch = 'derived_merge=off'"] : []),
     // Writes: a match lookup made after waiting for another write's lock must see what that
     // write committed, which REPEATABLE READ's snapshot (taken at the first read) would hide.
@@ -86,6 +87,15 @@ export const mysql = Object.freeze<Engine>({
   },
   queryConcurrency: (limits: SystemLimits) => limits.concurrentQueries,
   hasOwnReadPool: () => true,
+  numberedPlaceholders: false,
+  pageStatement(statement: string, limit: string, offset: string): string {
+    // A parenthesized query keeps its ORDER BY under the LIMIT; a WITH cannot stand in parentheses.
+    const outer = leadingKeyword(statement, 'mysql') === 'WITH' ? `SELECT * FROM (\n${statement}\n) AS syncline_query` : `(\n${statement}\n)`;
+    return `${outer} LIMIT ${limit} OFFSET ${offset}`;
+  },
+  // MariaDB has no "no limit"; its documentation gives the largest value as the way to say it.
+  noLimit: 18446744073709551615n,
+  rowsRunAhead: false,
   readOnlySession: (connection: unknown, timeoutMs: number | undefined) => mysqlSession(connection as MysqlSessionConnection, timeoutMs),
   assertReachable: () => undefined,
 

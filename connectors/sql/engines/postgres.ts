@@ -70,6 +70,10 @@ export const postgres = Object.freeze<Engine>({
   },
   queryConcurrency: (limits: SystemLimits) => limits.concurrentQueries,
   hasOwnReadPool: () => true,
+  numberedPlaceholders: true,
+  pageStatement: (statement: string, limit: string, offset: string) => `SELECT * FROM (\n${statement}\n) AS syncline_query LIMIT ${limit} OFFSET ${offset}`,
+  noLimit: null,
+  rowsRunAhead: false,
   readOnlySession: (connection: unknown, timeoutMs: number | undefined) => pgSession(connection as PgClient, timeoutMs),
   assertReachable: () => undefined,
 

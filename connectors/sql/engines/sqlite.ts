@@ -90,6 +90,10 @@ export const sqlite = Object.freeze<Engine>({
     } as Knex.Config;
   },
   queryConcurrency,
+  numberedPlaceholders: false,
+  pageStatement: (statement: string, limit: string, offset: string) => `SELECT * FROM (\n${statement}\n) AS syncline_query LIMIT ${limit} OFFSET ${offset}`,
+  noLimit: -1,
+  rowsRunAhead: true,
   readOnlySession: (connection: unknown, timeoutMs: number | undefined) => sqliteSession(connection as SqliteSessionDatabase, timeoutMs),
   hasOwnReadPool(settings: Record<string, unknown>, context: ConnectionContext): boolean {
     const filename = sqliteFilename(settings, context);
