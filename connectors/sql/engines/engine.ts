@@ -37,6 +37,8 @@ export interface Engine {
   readonly name: EngineName;
   /** For messages: 'PostgreSQL'. */
   readonly label: string;
+  /** The names a System's `client` setting gives it (the connector's spec accepts these). */
+  readonly clients: readonly string[];
 
   // Sessions of a System's pools (sql-connection.ts opens them).
 

@@ -14,20 +14,12 @@ export type { Engine, EngineName, PoolPurpose, RuntimeOptions, RuntimeTarget } f
 
 export const engines: Readonly<Record<EngineName, Engine>> = Object.freeze({ sqlite, postgres, mysql });
 
-/** The engine of a System's `client` setting (spec.ts lists the names it accepts); SQLite when absent. */
+/** Every name a System's `client` setting may give, in the registry's order. */
+export const clientNames: readonly string[] = Object.freeze(Object.values(engines).flatMap((engine) => engine.clients));
+
+/** The engine of a System's `client` setting (one of clientNames); SQLite when absent. */
 export function engineOfClient(client: unknown): Engine {
-  switch (client) {
-    case 'pg':
-    case 'postgres':
-    case 'postgresql':
-      return postgres;
-    case 'mysql':
-    case 'mysql2':
-    case 'mariadb':
-      return mysql;
-    default:
-      return sqlite;
-  }
+  return Object.values(engines).find((engine) => engine.clients.includes(String(client))) ?? sqlite;
 }
 
 /** The engine a Knex instance or transaction runs on (Knex's own name for its dialect). */

@@ -64,6 +64,7 @@ function isoDateTimeText(expression: SqlFragment): SqlFragment {
 export const mysql = Object.freeze<Engine>({
   name: 'mysql',
   label: 'MariaDB/MySQL',
+  clients: Object.freeze(['mysql', 'mysql2', 'mariadb']),
 
   systemConfig(raw: Record<string, unknown>, _context: ConnectionContext, purpose: PoolPurpose, limits: SystemLimits): Knex.Config {
     const settings = raw as ServerSettings;

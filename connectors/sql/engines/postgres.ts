@@ -46,6 +46,7 @@ const systemTypes = {
 export const postgres = Object.freeze<Engine>({
   name: 'postgres',
   label: 'PostgreSQL',
+  clients: Object.freeze(['pg', 'postgres', 'postgresql']),
 
   systemConfig(raw: Record<string, unknown>, _context: ConnectionContext, purpose: PoolPurpose, limits: SystemLimits): Knex.Config {
     const settings = raw as ServerSettings;

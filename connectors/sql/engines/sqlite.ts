@@ -73,6 +73,7 @@ function isoDateTimeText(expression: SqlFragment): SqlFragment {
 export const sqlite = Object.freeze<Engine>({
   name: 'sqlite',
   label: 'SQLite',
+  clients: Object.freeze(['sqlite3']),
 
   systemConfig(settings: Record<string, unknown>, context: ConnectionContext, purpose: PoolPurpose, limits: SystemLimits): Knex.Config {
     return {
