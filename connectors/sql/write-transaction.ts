@@ -4,7 +4,7 @@
  * writers of the same records — overlapping runs of a sync, two syncs into one table, identical
  * webhook calls — never create one record twice:
  *
- * - SQLite: nothing more. Write transactions begin IMMEDIATE (engines/sqlite-immediate-client.ts): the
+ * - SQLite: nothing more. Write transactions begin IMMEDIATE (engines/sqlite-clients.ts): the
  *   single writer lock is held from before the lookup to the commit.
  * - A write matching on exactly the columns of a unique index (unique-keys.ts) and on no null:
  *   guard `unique`, its create carrying a conflict clause on them (conflict-insert.ts).

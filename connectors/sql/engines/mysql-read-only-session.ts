@@ -7,7 +7,8 @@
  * the server is still sending), which the pool then replaces.
  */
 import type { DriverSession, Row, RowSink } from '../read-only-session.js';
-import { Deadline, DeadlinePassed, setMysqlStatementTime } from '../statement-timeout.js';
+import { Deadline, DeadlinePassed } from '../statement-timeout.js';
+import { setMysqlStatementTime } from './mysql-statement-time.js';
 
 interface MysqlQuery {
   on(event: 'result', listener: (row: Row) => void): MysqlQuery;

@@ -17,9 +17,9 @@ import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { leadingKeyword } from '../statement-text.js';
-import { setMysqlStatementTime } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { mysqlSession, type MysqlConnection as MysqlSessionConnection } from './mysql-read-only-session.js';
+import { setMysqlStatementTime } from './mysql-statement-time.js';
 import { serverConnection, serverPool, type ServerSettings } from './server-settings.js';
 
 interface MysqlConnection {

@@ -15,10 +15,14 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
-import { pgStatementTimeoutOption } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type Engine, type PoolPurpose } from './engine.js';
 import { pgSession, type PgClient } from './postgres-read-only-session.js';
 import { serverConnection, serverPool, type ServerSettings } from './server-settings.js';
+
+/** The connection option that sets statement_timeout for a session (statement-timeout.ts says how each engine stops a statement). */
+function statementTimeoutOption(ms: number): string {
+  return `-c statement_timeout=${Math.max(1, Math.round(ms))}`;
+}
 
 const PG_DATE = 1082;
 const PG_TIMESTAMP = 1114;
@@ -52,7 +56,7 @@ export const postgres = Object.freeze<Engine>({
     const settings = raw as ServerSettings;
     const options = [
       '-c TimeZone=UTC',
-      ...(purpose === 'data' ? [] : [pgStatementTimeoutOption(limits.statementTimeoutMs)]),
+      ...(purpose === 'data' ? [] : [statementTimeoutOption(limits.statementTimeoutMs)]),
       ...(purpose === 'query' ? ['-c default_transaction_read_only=on'] : []),
     ];
     return {

@@ -9,7 +9,7 @@
  * row would keep it from running ahead, but costs a thread hop per row: about 20 times slower.
  */
 import type { DriverSession, Row } from '../read-only-session.js';
-import { interruptAfter } from '../statement-timeout.js';
+import { interruptAfter } from './sqlite-clients.js';
 
 interface SqliteStatement {
   each(row: (error: (Error & { code?: string }) | null, row: Row) => void, complete: () => void): void;

@@ -2,10 +2,10 @@
  * SQLite (node-sqlite3). Sessions:
  * - System pools: foreign keys on, a busy timeout; the file must exist (it is never created for a
  *   System). The `data` pool is one connection whose transactions begin IMMEDIATE
- *   (sqlite-immediate-client.ts) and wait for another writer as long as other engines wait for a
+ *   (sqlite-clients.ts) and wait for another writer as long as other engines wait for a
  *   match lock (match-locks.ts) — SQLite has one writer at a time, and a second connection would
  *   only wait for it. The `read` pool has several connections, `PRAGMA query_only` on, each
- *   statement interrupted at limits.statementTimeout (SqliteTimedClient): any number of readers
+ *   statement interrupted at limits.statementTimeout (sqlite-clients.ts): any number of readers
  *   work at once; one that meets a write being committed waits for it (busy timeout) and sees
  *   every write that finished before the read started. The `query` pool (free queries) is
  *   `query_only` too; a free query arms its own timer (read-only-session.ts). In-memory databases
@@ -25,9 +25,8 @@ import type { ConnectionContext } from '../../connection.js';
 import { ConnectorError } from '../../connector-error.js';
 import { LOCK_WAIT_SECONDS } from '../match-locks.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
-import { SqliteTimedClient } from '../statement-timeout.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
-import { SqliteImmediateClient } from './sqlite-immediate-client.js';
+import { SqliteImmediateClient, SqliteTimedClient } from './sqlite-clients.js';
 import { sqliteSession, type SqliteDatabase as SqliteSessionDatabase } from './sqlite-read-only-session.js';
 
 /** Connections of a SQLite file's read pool: as many as the driver's worker threads (libuv's default 4). */
