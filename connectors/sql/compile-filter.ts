@@ -17,8 +17,8 @@ import type { PlaceholderValues } from '../connection.js';
 import { compareColumns, compareWithConstant, equalsAny, flip } from './compare-column.js';
 import { likePredicate, parseLikePattern, predicateTokens } from './compile-like.js';
 import { classOf, unsupported, type ColumnOperand, type Operand } from './filter-operand.js';
-import { engines } from './engines/index.js';
-import { castText, charLength, jsTrim, textForm, type Dialect } from './sql-dialect.js';
+import { engines, type Engine } from './engines/index.js';
+import { textForm, type Dialect } from './sql-dialect.js';
 import { and, FALSE, not, or, sql, text, TRUE, trueUnlessNull, UNKNOWN, value, type SqlFragment } from './sql-fragment.js';
 
 export interface FilterScope {
@@ -36,10 +36,12 @@ type CompareNodeOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 class FilterCompiler {
   private readonly dialect: Dialect;
+  private readonly engine: Engine;
   private readonly constants: EvaluationScope;
 
   constructor(private readonly scope: FilterScope) {
     this.dialect = scope.dialect;
+    this.engine = engines[scope.dialect];
     const placeholders = scope.placeholders;
     this.constants = {
       field: () => undefined,
@@ -142,9 +144,9 @@ class FilterCompiler {
           case 'toupper':
             return { kind: 'column', sql: sql`UPPER(${argumentText})`, type: 'String', label };
           case 'trim':
-            return { kind: 'column', sql: jsTrim(this.dialect, argumentText), type: 'String', label };
+            return { kind: 'column', sql: this.engine.jsTrim(argumentText), type: 'String', label };
           case 'length':
-            return { kind: 'column', sql: charLength(this.dialect, argumentText), type: 'Integer', label };
+            return { kind: 'column', sql: this.engine.charLength(argumentText), type: 'Integer', label };
         }
       }
     }
@@ -156,11 +158,11 @@ class FilterCompiler {
   private textOf(operand: Operand, construct: string): SqlFragment {
     if (operand.kind === 'constant') {
       const constant = textOf(operand.value);
-      return constant === null ? castText(this.dialect, text('NULL')) : value(constant);
+      return constant === null ? this.engine.castText(text('NULL')) : value(constant);
     }
     if (operand.type === 'Json') throw unsupported(`${construct} on the Json field '${operand.label}'`);
-    if (operand.type === undefined) return castText(this.dialect, operand.sql);
-    return textForm(this.dialect, operand.type, operand.sql) ?? castText(this.dialect, text('NULL'));
+    if (operand.type === undefined) return this.engine.castText(operand.sql);
+    return textForm(this.engine, operand.type, operand.sql) ?? this.engine.castText(text('NULL'));
   }
 
   /** A bare value used as a condition (`active`, `tolower(name)`), as the evaluator's `truthOf`. */
@@ -168,11 +170,11 @@ class FilterCompiler {
     switch (classOf(column.type)) {
       case 'boolean':
         // true is true; in SQLite and MariaDB a boolean is a number, and any but 0 reads as true.
-        return engines[this.dialect].isTrue(column.sql);
+        return this.engine.isTrue(column.sql);
       case 'number':
         return sql`(${column.sql} <> 0)`;
       case 'text': {
-        const word: ColumnOperand = { ...column, sql: sql`LOWER(${jsTrim(this.dialect, column.sql)})` };
+        const word: ColumnOperand = { ...column, sql: sql`LOWER(${this.engine.jsTrim(column.sql)})` };
         return not(equalsAny(this.dialect, word, ['', 'false', '0']));
       }
       case 'date':

@@ -17,6 +17,7 @@ import type { ReadRequest } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';
 import { compileFilter } from './compile-filter.js';
+import { engines } from './engines/index.js';
 import type { ColumnOperand } from './filter-operand.js';
 import { fieldNamed, groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
 import { column, orderTerm, type Dialect } from './sql-dialect.js';
@@ -104,7 +105,7 @@ export function resolveOrder(scope: ObjectScope, order: readonly OrderTerm[] = [
 
 export function orderByClause(scope: ObjectScope, order: ResolvedOrder): SqlFragment {
   return join(
-    order.terms.map((term) => orderTerm(scope.dialect, term.column.type ?? 'String', term.column.sql, term.direction)),
+    order.terms.map((term) => orderTerm(engines[scope.dialect], term.column.type ?? 'String', term.column.sql, term.direction)),
     ', ',
   );
 }
