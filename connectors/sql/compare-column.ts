@@ -24,9 +24,9 @@
 import type { CompareOperator } from '../../definitions/expression/index.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, classOf, describeColumn, numberOf, unsupported, type ColumnOperand } from './filter-operand.js';
-import { engines, type Engine } from './engines/index.js';
+import type { Engine } from './engines/index.js';
 import { numberFromText } from './numeric-text.js';
-import { textForm, type Dialect } from './sql-dialect.js';
+import { textForm } from './sql-dialect.js';
 import { falseUnlessNull, or, sql, text, trueUnlessNull, UNKNOWN, value, join, type SqlFragment } from './sql-fragment.js';
 
 /** Two sides of a comparison; `prefilter` is an index-friendly superset test for equality (MariaDB). */
@@ -137,8 +137,8 @@ function comparePair(op: CompareOperator, { left, right, prefilter }: Pair): Sql
 }
 
 /** `column op constant`. */
-export function compareWithConstant(dialect: Dialect, column: ColumnOperand, op: CompareOperator, constant: unknown): SqlFragment {
-  const coercion = coerce(engines[dialect], column, op, constant);
+export function compareWithConstant(engine: Engine, column: ColumnOperand, op: CompareOperator, constant: unknown): SqlFragment {
+  const coercion = coerce(engine, column, op, constant);
   switch (coercion.kind) {
     case 'unknown':
       return UNKNOWN;
@@ -150,11 +150,10 @@ export function compareWithConstant(dialect: Dialect, column: ColumnOperand, op:
 }
 
 /** `column IN (constants…)`: true when one is equal, else unknown when one comparison is unknown, else false. */
-export function equalsAny(dialect: Dialect, column: ColumnOperand, constants: readonly unknown[]): SqlFragment {
+export function equalsAny(engine: Engine, column: ColumnOperand, constants: readonly unknown[]): SqlFragment {
   const groups = new Map<string, Pair[]>();
   const others: SqlFragment[] = [];
   let anyUnknown = false;
-  const engine = engines[dialect];
   for (const constant of constants) {
     const coercion = coerce(engine, column, '=', constant);
     if (coercion.kind === 'unknown') anyUnknown = true;
@@ -177,7 +176,7 @@ export function equalsAny(dialect: Dialect, column: ColumnOperand, constants: re
 }
 
 /** `left op right` for two columns of compatible types. */
-export function compareColumns(dialect: Dialect, left: ColumnOperand, op: CompareOperator, right: ColumnOperand): SqlFragment {
+export function compareColumns(engine: Engine, left: ColumnOperand, op: CompareOperator, right: ColumnOperand): SqlFragment {
   const a = classOf(left.type);
   const b = classOf(right.type);
   const plain = sql`(${left.sql} ${text(op)} ${right.sql})`;
@@ -186,7 +185,6 @@ export function compareColumns(dialect: Dialect, left: ColumnOperand, op: Compar
   if (a === b && a !== 'json' && a !== 'text') return plain;
   if (textual.has(a) && textual.has(b)) {
     // Both are text to the evaluator (dates are read as ISO text): compare those texts exactly.
-    const engine = engines[dialect];
     const leftText = textForm(engine, left.type, left.sql)!;
     const rightText = textForm(engine, right.type, right.sql)!;
     if (engine.textEquality === 'plain' && (op === '=' || op === '<>')) return sql`(${leftText} ${text(op)} ${rightText})`;

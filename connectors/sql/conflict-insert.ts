@@ -34,7 +34,7 @@ export interface ConflictInsert {
 export async function insertUnlessConflict(trx: Knex.Transaction, scope: ObjectScope, rows: readonly Row[], columns: readonly string[], returning: boolean): Promise<ConflictInsert> {
   const { object } = scope;
   const insert = trx(object.table).insert(rows as Row[]);
-  if (scope.dialect === 'postgres') {
+  if (scope.engine.name === 'postgres') {
     if (returning) {
       const keys = (await insert.onConflict([...columns]).ignore().returning([...object.key])) as Row[];
       return { inserted: keys.length, keys, insertId: undefined };

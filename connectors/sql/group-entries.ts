@@ -81,7 +81,7 @@ async function loadGroup(scope: ObjectScope, group: SqlGroup, keys: readonly unk
   if (group.types.length === 0) return [];
   const plan = planOf(scope, group);
   const statement = sql`${plan.select} where ${plan.foreignKey} in (${join(keys.map(value), ', ')}) and ${plan.typeField} in (${join(group.types.map(value), ', ')})`;
-  return engines[scope.dialect].rowsOf(await toRaw(scope.knex, statement));
+  return scope.engine.rowsOf(await toRaw(scope.knex, statement));
 }
 
 /** Attaches the group entries of `records` (one page) in place. */

@@ -18,8 +18,7 @@
  * gets only the time left.
  */
 import type { Knex } from 'knex';
-import { engines } from './engines/index.js';
-import type { Dialect } from './sql-dialect.js';
+import type { Engine } from './engines/index.js';
 
 export type Row = Record<string, unknown>;
 
@@ -46,9 +45,9 @@ export interface SessionOptions {
 }
 
 /** Runs `work` in a read-only session on a connection of `knex` (the query pool), then rolls back. */
-export async function withReadOnlySession<T>(knex: Knex, dialect: Dialect, work: (session: ReadOnlySession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
+export async function withReadOnlySession<T>(knex: Knex, engine: Engine, work: (session: ReadOnlySession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
   const connection: unknown = await knex.client.acquireConnection();
-  const session = engines[dialect].readOnlySession(connection, options.timeoutMs);
+  const session = engine.readOnlySession(connection, options.timeoutMs);
   try {
     await session.begin();
     let result: T;

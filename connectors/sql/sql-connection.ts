@@ -82,7 +82,7 @@ export class SqlConnection implements Connection {
 
   private scope(objectName: string, purpose: 'data' | 'read'): ObjectScope {
     const object = objectNamed(this.objects, this.system.id, objectName);
-    return { knex: this.pool(purpose), dialect: this.dialect, object, ...(purpose === 'read' ? { limits: this.limits } : {}) };
+    return { knex: this.pool(purpose), engine: this.engine, object, ...(purpose === 'read' ? { limits: this.limits } : {}) };
   }
 
   private writeScope(objectName: string): WriteScope {
@@ -102,7 +102,7 @@ export class SqlConnection implements Connection {
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
-    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), dialect: this.dialect, systemId: this.system.id, limits: this.limits, slots: this.querySlots }, request));
+    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), engine: this.engine, systemId: this.system.id, limits: this.limits, slots: this.querySlots }, request));
   }
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {

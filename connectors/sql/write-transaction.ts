@@ -69,7 +69,7 @@ export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<Prepa
     if (match === undefined) return;
     const fields = Object.keys(match);
     const set = [...fields].sort().join('\u0000');
-    if (!unique.has(set)) unique.set(set, uniqueKeyOn(facts, scope.dialect, fields));
+    if (!unique.has(set)) unique.set(set, uniqueKeyOn(facts, scope.engine.name, fields));
     const columns = unique.get(set);
     const bucket = matchBucket(scope.object, match);
     // A unique index lets any number of rows hold null in its columns: no arbiter for a null.
@@ -85,7 +85,8 @@ export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<Prepa
 }
 
 async function once<T>(scope: WriteScope, guarded: GuardedWrites, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const { knex, dialect, object } = scope;
+  const { knex, object } = scope;
+  const dialect = scope.engine.name;
   const locked = async (trx: Knex.Transaction): Promise<T> => {
     if (guarded.lockScope !== undefined) await takeMatchLocks(trx, dialect, guarded.lockScope, guarded.buckets, { systemId: object.systemId, objectName: object.name });
     return work(trx);

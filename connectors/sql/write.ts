@@ -118,9 +118,9 @@ export async function insertRecord(trx: Knex.Transaction, scope: ObjectScope, ro
   if (guard.kind === 'unique') {
     const outcome = await insertUnlessConflict(trx, scope, [row], guard.columns, true);
     if (outcome.inserted === 0) return undefined;
-    if (engines[scope.dialect].returning) return { ...outcome.keys[0] };
+    if (scope.engine.returning) return { ...outcome.keys[0] };
     insertId = outcome.insertId;
-  } else if (engines[scope.dialect].returning) {
+  } else if (scope.engine.returning) {
     const returned = (await trx(object.table).insert(row).returning([...object.key])) as Row[];
     return { ...returned[0] };
   } else {

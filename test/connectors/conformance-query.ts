@@ -100,7 +100,7 @@ export function queryConformance(context: SuiteContext): void {
         let error: unknown;
         let rows: unknown;
         try {
-          rows = await withReadOnlySession(pool, dialect, (session) => session.all(statement, []));
+          rows = await withReadOnlySession(pool, engine, (session) => session.all(statement, []));
         } catch (caught) {
           error = toConnectorError(caught, { systemId: 'crm', action: 'running a query', statement: true });
         }
@@ -110,7 +110,7 @@ export function queryConformance(context: SuiteContext): void {
         // The rest may also be beyond the engine's syntax (MariaDB has no WITH … INSERT), which is a refusal too.
         else assert.ok(error instanceof ConnectorError && ['read-only', 'rejected'].includes(error.code), `${statement}: ${String(error)}`);
       }
-      assert.equal((await withReadOnlySession(pool, dialect, (session) => session.all('SELECT COUNT(*) AS n FROM customers', []))).length, 1);
+      assert.equal((await withReadOnlySession(pool, engine, (session) => session.all('SELECT COUNT(*) AS n FROM customers', []))).length, 1);
     } finally {
       await pool.destroy();
     }
