@@ -27,7 +27,7 @@ export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', li
 
 /** As many free queries as may run at once (`running`) ran for all of limits.queryWait. */
 export function queryBusyError(systemId: string, running: number, limits: SystemLimits, retryAfterSeconds: number): ConnectorError {
-  // SQLite runs fewer than concurrentQueries at once (knex-client.ts, queryConcurrency): say so.
+  // SQLite runs fewer than concurrentQueries at once (sql/engines/sqlite.ts, queryConcurrency): say so.
   const cap = running < limits.concurrentQueries ? `as many as SQLite may run at once (half of UV_THREADPOOL_SIZE; limits.concurrentQueries is ${limits.concurrentQueries})` : 'its limits.concurrentQueries';
   return new ConnectorError(
     'busy',

@@ -24,20 +24,9 @@
 import type { CompareOperator } from '../../definitions/expression/index.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, classOf, describeColumn, numberOf, unsupported, type ColumnOperand } from './filter-operand.js';
+import type { Engine } from './engines/index.js';
 import { numberFromText } from './numeric-text.js';
-import {
-  binaryText,
-  binaryTextValue,
-  booleanBinding,
-  dateOperands,
-  dateTimeOperands,
-  isoDateText,
-  isoDateTimeText,
-  jsTrim,
-  mysqlDateTime,
-  textForm,
-  type Dialect,
-} from './sql-dialect.js';
+import { textForm } from './sql-dialect.js';
 import { falseUnlessNull, or, sql, text, trueUnlessNull, UNKNOWN, value, join, type SqlFragment } from './sql-fragment.js';
 
 /** Two sides of a comparison; `prefilter` is an index-friendly superset test for equality (MariaDB). */
@@ -57,11 +46,10 @@ export function flip(op: CompareOperator): CompareOperator {
   return FLIPPED[op];
 }
 
-function textPair(dialect: Dialect, op: CompareOperator, left: SqlFragment, right: string): Pair {
-  // PostgreSQL's deterministic collations are equal only for identical text, and the plain form keeps indexes usable.
-  if (dialect === 'postgres' && (op === '=' || op === '<>')) return { left, right: value(right) };
-  const pair: Pair = { left: binaryText(dialect, left), right: binaryTextValue(dialect, right) };
-  if (dialect === 'mysql' && op === '=') pair.prefilter = [left, value(right)];
+function textPair(engine: Engine, op: CompareOperator, left: SqlFragment, right: string): Pair {
+  if (engine.textEquality === 'plain' && (op === '=' || op === '<>')) return { left, right: value(right) };
+  const pair: Pair = { left: engine.binaryText(left), right: engine.binaryTextValue(right) };
+  if (engine.textEquality === 'binary-after-plain' && op === '=') pair.prefilter = [left, value(right)];
   return pair;
 }
 
@@ -70,29 +58,29 @@ function pair(left: SqlFragment, right: SqlFragment): Coercion {
 }
 
 /** The text spelled as a boolean (JS trim, any case), as 1/0, or NULL. */
-function booleanFromText(dialect: Dialect, expression: SqlFragment): SqlFragment {
-  const word = binaryText(dialect, sql`LOWER(${jsTrim(dialect, expression)})`);
-  const spelled = (words: string[]): SqlFragment => join(words.map((w) => binaryTextValue(dialect, w)), ', ');
+function booleanFromText(engine: Engine, expression: SqlFragment): SqlFragment {
+  const word = engine.binaryText(sql`LOWER(${engine.jsTrim(expression)})`);
+  const spelled = (words: string[]): SqlFragment => join(words.map((w) => engine.binaryTextValue(w)), ', ');
   return sql`(CASE WHEN ${word} IN (${spelled(['true', '1'])}) THEN 1 WHEN ${word} IN (${spelled(['false', '0'])}) THEN 0 END)`;
 }
 
-function dateCoercion(dialect: Dialect, column: ColumnOperand, op: CompareOperator, instant: Date): Coercion {
+function dateCoercion(engine: Engine, column: ColumnOperand, op: CompareOperator, instant: Date): Coercion {
   const millis = instant.getTime();
   const day = instant.toISOString().slice(0, 10);
   const dayMillis = 86_400_000;
   if (((millis % dayMillis) + dayMillis) % dayMillis === 0) {
-    const [left, right] = dateOperands(dialect, column.sql, day);
+    const [left, right] = engine.dateOperands(column.sql, day);
     return pair(left, right);
   }
   // A date is its midnight, so it never equals an instant later that day and is below it exactly when the day is not later.
   if (op === '=') return { kind: 'predicate', sql: falseUnlessNull(column.sql) };
   if (op === '<>') return { kind: 'predicate', sql: trueUnlessNull(column.sql) };
-  const [left, right] = dateOperands(dialect, column.sql, day);
+  const [left, right] = engine.dateOperands(column.sql, day);
   const dayOp = op === '<' || op === '<=' ? '<=' : '>';
   return { kind: 'predicate', sql: sql`(${left} ${text(dayOp)} ${right})` };
 }
 
-function coerce(dialect: Dialect, column: ColumnOperand, op: CompareOperator, raw: unknown): Coercion {
+function coerce(engine: Engine, column: ColumnOperand, op: CompareOperator, raw: unknown): Coercion {
   let constant = typeof raw === 'bigint' ? Number(raw) : raw;
   if (constant === null || constant === undefined) return unknownCoercion;
   if (constant instanceof Date && Number.isNaN(constant.getTime())) return unknownCoercion;
@@ -103,12 +91,12 @@ function coerce(dialect: Dialect, column: ColumnOperand, op: CompareOperator, ra
     case 'json':
       throw unsupported(`a comparison with the Json field '${column.label}'`);
     case 'untyped':
-      if (constant instanceof Date) constant = dialect === 'mysql' ? mysqlDateTime(constant) : constant.toISOString();
-      if (typeof constant === 'boolean') constant = booleanBinding(dialect, constant);
+      if (constant instanceof Date) constant = engine.dateTimeText(constant.toISOString());
+      if (typeof constant === 'boolean') constant = engine.booleanBinding(constant);
       return pair(column.sql, value(constant));
     case 'boolean': {
       const flag = constant instanceof Date ? null : booleanOf(constant);
-      return flag === null ? unknownCoercion : pair(column.sql, value(booleanBinding(dialect, flag)));
+      return flag === null ? unknownCoercion : pair(column.sql, value(engine.booleanBinding(flag)));
     }
     case 'number':
       if (typeof constant === 'number') return pair(column.sql, value(constant));
@@ -124,20 +112,20 @@ function coerce(dialect: Dialect, column: ColumnOperand, op: CompareOperator, ra
       if (constant instanceof Date) {
         throw unsupported(`comparing the String field '${column.label}' with a date; declare it as Date or DateTime`);
       }
-      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(dialect, op, column.sql, constant) };
-      if (typeof constant === 'number') return pair(numberFromText(dialect, column.sql), value(constant));
-      if (typeof constant === 'boolean') return pair(booleanFromText(dialect, column.sql), value(constant ? 1 : 0));
+      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(engine, op, column.sql, constant) };
+      if (typeof constant === 'number') return pair(numberFromText(engine, column.sql), value(constant));
+      if (typeof constant === 'boolean') return pair(booleanFromText(engine, column.sql), value(constant ? 1 : 0));
       return unknownCoercion;
     case 'date':
-      if (constant instanceof Date) return dateCoercion(dialect, column, op, constant);
-      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(dialect, op, isoDateText(dialect, column.sql), constant) };
+      if (constant instanceof Date) return dateCoercion(engine, column, op, constant);
+      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(engine, op, engine.isoDateText(column.sql), constant) };
       return unknownCoercion;
     case 'datetime':
       if (constant instanceof Date) {
-        const [left, right] = dateTimeOperands(dialect, column.sql, constant);
+        const [left, right] = engine.dateTimeOperands(column.sql, constant);
         return pair(left, right);
       }
-      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(dialect, op, isoDateTimeText(dialect, column.sql), constant) };
+      if (typeof constant === 'string') return { kind: 'pair', pair: textPair(engine, op, engine.isoDateTimeText(column.sql), constant) };
       return unknownCoercion;
   }
 }
@@ -149,8 +137,8 @@ function comparePair(op: CompareOperator, { left, right, prefilter }: Pair): Sql
 }
 
 /** `column op constant`. */
-export function compareWithConstant(dialect: Dialect, column: ColumnOperand, op: CompareOperator, constant: unknown): SqlFragment {
-  const coercion = coerce(dialect, column, op, constant);
+export function compareWithConstant(engine: Engine, column: ColumnOperand, op: CompareOperator, constant: unknown): SqlFragment {
+  const coercion = coerce(engine, column, op, constant);
   switch (coercion.kind) {
     case 'unknown':
       return UNKNOWN;
@@ -162,12 +150,12 @@ export function compareWithConstant(dialect: Dialect, column: ColumnOperand, op:
 }
 
 /** `column IN (constants…)`: true when one is equal, else unknown when one comparison is unknown, else false. */
-export function equalsAny(dialect: Dialect, column: ColumnOperand, constants: readonly unknown[]): SqlFragment {
+export function equalsAny(engine: Engine, column: ColumnOperand, constants: readonly unknown[]): SqlFragment {
   const groups = new Map<string, Pair[]>();
   const others: SqlFragment[] = [];
   let anyUnknown = false;
   for (const constant of constants) {
-    const coercion = coerce(dialect, column, '=', constant);
+    const coercion = coerce(engine, column, '=', constant);
     if (coercion.kind === 'unknown') anyUnknown = true;
     else if (coercion.kind === 'predicate') others.push(coercion.sql);
     else {
@@ -188,7 +176,7 @@ export function equalsAny(dialect: Dialect, column: ColumnOperand, constants: re
 }
 
 /** `left op right` for two columns of compatible types. */
-export function compareColumns(dialect: Dialect, left: ColumnOperand, op: CompareOperator, right: ColumnOperand): SqlFragment {
+export function compareColumns(engine: Engine, left: ColumnOperand, op: CompareOperator, right: ColumnOperand): SqlFragment {
   const a = classOf(left.type);
   const b = classOf(right.type);
   const plain = sql`(${left.sql} ${text(op)} ${right.sql})`;
@@ -197,10 +185,10 @@ export function compareColumns(dialect: Dialect, left: ColumnOperand, op: Compar
   if (a === b && a !== 'json' && a !== 'text') return plain;
   if (textual.has(a) && textual.has(b)) {
     // Both are text to the evaluator (dates are read as ISO text): compare those texts exactly.
-    const leftText = textForm(dialect, left.type, left.sql)!;
-    const rightText = textForm(dialect, right.type, right.sql)!;
-    if (dialect === 'postgres' && (op === '=' || op === '<>')) return sql`(${leftText} ${text(op)} ${rightText})`;
-    return sql`(${binaryText(dialect, leftText)} ${text(op)} ${binaryText(dialect, rightText)})`;
+    const leftText = textForm(engine, left.type, left.sql)!;
+    const rightText = textForm(engine, right.type, right.sql)!;
+    if (engine.textEquality === 'plain' && (op === '=' || op === '<>')) return sql`(${leftText} ${text(op)} ${rightText})`;
+    return sql`(${engine.binaryText(leftText)} ${text(op)} ${engine.binaryText(rightText)})`;
   }
   throw new ConnectorError('unsupported', `the sql connector cannot compare ${describeColumn(left)} with ${describeColumn(right)}`, {
     details: { connector: 'sql', construct: 'comparison of fields of different types' },

@@ -17,11 +17,12 @@ import type { PlaceholderValues } from '../connection.js';
 import { compareColumns, compareWithConstant, equalsAny, flip } from './compare-column.js';
 import { likePredicate, parseLikePattern, predicateTokens } from './compile-like.js';
 import { classOf, unsupported, type ColumnOperand, type Operand } from './filter-operand.js';
-import { booleanBinding, castText, charLength, jsTrim, textForm, type Dialect } from './sql-dialect.js';
+import type { Engine } from './engines/index.js';
+import { textForm } from './sql-dialect.js';
 import { and, FALSE, not, or, sql, text, TRUE, trueUnlessNull, UNKNOWN, value, type SqlFragment } from './sql-fragment.js';
 
 export interface FilterScope {
-  dialect: Dialect;
+  engine: Engine;
   /** The column a field path stands for; throws ConnectorError('unknown-field') for an undeclared one. */
   column(path: readonly string[]): ColumnOperand;
   placeholders?: PlaceholderValues;
@@ -34,11 +35,11 @@ export function compileFilter(ast: Expression, scope: FilterScope): SqlFragment 
 type CompareNodeOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 class FilterCompiler {
-  private readonly dialect: Dialect;
+  private readonly engine: Engine;
   private readonly constants: EvaluationScope;
 
   constructor(private readonly scope: FilterScope) {
-    this.dialect = scope.dialect;
+    this.engine = scope.engine;
     const placeholders = scope.placeholders;
     this.constants = {
       field: () => undefined,
@@ -78,7 +79,7 @@ class FilterCompiler {
         if (pattern.kind !== 'constant') throw unsupported('a LIKE pattern taken from a field');
         const patternText = textOf(pattern.value);
         if (patternText === null) return UNKNOWN;
-        const matched = likePredicate(this.dialect, subject, parseLikePattern(patternText, node.escape));
+        const matched = likePredicate(this.engine, subject, parseLikePattern(patternText, node.escape));
         return node.negated ? not(matched) : matched;
       }
       case 'call':
@@ -88,7 +89,7 @@ class FilterCompiler {
           if (subject.kind !== 'column' || part.kind !== 'constant') throw unsupported(`${node.name}() with a field as its second argument`);
           const partText = textOf(part.value);
           if (partText === null) return UNKNOWN;
-          return likePredicate(this.dialect, this.textOf(subject, `${node.name}()`), predicateTokens(node.name, partText));
+          return likePredicate(this.engine, this.textOf(subject, `${node.name}()`), predicateTokens(node.name, partText));
         }
         return this.truthOf(this.operand(node as ValueCallNode) as ColumnOperand);
       default:
@@ -107,9 +108,9 @@ class FilterCompiler {
     }
     const left = this.operand(leftNode);
     const right = this.operand(rightNode);
-    if (left.kind === 'column' && right.kind === 'column') return compareColumns(this.dialect, left, op, right);
-    if (left.kind === 'column' && right.kind === 'constant') return compareWithConstant(this.dialect, left, op, right.value);
-    if (left.kind === 'constant' && right.kind === 'column') return compareWithConstant(this.dialect, right, flip(op), left.value);
+    if (left.kind === 'column' && right.kind === 'column') return compareColumns(this.engine, left, op, right);
+    if (left.kind === 'column' && right.kind === 'constant') return compareWithConstant(this.engine, left, op, right.value);
+    if (left.kind === 'constant' && right.kind === 'column') return compareWithConstant(this.engine, right, flip(op), left.value);
     return this.predicate({ type: 'compare', op, left: leftNode, right: rightNode, start: 0, end: 0 });
   }
 
@@ -122,7 +123,7 @@ class FilterCompiler {
       if (subject.kind === 'column' && operand?.kind === 'constant') constants.push(operand.value);
       else rest.push(this.compare('=', valueNode, item));
     }
-    const listed = subject.kind === 'column' && constants.length > 0 ? [equalsAny(this.dialect, subject, constants)] : [];
+    const listed = subject.kind === 'column' && constants.length > 0 ? [equalsAny(this.engine, subject, constants)] : [];
     return or([...listed, ...rest]);
   }
 
@@ -141,9 +142,9 @@ class FilterCompiler {
           case 'toupper':
             return { kind: 'column', sql: sql`UPPER(${argumentText})`, type: 'String', label };
           case 'trim':
-            return { kind: 'column', sql: jsTrim(this.dialect, argumentText), type: 'String', label };
+            return { kind: 'column', sql: this.engine.jsTrim(argumentText), type: 'String', label };
           case 'length':
-            return { kind: 'column', sql: charLength(this.dialect, argumentText), type: 'Integer', label };
+            return { kind: 'column', sql: this.engine.charLength(argumentText), type: 'Integer', label };
         }
       }
     }
@@ -155,11 +156,11 @@ class FilterCompiler {
   private textOf(operand: Operand, construct: string): SqlFragment {
     if (operand.kind === 'constant') {
       const constant = textOf(operand.value);
-      return constant === null ? castText(this.dialect, text('NULL')) : value(constant);
+      return constant === null ? this.engine.castText(text('NULL')) : value(constant);
     }
     if (operand.type === 'Json') throw unsupported(`${construct} on the Json field '${operand.label}'`);
-    if (operand.type === undefined) return castText(this.dialect, operand.sql);
-    return textForm(this.dialect, operand.type, operand.sql) ?? castText(this.dialect, text('NULL'));
+    if (operand.type === undefined) return this.engine.castText(operand.sql);
+    return textForm(this.engine, operand.type, operand.sql) ?? this.engine.castText(text('NULL'));
   }
 
   /** A bare value used as a condition (`active`, `tolower(name)`), as the evaluator's `truthOf`. */
@@ -167,12 +168,12 @@ class FilterCompiler {
     switch (classOf(column.type)) {
       case 'boolean':
         // true is true; in SQLite and MariaDB a boolean is a number, and any but 0 reads as true.
-        return this.dialect === 'postgres' ? sql`(${column.sql} = ${value(true)})` : sql`(${column.sql} <> ${value(booleanBinding(this.dialect, false))})`;
+        return this.engine.isTrue(column.sql);
       case 'number':
         return sql`(${column.sql} <> 0)`;
       case 'text': {
-        const word: ColumnOperand = { ...column, sql: sql`LOWER(${jsTrim(this.dialect, column.sql)})` };
-        return not(equalsAny(this.dialect, word, ['', 'false', '0']));
+        const word: ColumnOperand = { ...column, sql: sql`LOWER(${this.engine.jsTrim(column.sql)})` };
+        return not(equalsAny(this.engine, word, ['', 'false', '0']));
       }
       case 'date':
       case 'datetime':

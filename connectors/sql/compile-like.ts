@@ -17,7 +17,7 @@
  */
 import { unsupported } from './filter-operand.js';
 import { sql, value, type SqlFragment } from './sql-fragment.js';
-import type { Dialect } from './sql-dialect.js';
+import type { Engine } from './engines/index.js';
 
 export type LikeToken = { kind: 'text'; text: string } | { kind: 'one' } | { kind: 'run' };
 
@@ -102,8 +102,8 @@ function sqliteWithoutGlob(textExpression: SqlFragment, tokens: readonly LikeTok
 }
 
 /** `text` matches the pattern; NULL text gives unknown, as in the JS evaluator. */
-export function likePredicate(dialect: Dialect, textExpression: SqlFragment, tokens: readonly LikeToken[]): SqlFragment {
-  switch (dialect) {
+export function likePredicate(engine: Engine, textExpression: SqlFragment, tokens: readonly LikeToken[]): SqlFragment {
+  switch (engine.name) {
     case 'sqlite': {
       const glob = writeGlob(tokens);
       if (glob.includes('\u0000') || Buffer.byteLength(glob) > SQLITE_PATTERN_LIMIT) return sqliteWithoutGlob(textExpression, tokens);

@@ -10,7 +10,7 @@
  *   the ones inserted. The conflict waits for the other transaction to end, and the lookup after
  *   it (READ COMMITTED) sees its record.
  * - MariaDB/MySQL: `INSERT … ON DUPLICATE KEY UPDATE c = c` (c the first of the columns), which
- *   changes nothing on a conflict; the data pool counts affected rows (knex-client.ts), so the
+ *   changes nothing on a conflict; the data pool counts affected rows (engines/mysql.ts), so the
  *   statement's count is the number of rows inserted. It reacts to any unique index: a conflict on
  *   another one (the primary key) is found by the caller's second lookup to be no match, and the
  *   plain insert that follows fails with the database's own refusal, as it always did.
@@ -34,7 +34,7 @@ export interface ConflictInsert {
 export async function insertUnlessConflict(trx: Knex.Transaction, scope: ObjectScope, rows: readonly Row[], columns: readonly string[], returning: boolean): Promise<ConflictInsert> {
   const { object } = scope;
   const insert = trx(object.table).insert(rows as Row[]);
-  if (scope.dialect === 'postgres') {
+  if (scope.engine.name === 'postgres') {
     if (returning) {
       const keys = (await insert.onConflict([...columns]).ignore().returning([...object.key])) as Row[];
       return { inserted: keys.length, keys, insertId: undefined };

@@ -55,7 +55,7 @@ function chunkCondition(scope: ObjectScope, fields: readonly string[], lookups: 
   const column = fieldColumn(scope, [only]);
   const constants = lookups.map((lookup) => lookup.match[only]).filter((constant) => constant !== null && constant !== undefined);
   const nulls = constants.length < lookups.length ? [sql`(${column.sql} IS NULL)`] : [];
-  return or([...(constants.length > 0 ? [equalsAny(scope.dialect, column, constants)] : []), ...nulls]);
+  return or([...(constants.length > 0 ? [equalsAny(scope.engine, column, constants)] : []), ...nulls]);
 }
 
 /**

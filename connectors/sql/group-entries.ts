@@ -11,9 +11,10 @@
  * rows are told apart from another record's even when two records share a key value.
  */
 import type { RecordData } from '../connection.js';
+import { engines } from './engines/index.js';
 import { groupParentKey, type SqlGroup } from './object-model.js';
 import type { ObjectScope } from './record-query.js';
-import { fixedText, join, rowsOf, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { fixedText, join, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from './value-codec.js';
 
 const FOREIGN_KEY = '__syncline_fk';
@@ -80,7 +81,7 @@ async function loadGroup(scope: ObjectScope, group: SqlGroup, keys: readonly unk
   if (group.types.length === 0) return [];
   const plan = planOf(scope, group);
   const statement = sql`${plan.select} where ${plan.foreignKey} in (${join(keys.map(value), ', ')}) and ${plan.typeField} in (${join(group.types.map(value), ', ')})`;
-  return rowsOf(scope.dialect, await toRaw(scope.knex, statement));
+  return scope.engine.rowsOf(await toRaw(scope.knex, statement));
 }
 
 /** Attaches the group entries of `records` (one page) in place. */

@@ -1,5 +1,5 @@
 /**
- * The Knex classes statement-timeout.ts and runtime/database/sqlite-immediate-client.ts extend.
+ * The Knex classes engines/sqlite-clients.ts extends.
  * Knex exports them only as files, so their types are declared here (just what is used).
  */
 declare module 'knex/lib/dialects/sqlite3/index.js' {

@@ -9,7 +9,7 @@
  * "skeleton" must be one of the valid shapes, and GLOBs check where the digits were.
  */
 import { and, or, join, sql, value, type SqlFragment } from './sql-fragment.js';
-import { castNumber, jsTrim, type Dialect } from './sql-dialect.js';
+import type { Engine } from './engines/index.js';
 
 const NUMERIC_PATTERN = '^[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?$';
 
@@ -38,8 +38,8 @@ function sqliteIsNumeric(trimmed: SqlFragment): SqlFragment {
   ]);
 }
 
-function isNumeric(dialect: Dialect, trimmed: SqlFragment): SqlFragment {
-  switch (dialect) {
+function isNumeric(engine: Engine, trimmed: SqlFragment): SqlFragment {
+  switch (engine.name) {
     case 'sqlite':
       return sqliteIsNumeric(trimmed);
     case 'postgres':
@@ -50,9 +50,9 @@ function isNumeric(dialect: Dialect, trimmed: SqlFragment): SqlFragment {
 }
 
 /** The number `textExpression` spells, or NULL when it is not entirely a number. */
-export function numberFromText(dialect: Dialect, textExpression: SqlFragment): SqlFragment {
-  const trimmed = jsTrim(dialect, textExpression);
+export function numberFromText(engine: Engine, textExpression: SqlFragment): SqlFragment {
+  const trimmed = engine.jsTrim(textExpression);
   // NUMERIC on PostgreSQL: a huge exponent overflows DOUBLE PRECISION with an error there.
-  const number = dialect === 'postgres' ? sql`CAST(${trimmed} AS NUMERIC)` : castNumber(dialect, trimmed);
-  return sql`(CASE WHEN ${isNumeric(dialect, trimmed)} THEN ${number} END)`;
+  const number = engine.name === 'postgres' ? sql`CAST(${trimmed} AS NUMERIC)` : engine.castNumber(trimmed);
+  return sql`(CASE WHEN ${isNumeric(engine, trimmed)} THEN ${number} END)`;
 }

@@ -49,7 +49,7 @@ export function encodeFields(scope: ObjectScope, fields: ReadonlyMap<string, Sql
     if (raw === null && field.required) {
       throw new ConnectorError('invalid-value', `${label(name)}: a value is required`, { details: { field: label(name) } });
     }
-    encoded[name] = encodeValue(field.type, raw, { dialect: scope.dialect, label: label(name), ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) });
+    encoded[name] = encodeValue(field.type, raw, { engine: scope.engine, label: label(name), ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) });
   }
   return encoded;
 }
@@ -59,7 +59,7 @@ export function matchCondition(scope: ObjectScope, match: Readonly<RecordData>):
   return and(
     Object.entries(match).map(([name, raw]) => {
       const column = fieldColumn(scope, [name]);
-      return raw === null || raw === undefined ? sql`(${column.sql} IS NULL)` : compareWithConstant(scope.dialect, column, '=', raw);
+      return raw === null || raw === undefined ? sql`(${column.sql} IS NULL)` : compareWithConstant(scope.engine, column, '=', raw);
     }),
   );
 }
@@ -86,7 +86,7 @@ export function prepareWrite(scope: ObjectScope, request: WriteRequest): Prepare
     const field = object.fields.get(name)!;
     if (!field.readOnly) settable[name] = encoded;
     else if (match === undefined || !Object.hasOwn(match, name)) throw readOnlyError(`${object.name}.${name}`, '; it is set by the system');
-    else if (!sameValue(encoded, encodeValue(field.type, match[name], { dialect: scope.dialect, label: `${object.name}.${name}` }))) {
+    else if (!sameValue(encoded, encodeValue(field.type, match[name], { engine: scope.engine, label: `${object.name}.${name}` }))) {
       // Named in the match with one value and in the values with another: a change, not identification.
       throw readOnlyError(`${object.name}.${name}`, '; it identifies the record here and cannot be changed');
     }
@@ -110,7 +110,7 @@ export function createRow(scope: ObjectScope, prepared: PreparedWrite): Row {
     const field = object.fields.get(name)!;
     if (Object.hasOwn(row, name) || raw === null || raw === undefined) continue;
     if (field.readOnly) throw readOnlyError(`${object.name}.${name}`, `; no record has the value given for it, and a new record cannot take that value`);
-    row[name] = encodeValue(field.type, raw, { dialect: scope.dialect, label: `${object.name}.${name}` });
+    row[name] = encodeValue(field.type, raw, { engine: scope.engine, label: `${object.name}.${name}` });
   }
   const missing = [...object.fields.values()].filter((field) => field.required && !field.readOnly && (row[field.name] === undefined || row[field.name] === null));
   if (missing.length > 0) {

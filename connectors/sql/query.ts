@@ -36,9 +36,9 @@ import { resultTooLargeError } from '../limit-errors.js';
 import type { QuerySlots } from '../query-slots.js';
 import { compileFilter } from './compile-filter.js';
 import { toConnectorError } from './database-errors.js';
+import type { Engine } from './engines/index.js';
 import type { ColumnOperand } from './filter-operand.js';
 import { withReadOnlySession, type Row } from './read-only-session.js';
-import type { Dialect } from './sql-dialect.js';
 import { identifier, text, type SqlFragment } from './sql-fragment.js';
 import { keywordPosition, leadingKeyword, mainKeyword, singleStatement } from './statement-text.js';
 import { decodeValue } from './value-codec.js';
@@ -46,7 +46,7 @@ import { decodeValue } from './value-codec.js';
 export interface QueryScope {
   /** The dedicated, read-only query pool. */
   knex: Knex;
-  dialect: Dialect;
+  engine: Engine;
   systemId: string;
   limits: SystemLimits;
   /** Turns of the system's free queries (limits.concurrentQueries). */
@@ -56,8 +56,6 @@ export interface QueryScope {
 const FLOW_FILTER = '#FlowFilter#';
 const QUERY_KEYWORDS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** MariaDB has no "no limit"; its documentation gives the largest value as the way to say it. */
-const MYSQL_NO_LIMIT = 18446744073709551615n;
 
 interface Native {
   sql: string;
@@ -76,7 +74,7 @@ function queryColumn(path: readonly string[]): ColumnOperand {
 function filterFragment(scope: QueryScope, request: QueryRequest): SqlFragment {
   if (request.filter === undefined) return text('1=1');
   return compileFilter(request.filter, {
-    dialect: scope.dialect,
+    engine: scope.engine,
     column: queryColumn,
     ...(request.placeholders === undefined ? {} : { placeholders: request.placeholders }),
   });
@@ -91,7 +89,7 @@ function substitute(scope: QueryScope, statement: string, filter: SqlFragment): 
   for (const piece of pieces.slice(1)) {
     const offset = bindings.length;
     // Fragment text holds no '$' but its placeholders (identifiers come from [A-Za-z0-9_] names).
-    const renumbered = scope.dialect === 'postgres' ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`) : native.sql;
+    const renumbered = scope.engine.numberedPlaceholders ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`) : native.sql;
     sql += `(${renumbered})${piece}`;
     bindings.push(...native.bindings);
   }
@@ -99,17 +97,17 @@ function substitute(scope: QueryScope, statement: string, filter: SqlFragment): 
 }
 
 function checkedStatement(scope: QueryScope, statement: string, role: string): string {
-  const single = singleStatement(statement, scope.dialect);
+  const single = singleStatement(statement, scope.engine.name);
   if (single === null) {
     throw new ConnectorError('rejected', `system '${scope.systemId}': the ${role} holds more than one statement; a query runs exactly one`, { details: { system: scope.systemId } });
   }
-  const keyword = leadingKeyword(single, scope.dialect);
+  const keyword = leadingKeyword(single, scope.engine.name);
   if (!QUERY_KEYWORDS.has(keyword)) {
     throw new ConnectorError('read-only', `system '${scope.systemId}': the ${role} starts with ${keyword || 'nothing'}; a query must be a SELECT (or WITH, VALUES, TABLE) statement`, {
       details: { system: scope.systemId, keyword },
     });
   }
-  const into = keywordPosition(single, scope.dialect, 'INTO');
+  const into = keywordPosition(single, scope.engine.name, 'INTO');
   if (into >= 0) {
     const lines = single.slice(0, into).split('\n');
     const place = `line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
@@ -122,19 +120,9 @@ function checkedStatement(scope: QueryScope, statement: string, role: string): s
 
 function paged(scope: QueryScope, query: Native, limit: number | undefined, skip: number | undefined): Native {
   if (limit === undefined && skip === undefined) return query;
-  const placeholder = (index: number): string => (scope.dialect === 'postgres' ? `$${query.bindings.length + index}` : '?');
-  const bindings = [...query.bindings];
-  // Newlines around the statement: a trailing -- comment in it must not swallow the wrapper.
-  let wrapped: string;
-  if (scope.dialect === 'mysql') {
-    bindings.push(limit ?? MYSQL_NO_LIMIT, skip ?? 0);
-    const outer = leadingKeyword(query.sql, 'mysql') === 'WITH' ? `SELECT * FROM (\n${query.sql}\n) AS syncline_query` : `(\n${query.sql}\n)`;
-    wrapped = `${outer} LIMIT ${placeholder(1)} OFFSET ${placeholder(2)}`;
-  } else {
-    bindings.push(limit ?? (scope.dialect === 'sqlite' ? -1 : null), skip ?? 0);
-    wrapped = `SELECT * FROM (\n${query.sql}\n) AS syncline_query LIMIT ${placeholder(1)} OFFSET ${placeholder(2)}`;
-  }
-  return { sql: wrapped, bindings };
+  const engine = scope.engine;
+  const placeholder = (index: number): string => (engine.numberedPlaceholders ? `$${query.bindings.length + index}` : '?');
+  return { sql: engine.pageStatement(query.sql, placeholder(1), placeholder(2)), bindings: [...query.bindings, limit ?? engine.noLimit, skip ?? 0] };
 }
 
 /** The record of a row: the declared columns (found by name, then case-insensitively) and their types, or the row as it is. */
@@ -182,7 +170,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   const checked = checkedStatement(scope, request.statement, 'statement');
   // SQLite's worker thread steps ahead of the rows taken: a LIMIT of queryRows + 1 bounds how far.
   // Not around a write hidden in a WITH, which would then be a syntax error, not a refused write.
-  const bounded = scope.dialect === 'sqlite' && ['SELECT', 'VALUES'].includes(mainKeyword(checked, 'sqlite'));
+  const bounded = scope.engine.rowsRunAhead && ['SELECT', 'VALUES'].includes(mainKeyword(checked, scope.engine.name));
   const bound = bounded ? Math.min(limit ?? Number.POSITIVE_INFINITY, limits.queryRows + 1) : limit;
   const statement = paged(scope, substitute(scope, checked, filter), bound === Number.POSITIVE_INFINITY ? undefined : bound, skip);
   const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
@@ -192,7 +180,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   try {
     return await withReadOnlySession(
       scope.knex,
-      scope.dialect,
+      scope.engine,
       async (session) => {
         const rows: RecordData[] = [];
         let bytes = 0;

@@ -18,7 +18,7 @@ import { compareWithConstant } from './compare-column.js';
 import { toConnectorError } from './database-errors.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope, type ResolvedOrder } from './record-query.js';
-import { and, or, rowsOf, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { and, or, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from './value-codec.js';
 import type { SqlObject } from './object-model.js';
 
@@ -46,8 +46,8 @@ function usesKeyset(scope: ObjectScope, order: ResolvedOrder): boolean {
 function after(scope: ObjectScope, order: ResolvedOrder, last: RecordData): SqlFragment {
   return or(
     order.terms.map((term, index) => {
-      const equal = order.terms.slice(0, index).map((previous) => compareWithConstant(scope.dialect, previous.column, '=', last[previous.field!]));
-      const beyond = compareWithConstant(scope.dialect, term.column, term.direction === 'asc' ? '>' : '<', last[term.field!]);
+      const equal = order.terms.slice(0, index).map((previous) => compareWithConstant(scope.engine, previous.column, '=', last[previous.field!]));
+      const beyond = compareWithConstant(scope.engine, term.column, term.direction === 'asc' ? '>' : '<', last[term.field!]);
       return and([...equal, beyond]);
     }),
   );
@@ -97,7 +97,7 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     const decoders = decoderOf(scope.object);
     let records: RecordData[];
     try {
-      const rows = rowsOf(scope.dialect, await toRaw(scope.knex, joined ?? statement));
+      const rows = scope.engine.rowsOf(await toRaw(scope.knex, joined ?? statement));
       if (joined !== undefined) {
         records = foldJoinedRows(scope, rows, (row) => decodeRecord(decoders, row));
       } else {

@@ -17,15 +17,16 @@ import type { ReadRequest } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';
 import { compileFilter } from './compile-filter.js';
+import type { Engine } from './engines/index.js';
 import type { ColumnOperand } from './filter-operand.js';
 import { fieldNamed, groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
-import { column, orderTerm, type Dialect } from './sql-dialect.js';
+import { column, orderTerm } from './sql-dialect.js';
 import { and, fixedText, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
 import { encodeValue } from './value-codec.js';
 
 export interface ObjectScope {
   knex: Knex;
-  dialect: Dialect;
+  engine: Engine;
   object: SqlObject;
   /** The system's limits on the read pool, whose statements stop at limits.statementTimeout. */
   limits?: SystemLimits;
@@ -59,14 +60,14 @@ export function idCondition(scope: ObjectScope, id: Readonly<Record<string, unkn
   for (const name of object.key) {
     const type = fieldNamed(object, name).type;
     try {
-      encodeValue(type, id[name], { dialect: scope.dialect, label: `${object.name}.${name}` });
+      encodeValue(type, id[name], { engine: scope.engine, label: `${object.name}.${name}` });
     } catch (error) {
       // The value is not repeated: ids arrive in URLs and parameters, and the caller has it.
       if (!(error instanceof ConnectorError)) throw error;
       throw new ConnectorError('invalid-value', `the id of ${object.name} is not a valid ${type} value for its key field ${name}`, { cause: error, details: { field: name } });
     }
   }
-  return and(object.key.map((name) => compareWithConstant(scope.dialect, fieldColumn(scope, [name]), '=', id[name])));
+  return and(object.key.map((name) => compareWithConstant(scope.engine, fieldColumn(scope, [name]), '=', id[name])));
 }
 
 /** The WHERE clause of a read or count: the filter and the id, both optional. */
@@ -75,7 +76,7 @@ export function whereClause(scope: ObjectScope, request: Pick<ReadRequest, 'filt
   if (request.filter !== undefined) {
     parts.push(
       compileFilter(request.filter, {
-        dialect: scope.dialect,
+        engine: scope.engine,
         column: (path) => fieldColumn(scope, path),
         ...(request.placeholders === undefined ? {} : { placeholders: request.placeholders }),
       }),
@@ -104,7 +105,7 @@ export function resolveOrder(scope: ObjectScope, order: readonly OrderTerm[] = [
 
 export function orderByClause(scope: ObjectScope, order: ResolvedOrder): SqlFragment {
   return join(
-    order.terms.map((term) => orderTerm(scope.dialect, term.column.type ?? 'String', term.column.sql, term.direction)),
+    order.terms.map((term) => orderTerm(scope.engine, term.column.type ?? 'String', term.column.sql, term.direction)),
     ', ',
   );
 }

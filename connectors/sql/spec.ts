@@ -4,6 +4,7 @@
  * foreign key and a type column.
  */
 import type { ConnectorSpec } from '../../definitions/connector-spec.js';
+import { clientNames } from './engines/index.js';
 
 const identifier = {
   type: 'string',
@@ -20,7 +21,7 @@ export const spec: ConnectorSpec = Object.freeze({
     description: 'How to reach the database. SQLite needs filename; PostgreSQL and MariaDB need url, or host and database.',
     properties: {
       client: {
-        enum: ['sqlite3', 'pg', 'postgres', 'postgresql', 'mysql', 'mysql2', 'mariadb'],
+        enum: [...clientNames],
         description: 'Database kind: sqlite3, pg (also postgres, postgresql) or mysql2 (also mysql, mariadb).',
       },
       filename: {

@@ -2,7 +2,7 @@
  * A Connection to one System of the `sql` connector: the object model built from the definition,
  * its limits, and Knex pools created on first use — one for writes, one for reads and counts (whose
  * statements stop at limits.statementTimeout; SQLite in-memory databases read on the write pool,
- * knex-client.ts says why), one (read-only at the session level) for free queries, which take turns
+ * engines/sqlite.ts says why), one (read-only at the session level) for free queries, which take turns
  * (limits.concurrentQueries). Nothing touches the database until an operation needs it, so
  * creating a connection never fails and loads no driver.
  */
@@ -17,18 +17,19 @@ import { checkDatabase } from './check.js';
 import { toConnectorError } from './database-errors.js';
 import { describeObject } from './describe.js';
 import { discoverObjects } from './discover.js';
-import { assertSqliteFileExists, hasOwnReadPool, knexConfig, queryConcurrency, sqliteFilename, type PoolPurpose } from './knex-client.js';
+import { engineOfClient, type Engine, type PoolPurpose } from './engines/index.js';
 import { buildObjects, objectNamed, type SqlObject } from './object-model.js';
 import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
 import type { ObjectScope } from './record-query.js';
-import { dialectOf, type Dialect } from './sql-dialect.js';
+import type { Dialect } from './sql-dialect.js';
 import { TableCatalog } from './unique-keys.js';
 import { writeMany } from './write-many.js';
 import type { WriteScope } from './write-transaction.js';
 import { writeRecord } from './write.js';
 
 export class SqlConnection implements Connection {
+  readonly engine: Engine;
   readonly dialect: Dialect;
   private readonly objects: ReadonlyMap<string, SqlObject>;
   private readonly pools = new Map<PoolPurpose, Knex>();
@@ -43,11 +44,12 @@ export class SqlConnection implements Connection {
     private readonly system: SystemDefinition,
     private readonly context: ConnectionContext,
   ) {
-    this.dialect = dialectOf(system.connection.client);
+    this.engine = engineOfClient(system.connection.client);
+    this.dialect = this.engine.name;
     this.objects = buildObjects(system);
-    this.ownReadPool = hasOwnReadPool(this.dialect, system.connection, context);
+    this.ownReadPool = this.engine.hasOwnReadPool(system.connection, context);
     this.limits = systemLimits(system);
-    const size = queryConcurrency(this.dialect, this.limits);
+    const size = this.engine.queryConcurrency(this.limits);
     this.querySlots = new QuerySlots({
       size,
       waitMs: this.limits.queryWaitMs,
@@ -67,10 +69,10 @@ export class SqlConnection implements Connection {
     if (purpose === 'read' && !this.ownReadPool) return this.pool('data');
     const existing = this.pools.get(purpose);
     if (existing !== undefined) return existing;
-    if (this.dialect === 'sqlite') assertSqliteFileExists(sqliteFilename(this.system.connection, this.context), this.system.id);
+    this.engine.assertReachable(this.system.connection, this.context, this.system.id);
     let created: Knex;
     try {
-      created = knexFactory(knexConfig(this.dialect, this.system.connection, this.context, purpose, this.limits));
+      created = knexFactory(this.engine.systemConfig(this.system.connection, this.context, purpose, this.limits));
     } catch (error) {
       throw toConnectorError(error, { systemId: this.system.id, action: 'opening the database' });
     }
@@ -80,7 +82,7 @@ export class SqlConnection implements Connection {
 
   private scope(objectName: string, purpose: 'data' | 'read'): ObjectScope {
     const object = objectNamed(this.objects, this.system.id, objectName);
-    return { knex: this.pool(purpose), dialect: this.dialect, object, ...(purpose === 'read' ? { limits: this.limits } : {}) };
+    return { knex: this.pool(purpose), engine: this.engine, object, ...(purpose === 'read' ? { limits: this.limits } : {}) };
   }
 
   private writeScope(objectName: string): WriteScope {
@@ -100,7 +102,7 @@ export class SqlConnection implements Connection {
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
-    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), dialect: this.dialect, systemId: this.system.id, limits: this.limits, slots: this.querySlots }, request));
+    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), engine: this.engine, systemId: this.system.id, limits: this.limits, slots: this.querySlots }, request));
   }
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {

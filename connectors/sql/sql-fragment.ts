@@ -7,7 +7,6 @@
  * Fragment text written in this folder never contains a `?` other than a placeholder.
  */
 import type { Knex } from 'knex';
-import type { Dialect } from './sql-dialect.js';
 
 export interface SqlFragment {
   readonly sql: string;
@@ -93,16 +92,4 @@ export function toRaw(knex: Knex, fragment: SqlFragment): Knex.Raw {
 export function fixedText(compiled: Knex.Sql): SqlFragment {
   if (compiled.bindings.length > 0) throw new Error('fixedText: the statement has bindings');
   return text(compiled.sql.replace(/\?/g, '\\?'));
-}
-
-/** The rows of a `knex.raw` SELECT, which each driver answers in its own shape. */
-export function rowsOf(dialect: Dialect, result: unknown): Array<Record<string, unknown>> {
-  switch (dialect) {
-    case 'sqlite':
-      return result as Array<Record<string, unknown>>;
-    case 'postgres':
-      return (result as { rows: Array<Record<string, unknown>> }).rows;
-    case 'mysql':
-      return (result as [Array<Record<string, unknown>>, unknown])[0];
-  }
 }

@@ -14,7 +14,7 @@ import type { FieldType } from '../../definitions/types.js';
 import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
 import { booleanOf, numberOf } from './filter-operand.js';
-import { booleanBinding, DIALECT_LABELS, mysqlDateTime, type Dialect } from './sql-dialect.js';
+import type { Engine } from './engines/index.js';
 
 const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
 
@@ -133,7 +133,7 @@ export function decodeValue(type: FieldType | undefined, raw: unknown): unknown 
 }
 
 export interface EncodeTarget {
-  dialect: Dialect;
+  engine: Engine;
   /** `Object.field` or `Object.group[type].field`, for messages. */
   label: string;
   maxLength?: number;
@@ -162,8 +162,9 @@ function encodeText(target: EncodeTarget, raw: unknown): string {
       details: { field: target.label, maxLength: target.maxLength },
     });
   }
-  if (target.dialect === 'postgres' && textValue.includes('\u0000')) {
-    throw new ConnectorError('invalid-value', `${target.label}: ${DIALECT_LABELS.postgres} text cannot hold the NUL character (U+0000)`, {
+  const engine = target.engine;
+  if (!engine.holdsNul && textValue.includes('\u0000')) {
+    throw new ConnectorError('invalid-value', `${target.label}: ${engine.label} text cannot hold the NUL character (U+0000)`, {
       details: { field: target.label },
     });
   }
@@ -190,7 +191,7 @@ export function encodeValue(type: FieldType, raw: unknown, target: EncodeTarget)
     case 'Boolean': {
       const flag = booleanOf(raw);
       if (flag === null) throw invalid(target, 'true or false', raw);
-      return booleanBinding(target.dialect, flag);
+      return target.engine.booleanBinding(flag);
     }
     case 'Date': {
       if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString().slice(0, 10);
@@ -203,13 +204,14 @@ export function encodeValue(type: FieldType, raw: unknown, target: EncodeTarget)
     case 'DateTime': {
       const iso = typeof raw === 'string' || raw instanceof Date ? isoDateTime(raw) : null;
       if (iso === null) throw invalid(target, 'an ISO 8601 date-time', raw);
-      return target.dialect === 'mysql' ? mysqlDateTime(new Date(iso)) : iso;
+      return target.engine.dateTimeText(iso);
     }
     case 'Json': {
       const json = JSON.stringify(raw) as string | undefined;
       if (json === undefined) throw invalid(target, 'JSON data', raw);
-      if (target.dialect === 'postgres' && json.includes('\\u0000')) {
-        throw new ConnectorError('invalid-value', `${target.label}: ${DIALECT_LABELS.postgres} JSON cannot hold the NUL character (U+0000)`, {
+      const engine = target.engine;
+      if (!engine.holdsNul && json.includes('\\u0000')) {
+        throw new ConnectorError('invalid-value', `${target.label}: ${engine.label} JSON cannot hold the NUL character (U+0000)`, {
           details: { field: target.label },
         });
       }

@@ -175,7 +175,7 @@ async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations:
   const results: WriteResult[] = [];
   for (let index = 0; index < operations.length; ) {
     const operation = operations[index]!;
-    if (operation.kind === 'update' && scope.dialect === 'sqlite') {
+    if (operation.kind === 'update' && scope.engine.name === 'sqlite') {
       const batch = updateBatch(object.key, operations, index);
       if (batch.length > 1) {
         await trx.raw(...batchUpdateStatement(object.table, object.key, batch));
@@ -338,7 +338,7 @@ function independentRun(scope: ObjectScope, prepared: ReadonlyArray<PreparedWrit
       if (Object.hasOwn(write.settable, name)) encoded = write.settable[name];
       else if (write.match !== undefined && Object.hasOwn(write.match, name)) {
         try {
-          encoded = encodeValue(field.type, write.match[name], { dialect: scope.dialect, label: name });
+          encoded = encodeValue(field.type, write.match[name], { engine: scope.engine, label: name });
         } catch {
           // Such a create is refused, and an update leaves the value as it was: unknown here.
           push(lacking, name, position);

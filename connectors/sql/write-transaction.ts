@@ -4,7 +4,7 @@
  * writers of the same records — overlapping runs of a sync, two syncs into one table, identical
  * webhook calls — never create one record twice:
  *
- * - SQLite: nothing more. Write transactions begin IMMEDIATE (sqlite-immediate-client.ts): the
+ * - SQLite: nothing more. Write transactions begin IMMEDIATE (engines/sqlite-clients.ts): the
  *   single writer lock is held from before the lookup to the commit.
  * - A write matching on exactly the columns of a unique index (unique-keys.ts) and on no null:
  *   guard `unique`, its create carrying a conflict clause on them (conflict-insert.ts).
@@ -20,7 +20,7 @@
  *
  * MariaDB/MySQL's GET_LOCK belongs to the session: the transaction runs on a connection taken from
  * the pool here, and the locks are released on it after COMMIT or ROLLBACK, before it goes back.
- * Its sessions run READ COMMITTED (knex-client.ts), so a lookup after a wait sees what the other
+ * Its sessions run READ COMMITTED (engines/mysql.ts), so a lookup after a wait sees what the other
  * writer committed. A transaction the database rolled back to break a deadlock is run again from
  * the start, a few times: nothing of it was kept.
  */
@@ -69,7 +69,7 @@ export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<Prepa
     if (match === undefined) return;
     const fields = Object.keys(match);
     const set = [...fields].sort().join('\u0000');
-    if (!unique.has(set)) unique.set(set, uniqueKeyOn(facts, scope.dialect, fields));
+    if (!unique.has(set)) unique.set(set, uniqueKeyOn(facts, scope.engine.name, fields));
     const columns = unique.get(set);
     const bucket = matchBucket(scope.object, match);
     // A unique index lets any number of rows hold null in its columns: no arbiter for a null.
@@ -85,7 +85,8 @@ export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<Prepa
 }
 
 async function once<T>(scope: WriteScope, guarded: GuardedWrites, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const { knex, dialect, object } = scope;
+  const { knex, object } = scope;
+  const dialect = scope.engine.name;
   const locked = async (trx: Knex.Transaction): Promise<T> => {
     if (guarded.lockScope !== undefined) await takeMatchLocks(trx, dialect, guarded.lockScope, guarded.buckets, { systemId: object.systemId, objectName: object.name });
     return work(trx);

@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { toConnectorError } from './database-errors.js';
+import { engines } from './engines/index.js';
 import { groupParentKey, unknownField, type SqlGroup } from './object-model.js';
 import { insertUnlessConflict } from './conflict-insert.js';
 import { ambiguousMatch, createRow, encodeFields, prepareWrite, readOnlyError, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
@@ -117,9 +118,9 @@ export async function insertRecord(trx: Knex.Transaction, scope: ObjectScope, ro
   if (guard.kind === 'unique') {
     const outcome = await insertUnlessConflict(trx, scope, [row], guard.columns, true);
     if (outcome.inserted === 0) return undefined;
-    if (scope.dialect !== 'mysql') return { ...outcome.keys[0] };
+    if (scope.engine.returning) return { ...outcome.keys[0] };
     insertId = outcome.insertId;
-  } else if (scope.dialect !== 'mysql') {
+  } else if (scope.engine.returning) {
     const returned = (await trx(object.table).insert(row).returning([...object.key])) as Row[];
     return { ...returned[0] };
   } else {

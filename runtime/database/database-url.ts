@@ -7,8 +7,10 @@
  * Parsing does no I/O; `openDatabase` creates the default folder and checks the rest.
  */
 import { isAbsolute, resolve } from 'node:path';
+import type { EngineName } from '../../connectors/sql/engines/index.js';
 
-export type DatabaseDialect = 'sqlite' | 'postgres' | 'mysql';
+/** The engine of the runtime database (connectors/sql/engines/). */
+export type DatabaseDialect = EngineName;
 
 export type DatabaseLocation =
   | {

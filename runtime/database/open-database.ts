@@ -1,15 +1,10 @@
 /**
  * The runtime database: one Knex instance for queue items, the record store and schedules.
  *
- * Every session is set up the same way, because the queue operations rely on it:
- * - SQLite: WAL journal (readers never wait for the writer), a busy timeout, foreign keys on,
- *   one pooled connection (SQLite has one writer at a time; a second connection would only wait),
- *   and transactions that begin IMMEDIATE (connectors/sql/sqlite-immediate-client.ts).
- * - PostgreSQL: a pool; the session time zone is UTC; `timestamptz` is read as a Date.
- * - MariaDB/MySQL: a pool; the session time zone is UTC and times are read as text in UTC
- *   (timestamps.ts); utf8mb4; backslash escapes on, since the driver escapes bound values with
- *   backslashes (a server running NO_BACKSLASH_ESCAPES would otherwise misread them). The
- *   server must know `SKIP LOCKED` (MariaDB 10.6, MySQL 8.0).
+ * Every session is set up the same way, because the queue operations rely on it; each engine's
+ * module says how (connectors/sql/engines/): SQLite a WAL journal, one connection whose
+ * transactions begin IMMEDIATE; PostgreSQL and MariaDB/MySQL a pool, sessions in UTC, and a server
+ * that knows `SKIP LOCKED`.
  *
  * Opening runs one statement, so a wrong URL, a missing server or an old version fails here with
  * a message naming the database, not at the first queue operation.
@@ -19,11 +14,13 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseDialect, DatabaseLocation } from './database-url.js';
-import { SqliteImmediateClient } from '../../connectors/sql/sqlite-immediate-client.js';
+import { engines, type Engine } from '../../connectors/sql/engines/index.js';
 
 export interface RuntimeDatabase {
   readonly knex: Knex;
   readonly dialect: DatabaseDialect;
+  /** What the queue needs to know of the engine: row locks, UPDATE … RETURNING, how times are bound. */
+  readonly engine: Engine;
   readonly location: DatabaseLocation;
   /** In-process signals between the queue operations and the daemon (queue/notify.ts). */
   readonly events: EventEmitter;
@@ -44,64 +41,6 @@ export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';
 }
 
-type Callback = (error: Error | null, connection?: unknown) => void;
-interface SqliteConnection {
-  configure(option: 'busyTimeout', value: number): void;
-  exec(sql: string, callback: (error: Error | null) => void): void;
-}
-interface MysqlConnection {
-  query(sql: string, callback: (error: Error | null) => void): void;
-}
-
-function ignore(): void {}
-// Knex would print pool errors itself; they reach the caller (and the log) as errors instead.
-const quiet = { warn: ignore, error: ignore, deprecate: ignore, debug: ignore };
-
-function sqliteConfig(location: Extract<DatabaseLocation, { dialect: 'sqlite' }>, busyTimeoutMs: number): Knex.Config {
-  return {
-    client: SqliteImmediateClient as unknown as typeof Knex.Client,
-    connection: { filename: location.filename },
-    useNullAsDefault: true,
-    log: quiet,
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate(connection: SqliteConnection, done: Callback) {
-        connection.configure('busyTimeout', busyTimeoutMs);
-        // synchronous = NORMAL is durable in WAL mode except for the last commits before a power loss.
-        connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;', (error) => done(error, connection));
-      },
-    },
-  };
-}
-
-function postgresConfig(url: string, poolSize: number): Knex.Config {
-  return {
-    client: 'pg',
-    connection: { connectionString: url, application_name: 'syncline', options: '-c TimeZone=UTC' } as Knex.PgConnectionConfig,
-    log: quiet,
-    pool: { min: 0, max: poolSize },
-  };
-}
-
-function mysqlConfig(url: string, poolSize: number): Knex.Config {
-  return {
-    client: 'mysql2',
-    connection: { uri: url, timezone: 'Z', dateStrings: true, charset: 'utf8mb4', supportBigNumbers: true } as Knex.MySql2ConnectionConfig,
-    log: quiet,
-    pool: {
-      min: 0,
-      max: poolSize,
-      afterCreate(connection: MysqlConnection, done: Callback) {
-        connection.query(
-          "SET SESSION time_zone = '+00:00', SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))",
-          (error) => done(error, connection),
-        );
-      },
-    },
-  };
-}
-
 function prepareSqliteFile(location: Extract<DatabaseLocation, { dialect: 'sqlite' }>): void {
   const folder = dirname(location.filename);
   if (location.createFolder) mkdirSync(folder, { recursive: true });
@@ -113,40 +52,20 @@ function prepareSqliteFile(location: Extract<DatabaseLocation, { dialect: 'sqlit
   }
 }
 
-/** Refuses servers without `SKIP LOCKED`, which claiming needs. */
-async function checkVersion(knex: Knex, dialect: DatabaseDialect, display: string): Promise<void> {
-  if (dialect === 'mysql') {
-    const [rows] = (await knex.raw('SELECT VERSION() AS version')) as [Array<{ version: string }>];
-    const version = rows[0]?.version ?? '';
-    const [major = 0, minor = 0] = version.split(/[.-]/).map(Number);
-    const mariadb = /mariadb/i.test(version);
-    const supported = mariadb ? major > 10 || (major === 10 && minor >= 6) : major >= 8;
-    if (!supported) {
-      throw new DatabaseOpenError(`the runtime database ${display} runs ${mariadb ? 'MariaDB' : 'MySQL'} ${version}; Syncline needs MariaDB 10.6 or MySQL 8.0 or later (for SELECT … FOR UPDATE SKIP LOCKED)`);
-    }
-  } else if (dialect === 'postgres') {
-    const result = (await knex.raw('SHOW server_version_num')) as { rows: Array<{ server_version_num: string }> };
-    if (Number(result.rows[0]?.server_version_num ?? 0) < 95000) {
-      throw new DatabaseOpenError(`the runtime database ${display} runs a PostgreSQL older than 9.5; Syncline needs SKIP LOCKED`);
-    }
-  } else {
-    await knex.raw('SELECT 1');
-  }
+/** Refuses servers without `SKIP LOCKED`, which claiming needs; runs one statement either way. */
+async function checkServer(knex: Knex, engine: Engine, display: string): Promise<void> {
+  const unsupported = await engine.unsupportedServer(knex);
+  if (unsupported !== undefined) throw new DatabaseOpenError(`the runtime database ${display} ${unsupported}`);
 }
 
 /** Opens (and for SQLite creates) the runtime database; no tables are created here (see migrate.ts). */
 export async function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): Promise<RuntimeDatabase> {
-  const poolSize = options.poolSize ?? 10;
-  let config: Knex.Config;
-  if (location.dialect === 'sqlite') {
-    prepareSqliteFile(location);
-    config = sqliteConfig(location, options.busyTimeoutMs ?? 5000);
-  } else {
-    config = location.dialect === 'postgres' ? postgresConfig(location.url, poolSize) : mysqlConfig(location.url, poolSize);
-  }
-  const knex = knexFactory(config);
+  const engine = engines[location.dialect];
+  if (location.dialect === 'sqlite') prepareSqliteFile(location);
+  const target = location.dialect === 'sqlite' ? { filename: location.filename } : { url: location.url };
+  const knex = knexFactory(engine.runtimeConfig(target, { poolSize: options.poolSize ?? 10, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }));
   try {
-    await checkVersion(knex, location.dialect, location.display);
+    await checkServer(knex, engine, location.display);
   } catch (error) {
     await knex.destroy();
     if (error instanceof DatabaseOpenError) throw error;
@@ -160,6 +79,7 @@ export async function openDatabase(location: DatabaseLocation, options: OpenOpti
   return {
     knex,
     dialect: location.dialect,
+    engine,
     location,
     events,
     onClose(task) {

@@ -9,12 +9,12 @@
  * operation agrees on it. Processes sharing a database need synchronized clocks (NTP), which is
  * far finer than the lease lengths that depend on it.
  */
+import { engines } from '../../connectors/sql/engines/index.js';
 import type { DatabaseDialect } from './database-url.js';
 
 /** A time as a value to bind on this dialect. */
 export function toDatabaseTime(dialect: DatabaseDialect, time: Date): Date | string {
-  // sqlite3 would bind a Date as epoch milliseconds, which does not compare with the stored text.
-  return dialect === 'sqlite' ? time.toISOString() : time;
+  return engines[dialect].databaseTime(time);
 }
 
 /** A time as read back: a Date (pg), `YYYY-MM-DD HH:MM:SS.sss` in UTC (mysql2 with dateStrings) or ISO text (SQLite). */

@@ -16,10 +16,9 @@ import type { RuntimeDatabase } from './open-database.js';
 const attempts = 4;
 
 export async function writeTransaction<T>(db: RuntimeDatabase, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const config: Knex.TransactionConfig = db.dialect === 'mysql' ? { isolationLevel: 'read committed' } : {};
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await db.knex.transaction(work, config);
+      return await db.knex.transaction(work, db.engine.writeTransaction);
     } catch (error) {
       if (attempt >= attempts || !isTransientConflict(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));

@@ -20,7 +20,7 @@ export async function cancelPending(db: RuntimeDatabase, id: string, message: st
   const pending = { id, status: 'Pending' };
   return writeTransaction(db, async (trx) => {
     const select = trx('queue_items').select('errors').where(pending);
-    if (db.dialect !== 'sqlite') select.forUpdate();
+    if (db.engine.rowLocks) select.forUpdate();
     const row = (await select.first()) as { errors: unknown } | undefined;
     if (row === undefined) return false;
     const errors = appendErrors((fromJsonColumn(row.errors) as ItemError[] | null) ?? [], [{ message }], now);

@@ -128,7 +128,7 @@ function claimStatement(only: number): string {
 
 /** Waits for the claim lock of PostgreSQL and MariaDB (see the top of this file); held until the transaction ends. */
 export async function lockClaims(db: RuntimeDatabase, trx: Knex): Promise<void> {
-  if (db.dialect !== 'sqlite') await trx.raw(`SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE`);
+  if (db.engine.rowLocks) await trx.raw(`SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE`);
 }
 
 interface ClaimValues {
@@ -142,7 +142,7 @@ interface ClaimValues {
 /** The claim itself, on `executor`; on PostgreSQL and MariaDB inside a transaction holding the claim lock. */
 async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues): Promise<Array<Record<string, unknown>>> {
   const { workerId, leaseUntil, now, limit, ids } = values;
-  if (db.dialect !== 'mysql') {
+  if (db.engine.returning) {
     return rawRows(await executor.raw(claimStatement(ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]));
   }
   const due = rawRows(await executor.raw(claimableQuery(ids.length), claimableValues(now, limit, ids)));
@@ -180,13 +180,13 @@ export async function claim(db: RuntimeDatabase, options: ClaimOptions): Promise
   checkOptions(options);
   if (options.ids !== undefined && options.ids.length === 0) return [];
   const values = claimValues(db, options);
-  const rows =
-    db.dialect === 'sqlite'
-      ? await claimOn(db, db.knex, values)
-      : await writeTransaction(db, async (trx) => {
-          await lockClaims(db, trx);
-          return claimOn(db, trx, values);
-        });
+  // Without row locks (SQLite) the claim is one statement, which is one writer transaction.
+  const rows = db.engine.rowLocks
+    ? await writeTransaction(db, async (trx) => {
+        await lockClaims(db, trx);
+        return claimOn(db, trx, values);
+      })
+    : await claimOn(db, db.knex, values);
   return inLine(rows);
 }
 

@@ -74,7 +74,7 @@ export async function updateHeldItem<T>(
   const guard = heldBy(target);
   return writeTransaction(db, async (trx) => {
     const select = trx('queue_items').select('attempts', 'max_attempts', 'errors').where(guard);
-    if (db.dialect !== 'sqlite') select.forUpdate();
+    if (db.engine.rowLocks) select.forUpdate();
     const row = (await select.first()) as Record<string, unknown> | undefined;
     if (row === undefined) return undefined;
     const held = { attempts: Number(row.attempts), maxAttempts: Number(row.max_attempts), errors: (fromJsonColumn(row.errors) as ItemError[] | null) ?? [] };

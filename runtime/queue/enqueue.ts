@@ -141,12 +141,12 @@ async function insertRow(db: RuntimeDatabase, executor: Knex, item: NewQueueItem
     concurrency_key: concurrency?.key ?? null,
     concurrency_limit: concurrency?.limit ?? null,
   };
-  if (executor === db.knex && item.slotKey === undefined && db.dialect !== 'mysql') {
+  if (executor === db.knex && item.slotKey === undefined && db.engine.returning) {
     return { item: fromRow(await insertTogether(db, values)), created: true };
   }
   const insert = executor('queue_items').insert(values);
   const statement = item.slotKey === undefined ? insert : insert.onConflict('slot_key').ignore();
-  if (db.dialect !== 'mysql') {
+  if (db.engine.returning) {
     const [returned] = (await statement.returning('*')) as Array<Record<string, unknown>>;
     if (returned !== undefined) return { item: fromRow(returned), created: true };
   } else await statement;

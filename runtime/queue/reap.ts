@@ -58,7 +58,7 @@ export async function reap(db: RuntimeDatabase, options: { now?: Date; limit?: n
       .andWhere('lease_until', '<', time(now))
       .orderBy('lease_until')
       .limit(options.limit ?? 100);
-    if (db.dialect !== 'sqlite') select.forUpdate().skipLocked();
+    if (db.engine.rowLocks) select.forUpdate().skipLocked();
     const expired = (await select) as Array<Record<string, unknown>>;
 
     const reaped: ReapResult = { pending: [], failed: [] };

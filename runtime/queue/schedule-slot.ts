@@ -47,7 +47,7 @@ export async function enqueueSlot(db: RuntimeDatabase, slot: SlotItem, options: 
     .ignore();
   const result = await writeTransaction(db, async (trx) => {
     const lock = trx('schedules').select('last_slot_at').where('process_id', slot.processId);
-    if (db.dialect !== 'sqlite') lock.forUpdate();
+    if (db.engine.rowLocks) lock.forUpdate();
     await lock;
     const enqueued = await insertItem(db, trx, { ...item, slotKey: slotKey(slot.processId, slotAt), runAfter: slotAt }, now);
     await trx('schedules')

@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { knexConfig } from '../../connectors/sql/knex-client.js';
+import { engineOfClient } from '../../connectors/sql/engines/index.js';
 import { withReadOnlySession } from '../../connectors/sql/read-only-session.js';
-import { dialectOf } from '../../connectors/sql/sql-dialect.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import { toConnectorError } from '../../connectors/sql/database-errors.js';
 import { parseExpression, resolvePath } from '../../definitions/expression/index.js';
@@ -92,15 +91,16 @@ export function queryConformance(context: SuiteContext): void {
 
   test('the database itself refuses writes in a read-only session', async () => {
     const database = context.database();
-    const dialect = dialectOf(database.connection.client);
-    const pool = knexFactory(knexConfig(dialect, database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))));
+    const engine = engineOfClient(database.connection.client);
+    const dialect = engine.name;
+    const pool = knexFactory(engine.systemConfig(database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))));
     const before = await tableCounts(database.admin);
     try {
       for (const [index, statement] of WRITES.entries()) {
         let error: unknown;
         let rows: unknown;
         try {
-          rows = await withReadOnlySession(pool, dialect, (session) => session.all(statement, []));
+          rows = await withReadOnlySession(pool, engine, (session) => session.all(statement, []));
         } catch (caught) {
           error = toConnectorError(caught, { systemId: 'crm', action: 'running a query', statement: true });
         }
@@ -110,7 +110,7 @@ export function queryConformance(context: SuiteContext): void {
         // The rest may also be beyond the engine's syntax (MariaDB has no WITH … INSERT), which is a refusal too.
         else assert.ok(error instanceof ConnectorError && ['read-only', 'rejected'].includes(error.code), `${statement}: ${String(error)}`);
       }
-      assert.equal((await withReadOnlySession(pool, dialect, (session) => session.all('SELECT COUNT(*) AS n FROM customers', []))).length, 1);
+      assert.equal((await withReadOnlySession(pool, engine, (session) => session.all('SELECT COUNT(*) AS n FROM customers', []))).length, 1);
     } finally {
       await pool.destroy();
     }

@@ -12,6 +12,7 @@ import { lockToken, matchBucket, MATCH_LOCK_BUCKETS, sessionLockName } from '../
 import { matchesValue } from '../../connectors/sql/match-values.js';
 import type { SqlObject } from '../../connectors/sql/object-model.js';
 import type { Dialect } from '../../connectors/sql/sql-dialect.js';
+import { engines } from '../../connectors/sql/engines/index.js';
 import { decodeValue, encodeValue } from '../../connectors/sql/value-codec.js';
 import type { FieldType } from '../../definitions/types.js';
 
@@ -33,7 +34,7 @@ const value = fc.oneof(fc.constantFrom(...TRICKY), fc.integer({ min: -20, max: 2
 /** What a create with match value `raw` stores, as the connector reads it back; undefined when it cannot be stored. */
 function stored(type: FieldType, raw: unknown, dialect: Dialect): unknown {
   try {
-    return decodeValue(type, encodeValue(type, raw, { dialect, label: 'T.f' }));
+    return decodeValue(type, encodeValue(type, raw, { engine: engines[dialect], label: 'T.f' }));
   } catch (error) {
     if (error instanceof ConnectorError) return undefined;
     throw error;

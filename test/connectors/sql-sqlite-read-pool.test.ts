@@ -1,6 +1,6 @@
 /**
  * SQLite files read through a pool of several connections while writes keep their single one
- * (connectors/sql/knex-client.ts): reads running side by side with writes all succeed, every
+ * (connectors/sql/engines/sqlite.ts): reads running side by side with writes all succeed, every
  * write that finished is seen by the next read, and the read pool refuses to write. Also the
  * one-statement read of a group (group-entries.ts, joinedStatement) on records sharing a key value.
  */
@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import knexFactory from 'knex';
 import type { Connection, RecordData } from '../../connectors/connection.js';
 import { createConnection } from '../../connectors/sql/index.js';
-import { hasOwnReadPool, knexConfig } from '../../connectors/sql/knex-client.js';
+import { engines } from '../../connectors/sql/engines/index.js';
 import { systemLimits } from '../../definitions/system-limits.js';
 import type { SystemDefinition } from '../../definitions/types.js';
 
@@ -73,9 +73,9 @@ test('reads side by side with writes all succeed, and see every write that finis
 });
 
 test('a SQLite file gets a read pool, whose sessions refuse to write; an in-memory database does not', async () => {
-  assert.equal(hasOwnReadPool('sqlite', { filename: 'crm.sqlite' }, { baseDirectory: directory }), true);
-  assert.equal(hasOwnReadPool('sqlite', { filename: ':memory:' }, { baseDirectory: directory }), false, 'another connection would open another, empty database');
-  const reader = knexFactory(knexConfig('sqlite', { filename: 'crm.sqlite' }, { baseDirectory: directory }, 'read', systemLimits(system('crm.sqlite'))));
+  assert.equal(engines.sqlite.hasOwnReadPool({ filename: 'crm.sqlite' }, { baseDirectory: directory }), true);
+  assert.equal(engines.sqlite.hasOwnReadPool({ filename: ':memory:' }, { baseDirectory: directory }), false, 'another connection would open another, empty database');
+  const reader = knexFactory(engines.sqlite.systemConfig({ filename: 'crm.sqlite' }, { baseDirectory: directory }, 'read', systemLimits(system('crm.sqlite'))));
   try {
     await assert.rejects(reader.raw("INSERT INTO customers (id, name) VALUES (1000, 'x')"), /readonly/i);
   } finally {

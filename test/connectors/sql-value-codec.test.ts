@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConnectorError } from '../../connectors/connector-error.js';
+import { engines } from '../../connectors/sql/engines/index.js';
 import { encodeValue } from '../../connectors/sql/value-codec.js';
 
 function refusal(run: () => unknown): string {
@@ -15,7 +16,7 @@ function refusal(run: () => unknown): string {
   assert.fail('the value was accepted');
 }
 
-const target = { dialect: 'postgres', label: 'Order.status' } as const;
+const target = { engine: engines.postgres, label: 'Order.status' };
 
 test('an object where text belongs is "an object"', () => {
   assert.equal(refusal(() => encodeValue('String', { a: 1 }, target)), 'Order.status: expected text, got an object');

@@ -11,18 +11,12 @@
  *   PostgreSQL and SQLite (ids and slot keys are case-sensitive).
  */
 import type { Knex } from 'knex';
+import { engineOfKnex } from '../../../connectors/sql/engines/index.js';
 import type { DatabaseDialect } from '../database-url.js';
 
 /** The dialect of a Knex instance or transaction. */
 export function dialectOfKnex(knex: Knex): DatabaseDialect {
-  switch (knex.client.dialect) {
-    case 'postgresql':
-      return 'postgres';
-    case 'mysql':
-      return 'mysql';
-    default:
-      return 'sqlite';
-  }
+  return engineOfKnex(knex).name;
 }
 
 export function timestampColumn(table: Knex.CreateTableBuilder, name: string, dialect: DatabaseDialect): Knex.ColumnBuilder {
