@@ -203,6 +203,7 @@ function origin(source: SourceDocument): Origin {
 }
 
 function buildSnapshot(context: CheckContext, compiled: Compiled, connectors: ConnectorSpecs, digest: string, files: string[]): Snapshot {
+  // biome-ignore lint/suspicious/noExplicitAny: each kind's entries are made by their own `make`; the map is typed by the snapshot's fields.
   const entries = <K extends DefinitionKind, E>(kind: K, make: (entry: Registered<any>) => E) =>
     frozenMap([...context.registry[kind].values()].map((entry) => [entry.definition.id, Object.freeze(make(entry))] as const));
   return Object.freeze({

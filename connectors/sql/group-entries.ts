@@ -11,7 +11,6 @@
  * rows are told apart from another record's even when two records share a key value.
  */
 import type { RecordData } from '../connection.js';
-import { engines } from './engines/index.js';
 import { groupParentKey, type SqlGroup } from './object-model.js';
 import type { ObjectScope } from './record-query.js';
 import { fixedText, join, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';

@@ -48,6 +48,7 @@ function skipOpaque(source: string, at: number, dialect: Dialect): number {
   const next = source[at + 1];
   if (ch === '-' && next === '-') {
     // MariaDB/MySQL: "--" is a comment only when a space or control character (or the end) follows.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: MariaDB's rule is about control characters.
     if (dialect === 'mysql' && at + 2 < source.length && !/[\s\x00-\x1f]/.test(source[at + 2]!)) return at;
     return lineEnd(source, at);
   }

@@ -128,7 +128,7 @@ async function storeOperations(trx: Knex.Transaction, scope: ObjectScope, operat
     chunk = [];
     try {
       const results = await trx.transaction((savepoint) => storePlain(savepoint, scope, plain));
-      plain.forEach((operation, index) => (answers[operation.position] = results[index]));
+      for (const [index, operation] of plain.entries()) answers[operation.position] = results[index];
     } catch (error) {
       // A deadlock rolled back more than the savepoint: the whole batch runs again.
       if (isTransientConflict(error)) throw error;

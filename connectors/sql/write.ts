@@ -14,7 +14,6 @@ import type { Knex } from 'knex';
 import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { toConnectorError } from './database-errors.js';
-import { engines } from './engines/index.js';
 import { groupParentKey, unknownField, type SqlGroup } from './object-model.js';
 import { insertUnlessConflict } from './conflict-insert.js';
 import { ambiguousMatch, createRow, encodeFields, prepareWrite, readOnlyError, writeResult, type PreparedWrite, type Row } from './prepare-write.js';

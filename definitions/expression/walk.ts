@@ -40,6 +40,7 @@ export function childrenOf(node: Expression): Expression[] {
  * Visits every node depth-first in source order, parents before children. Returning false from
  * `visit` skips that node's children.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor that returns nothing visits the children, as one returning true.
 export function walkExpression(root: Expression, visit: (node: Expression) => boolean | void): void {
   const stack: Expression[] = [root];
   while (stack.length > 0) {

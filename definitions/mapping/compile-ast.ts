@@ -133,7 +133,7 @@ function compile(value: unknown, compiler: Compiler): Compiled {
  * `a.b.c`, `$params.Name`, `$.a`, `$$.a`: a first step (a field of the input or a variable), then
  * fields. An array anywhere defers: JSONata would map over it and flatten.
  */
-function compilePath(n: Node, compiler: Compiler): Compiled {
+function compilePath(n: Node, _compiler: Compiler): Compiled {
   if (!Array.isArray(n.steps) || n.steps.length === 0) out();
   const steps = n.steps.map((s) => node(s));
   const [first, ...rest] = steps;

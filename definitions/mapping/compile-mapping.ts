@@ -33,6 +33,7 @@ class CompiledMapping implements jsonata.Expression {
 
   evaluate(input: unknown, bindings?: Bindings): Promise<unknown>;
   evaluate(input: unknown, bindings: Bindings | undefined, callback: (error: jsonata.JsonataError, response: unknown) => void): void;
+  // biome-ignore lint/suspicious/noConfusingVoidType: the implementation of jsonata's own overloads (a promise, or void with a callback).
   evaluate(input: unknown, bindings?: Bindings, callback?: (error: jsonata.JsonataError, response: unknown) => void): Promise<unknown> | void {
     if (callback !== undefined) return this.expression.evaluate(input, bindings, callback);
     const now = this.evaluateNow(input, bindings);

@@ -22,6 +22,7 @@ export function readKindSchema(kind: DefinitionKind | 'common'): JsonSchema {
   return JSON.parse(readFileSync(url, 'utf8')) as JsonSchema;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
 type Mutable = Record<string, any>;
 
 /**

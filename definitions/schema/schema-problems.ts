@@ -10,9 +10,12 @@ import { isScalar } from 'yaml';
 import { locate, problemAt, type PathSegment, type SourceDocument } from '../load/source-document.js';
 import { closest } from './did-you-mean.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
+type SchemaValue = Record<string, any>;
+
 export function schemaProblems(source: SourceDocument, errors: readonly ErrorObject[]): Problem[] {
   const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
-  const inBranch = (error: ErrorObject, anyOf: string) => error.schemaPath !== anyOf && error.schemaPath.startsWith(anyOf + '/');
+  const inBranch = (error: ErrorObject, anyOf: string) => error.schemaPath !== anyOf && error.schemaPath.startsWith(`${anyOf}/`);
   const problems: Problem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
@@ -55,9 +58,9 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
   const path = instancePathSegments(error.instancePath);
   const where = displayPath(path);
   const prefix = where ? `${where}: ` : '';
-  const params = error.params as Record<string, any>;
-  const parent = (error.parentSchema ?? {}) as Record<string, any>;
-  const schema = error.schema as any;
+  const params = error.params as SchemaValue;
+  const parent = (error.parentSchema ?? {}) as SchemaValue;
+  const schema = error.schema as SchemaValue;
   // A substituted value is where secrets live: name where it came from instead of printing it.
   const secret = substitutedFrom(source, path);
   const quoted = (value: unknown) => secret ?? `'${String(value)}'`;
@@ -165,6 +168,6 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return `the string '${value.length > 40 ? value.slice(0, 40) + '…' : value}'`;
+  if (typeof value === 'string') return `the string '${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
   return `${typeof value} ${String(value)}`;
 }

@@ -28,7 +28,7 @@ export async function loadWatchedDefinitions(directory: string, log: Logger, not
     return 2;
   }
   // Warnings too: the definitions serve, and whoever starts them sees what validate would say.
-  for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
+  for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
   if (!loaded.ok) {
     process.stderr.write(`${notDoing}: ${loaded.problems.length} problem(s) in ${directory}\n`);
     return 1;

@@ -64,7 +64,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   let snapshot: Snapshot;
   try {
     const loaded = await loadDefinitions([definitionsDir], { connectors: await loadConnectorSpecs() });
-    for (const problem of loaded.problems) process.stderr.write(formatProblem(problem) + '\n');
+    for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
     if (!loaded.ok) {
       process.stderr.write(`not running: ${loaded.problems.length} problem(s) in ${definitionsDir}\n`);
       return 1;
@@ -200,5 +200,5 @@ function summary(item: QueueRow, elapsedMs: number): string {
     lines.push('', `Errors (${item.errors.length}${item.errors.length > shownErrors ? `, first ${shownErrors}` : ''}):`);
     for (const error of item.errors.slice(0, shownErrors)) lines.push(`  ${error.sourceId === undefined ? '' : `[${error.sourceId}] `}${error.message}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

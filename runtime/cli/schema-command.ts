@@ -4,7 +4,7 @@ import { loadConnectorSpecs } from '../../connectors/index.js';
 import { buildEditorSchema } from '../../definitions/schema/editor-schema.js';
 
 export async function schemaCommand(options: { out?: string }): Promise<number> {
-  const text = JSON.stringify(buildEditorSchema(await loadConnectorSpecs()), null, 2) + '\n';
+  const text = `${JSON.stringify(buildEditorSchema(await loadConnectorSpecs()), null, 2)}\n`;
   if (!options.out) {
     process.stdout.write(text);
     return 0;

@@ -24,11 +24,11 @@ export async function validateCommand(dirs: readonly string[], options: { format
   if (options.format === 'json') {
     const problems = result.problems.map(problemJson);
     const body = result.ok ? { valid: true, problems, definitions: counts(result.snapshot) } : { valid: false, problems };
-    process.stdout.write(JSON.stringify(body, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return result.ok ? 0 : 1;
   }
   // Warnings are printed either way; only errors make the exit code 1.
-  for (const problem of result.problems) process.stdout.write(formatProblem(problem) + '\n');
+  for (const problem of result.problems) process.stdout.write(`${formatProblem(problem)}\n`);
   if (!result.ok) {
     process.stderr.write(`${summarizeProblems(result.problems)}\n`);
     return 1;

@@ -11,6 +11,7 @@
 import type { ErrorObject } from 'ajv';
 import type { ProblemDetail } from '../errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
 type Schema = Record<string, any>;
 
 /** A finding with the rule it broke: ajv's keyword, or `twice` for a property given in two spellings. */

@@ -18,6 +18,7 @@ import { deepFreeze } from '../../definitions/snapshot.js';
 import { HttpProblem, type ProblemCode } from '../errors.js';
 import { bodyProblems, escapePointer, sortBySchema, type BodyProblem } from './body-messages.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
 export type BodySchema = Record<string, any>;
 
 const ajv = createAjv({ useDefaults: false, allowUnionTypes: true });

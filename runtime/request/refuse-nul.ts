@@ -27,7 +27,7 @@ function refused(path: string, name: string): HttpProblem {
 export function refuseNulInPathParameters(router: Router): void {
   const names = new Set(router.stack.flatMap((layer) => layer.paramNames.map((key) => String(key.name))));
   for (const name of names) {
-    router.param(name, (value, ctx, next) => {
+    router.param(name, (value, _ctx, next) => {
       if (typeof value === 'string' && value.includes(nul)) throw refused(`path.${name}`, `The path parameter ${name}`);
       return next();
     });

@@ -157,7 +157,7 @@ async function* recordStorePages(request: SourceRequest): AsyncGenerator<SourceR
   const { db, sync, filter, placeholders } = request;
   const syncId = sync.definition.id;
   // Stored records have no declared shape and no connector to push a filter to: filtered here.
-  const scope = { field: (path: readonly string[]) => undefined as unknown, placeholder: placeholders };
+  const scope = { field: (_path: readonly string[]) => undefined as unknown, placeholder: placeholders };
   const passes = (record: RecordData): boolean => filter === undefined || evaluateCondition(filter, { ...scope, field: (path) => resolvePath(record, path) });
   const toSource = (stored: { guid: string; record: RecordData }): SourceRecord => ({ record: stored.record, sourceId: stored.guid, guid: stored.guid });
   if (request.sourceId !== undefined) {

@@ -231,7 +231,7 @@ schedule: { every: 1h }
 }
 
 function apiClient(i: number, counts: DefinitionCounts): string {
-  const hash = (i.toString(16).padStart(2, '0') + 'ab').repeat(16);
+  const hash = (`${i.toString(16).padStart(2, '0')}ab`).repeat(16);
   return `kind: ApiClient
 id: client-${pad(i)}
 name: Partner ${i}

@@ -177,7 +177,7 @@ async function compare(kind: Kind, engine: Engine, label: string): Promise<void>
     });
     const [webhook, bare] = summary as [(typeof summary)[number], (typeof summary)[number]];
     const ratio = webhook.perSecond / bare.perSecond;
-    console.log('\n' + table(['route', 'requests/s', 'p50', 'p99', 'requests'], summary.map((s) => [s.name, s.perSecond.toFixed(0), ms(s.p50), ms(s.p99), String(s.total)])));
+    console.log(`\n${table(['route', 'requests/s', 'p50', 'p99', 'requests'], summary.map((s) => [s.name, s.perSecond.toFixed(0), ms(s.p50), ms(s.p99), String(s.total)]))}`);
     const goal = kind === 'start' && engine === 'postgres' ? 'no goal set' : `goal ≥ ${goalRatio}×: ${ratio >= goalRatio ? 'met' : 'NOT met'}`;
     console.log(`ratio webhook / bare: ${ratio.toFixed(2)}× (${goal})${kind === 'start' ? `; one queue item and one log entry per start checked` : '; every body checked'}`);
   } finally {

@@ -137,7 +137,7 @@ function injectionSuite(database: () => TestDatabase): void {
   });
 
   test('payloads as placeholder values, and in #FlowFilter# of a query, are only values', async () => {
-    for (const payload of [...PAYLOADS, 'x'.repeat(ONE_MB) + "' OR 1=1 --"]) {
+    for (const payload of [...PAYLOADS, `${'x'.repeat(ONE_MB)}' OR 1=1 --`]) {
       for (const filter of PLACEHOLDER_FILTERS) await compare(filter, { p: payload }, payload);
       try {
         const result = await connection.query({ statement: 'SELECT id FROM customers WHERE #FlowFilter# ORDER BY id', filter: parseExpression('name = #p# OR email = #p#'), placeholders: (path) => resolvePath({ p: payload }, path) });

@@ -104,7 +104,7 @@ describe('generated invalid definitions', () => {
 
   test('a 10 MB file is refused before it is parsed', async () => {
     const line = '# padding that makes this file far larger than any definition file should be\n';
-    const text = 'kind: System\nid: huge\n' + line.repeat(Math.ceil((10 * 1024 * 1024) / line.length));
+    const text = `kind: System\nid: huge\n${line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))}`;
     const dir = caseDir('huge-file', { 'huge.yaml': text });
     assertProblems(dir, await problemsOf(dir), [
       { code: 'file-too-large', file: 'huge.yaml', line: 1, column: 1, message: 'file is 10.0 MiB; definition files may be at most 4 MiB — split it' },

@@ -154,7 +154,7 @@ describe('defaults', () => {
   });
 
   test('defaults fill in around what is written, never over it', async () => {
-    const sync = minimalSync + 'retries: { max: 0 }\nbatchSize: 50\n';
+    const sync = `${minimalSync}retries: { max: 0 }\nbatchSize: 50\n`;
     const snapshot = await load([definitionsDir({ 'systems.yaml': systems, 'syncs.yaml': sync })]);
     const definition = snapshot.syncs.get('crm-to-erp')!.definition;
     assert.deepEqual(definition.retries, { max: 0, backoff: '30s', maxBackoff: '1h' });

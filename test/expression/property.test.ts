@@ -80,7 +80,7 @@ function expressions(names: fc.Arbitrary<string>) {
     dates.map((d) => ({ type: 'literal', literalType: 'date', value: d.toISOString().slice(0, 10), ...at })),
     fc.tuple(dates, fc.constantFrom('full', 'minutes', 'offset')).map(([d, form]) => {
       const iso = d.toISOString();
-      const value = form === 'full' ? iso : form === 'minutes' ? iso.slice(0, 16) : iso.slice(0, 19) + '-05:30';
+      const value = form === 'full' ? iso : form === 'minutes' ? iso.slice(0, 16) : `${iso.slice(0, 19)}-05:30`;
       return { type: 'literal', literalType: 'datetime', value, ...at };
     }),
   );

@@ -80,7 +80,7 @@ export function shellSteps(block: string, variables: Record<string, string> = {}
     const expected = /^(\d{3})(?:\s+([a-z][a-z-]*[a-z]))?/.exec(words.comment.trim());
     assert.ok(expected, `the line's comment names the status: ${line}`);
     const call = curlCall(words.words, line, Number(expected[1]));
-    if (expected[2] !== undefined && expected[2].includes('-')) call.code = expected[2];
+    if (expected[2]?.includes('-')) call.code = expected[2];
     steps.push({ kind: 'curl', call });
   }
   return steps;
@@ -116,7 +116,6 @@ function curlCall(words: string[], line: string, status: number): CurlCall {
     } else if (word === '-X') {
       call.method = words[++index]!;
     } else if (word.startsWith('-')) {
-      continue;
     } else {
       call.url = word;
     }

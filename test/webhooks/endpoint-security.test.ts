@@ -167,7 +167,7 @@ describe('webhook endpoint: secret, signatures and challenges', () => {
       assert.equal(answer.type, 'text/plain');
       assert.equal(answer.text, '1158201444');
       assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
-      const wrong = secrets.verifyToken.slice(0, -1) + 'X';
+      const wrong = `${secrets.verifyToken.slice(0, -1)}X`;
       assertProblem(await app.call('GET', path(wrong), { token: null }), 403, 'webhook-forbidden', /verify_token/);
       assert.equal(seen.length, count);
     });

@@ -89,7 +89,7 @@ describe('walking a value', () => {
 
   test('names at any depth, values inside strings, numbers and names; each place noted once', () => {
     const noted: string[] = [];
-    const value = { a: [{ password: { deep: true } }, 'zq-hook-value-99'], iban: 'DE00', n: 1, 'x-acme-signature': 's', ['k-zq-hook-value-99']: 'v', ['__proto__']: 'p' };
+    const value = { a: [{ password: { deep: true } }, 'zq-hook-value-99'], iban: 'DE00', n: 1, 'x-acme-signature': 's', 'k-zq-hook-value-99': 'v', ['__proto__']: 'p' };
     const out = redactValue(value, redaction, 'data', noted) as Record<string, unknown>;
     assert.deepEqual(JSON.parse(JSON.stringify(out)), { a: [{ password: '[redacted]' }, '[redacted]'], iban: '[redacted]', n: 1, 'x-acme-signature': '[redacted]', 'k-[redacted]': 'v', ['__proto__']: 'p' });
     assert.equal(Object.getPrototypeOf(out), Object.prototype, '__proto__ stays a plain property');

@@ -49,8 +49,14 @@ function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
   return (connection: MysqlConnection, done: AfterCreateDone): void => {
     const next = (index: number): void => {
       const statement = statements[index];
-      if (statement !== undefined) return connection.query(statement, (error) => (error ? done(error, connection) : next(index + 1)));
-      if (purpose === 'data') return done(null, connection);
+      if (statement !== undefined) {
+        connection.query(statement, (error) => (error ? done(error, connection) : next(index + 1)));
+        return;
+      }
+      if (purpose === 'data') {
+        done(null, connection);
+        return;
+      }
       setMysqlStatementTime(connection, limits.statementTimeoutMs).then(() => done(null, connection), (error: Error) => done(error, connection));
     };
     next(0);
