@@ -25,6 +25,8 @@ let specs: Promise<ConnectorSpecs> | undefined;
  * and load no drivers; the one map is kept, so validators compiled for it are reused.
  */
 export function loadConnectorSpecs(): Promise<ConnectorSpecs> {
-  specs ??= Promise.all(connectorNames.map(async (name) => [name, (await connectorLoaders[name]!()).spec] as const)).then((entries) => new Map(entries));
+  specs ??= Promise.all(connectorNames.map(async (name) => [name, (await connectorLoaders[name]!()).spec] as const)).then(
+    (entries) => new Map(entries),
+  );
   return specs;
 }

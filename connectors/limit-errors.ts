@@ -17,7 +17,10 @@ export function statementTimeoutError(systemId: string, doing: string, limits: S
 
 /** A free query's rows reached limits.queryRows (`rows`) or limits.queryBytes (`bytes`). */
 export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', limits: SystemLimits): ConnectorError {
-  const [limit, value, what] = over === 'rows' ? (['queryRows', limits.queryRows, `more than ${limits.queryRows} rows`] as const) : (['queryBytes', limits.queryBytesText, `more than ${limits.queryBytesText} of rows`] as const);
+  const [limit, value, what] =
+    over === 'rows'
+      ? (['queryRows', limits.queryRows, `more than ${limits.queryRows} rows`] as const)
+      : (['queryBytes', limits.queryBytesText, `more than ${limits.queryBytesText} of rows`] as const);
   return new ConnectorError(
     'too-large',
     `system '${systemId}': the query answers ${what}, over limits.${limit} (${value}) of the System definition '${systemId}'; ask for a page at a time (a limit of at most ${limits.queryRows} rows and a skip), narrow the statement, or raise limits.${limit}`,
@@ -28,7 +31,10 @@ export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', li
 /** As many free queries as may run at once (`running`) ran for all of limits.queryWait. */
 export function queryBusyError(systemId: string, running: number, limits: SystemLimits, retryAfterSeconds: number): ConnectorError {
   // SQLite runs fewer than concurrentQueries at once (sql/engines/sqlite.ts, queryConcurrency): say so.
-  const cap = running < limits.concurrentQueries ? `as many as SQLite may run at once (half of UV_THREADPOOL_SIZE; limits.concurrentQueries is ${limits.concurrentQueries})` : 'its limits.concurrentQueries';
+  const cap =
+    running < limits.concurrentQueries
+      ? `as many as SQLite may run at once (half of UV_THREADPOOL_SIZE; limits.concurrentQueries is ${limits.concurrentQueries})`
+      : 'its limits.concurrentQueries';
   return new ConnectorError(
     'busy',
     `system '${systemId}': ${running} free queries are running, ${cap}, and none ended within limits.queryWait (${limits.queryWait}); retry after ${retryAfterSeconds} s, or raise limits.concurrentQueries in the System definition '${systemId}'`,

@@ -63,7 +63,17 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   const compiled = runChecks(context, options.connectors);
   const problems = sortProblems(context.problems);
   if (context.errors > 0) return { ok: false, problems };
-  return { ok: true, problems, snapshot: buildSnapshot(context, compiled, options.connectors, digest.digest('hex'), files.map((f) => f.displayPath)) };
+  return {
+    ok: true,
+    problems,
+    snapshot: buildSnapshot(
+      context,
+      compiled,
+      options.connectors,
+      digest.digest('hex'),
+      files.map((f) => f.displayPath),
+    ),
+  };
 }
 
 /**
@@ -73,11 +83,21 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
 function emptyDirectories(paths: readonly string[], files: readonly DefinitionFile[]): Problem[] {
   return paths
     .filter((path) => statSync(path).isDirectory() && !files.some((file) => file.root === resolve(path)))
-    .map((path) => ({ file: path, line: 1, column: 1, code: 'no-definitions', message: 'no definition files (*.yaml, *.yml) in this directory' }));
+    .map((path) => ({
+      file: path,
+      line: 1,
+      column: 1,
+      code: 'no-definitions',
+      message: 'no definition files (*.yaml, *.yml) in this directory',
+    }));
 }
 
 /** Kind, id and substituted value of one document, or undefined when it cannot be a definition. */
-function readDocument(context: CheckContext, source: SourceDocument, substitution: SubstitutionContext): Record<string, unknown> | undefined {
+function readDocument(
+  context: CheckContext,
+  source: SourceDocument,
+  substitution: SubstitutionContext,
+): Record<string, unknown> | undefined {
   const contents = source.document.contents as Node | null;
   // An empty document (a comment-only file, a trailing ---) defines nothing.
   if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
@@ -97,15 +117,26 @@ function readDocument(context: CheckContext, source: SourceDocument, substitutio
   }
   if (!source.kind) {
     const guess = typeof kind === 'string' ? closest(kind, definitionKinds) : undefined;
-    context.problems.push(problemAt(source, ['kind'], 'unknown-kind', `unknown kind '${String(kind)}'; use one of: ${definitionKinds.join(', ')}${guess ? ` — did you mean '${guess}'?` : ''}`));
+    context.problems.push(
+      problemAt(
+        source,
+        ['kind'],
+        'unknown-kind',
+        `unknown kind '${String(kind)}'; use one of: ${definitionKinds.join(', ')}${guess ? ` — did you mean '${guess}'?` : ''}`,
+      ),
+    );
     return undefined;
   }
   if (id === undefined) {
-    context.problems.push(problemAt(source, ['kind'], 'missing-id', `${source.kind} has no 'id'; add an id, unique among ${source.kind} definitions`));
+    context.problems.push(
+      problemAt(source, ['kind'], 'missing-id', `${source.kind} has no 'id'; add an id, unique among ${source.kind} definitions`),
+    );
     return undefined;
   }
   if (source.id === undefined || source.id === '') {
-    context.problems.push(problemAt(source, ['id'], 'missing-id', `${source.kind}: id must be a non-empty name, unique among ${source.kind} definitions`));
+    context.problems.push(
+      problemAt(source, ['id'], 'missing-id', `${source.kind}: id must be a non-empty name, unique among ${source.kind} definitions`),
+    );
     return undefined;
   }
   const substitutionProblems = substituteDocument(source, substitution);
@@ -126,14 +157,21 @@ function readDocument(context: CheckContext, source: SourceDocument, substitutio
 const definitionShape = '"kind: Sync" and "id: my-sync" on their own lines, one definition per document (documents are separated by ---)';
 
 function notAMappingMessage(contents: Node): string {
-  if (isSeq(contents)) return `this document is a list, but a definition is a mapping with ${definitionShape}; remove the '- ' in front of kind`;
+  if (isSeq(contents))
+    return `this document is a list, but a definition is a mapping with ${definitionShape}; remove the '- ' in front of kind`;
   const text = isScalar(contents) ? String(contents.value).replace(/\s+/g, ' ').trim() : '';
   const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
   return `this document is ${isScalar(contents) ? `the plain text '${shown}'` : 'not a mapping'}, but a definition is a mapping with ${definitionShape}`;
 }
 
 /** A key that only one kind has, so that a missing kind can be named. */
-const kindByKey: Record<string, DefinitionKind> = { connector: 'System', mapping: 'Sync', action: 'Webhook', steps: 'Flow', scopes: 'ApiClient' };
+const kindByKey: Record<string, DefinitionKind> = {
+  connector: 'System',
+  mapping: 'Sync',
+  action: 'Webhook',
+  steps: 'Flow',
+  scopes: 'ApiClient',
+};
 
 function guessKind(map: Node): DefinitionKind | undefined {
   for (const [key, kind] of Object.entries(kindByKey)) if (isMap(map) && map.has(key)) return kind;
@@ -158,7 +196,14 @@ function register(context: CheckContext, source: SourceDocument, definition: Def
   const existing = registry.get(source.id!);
   if (existing) {
     const first = positionOf(existing.source, ['id']);
-    context.problems.push(problemAt(source, ['id'], 'duplicate-id', `${definition.kind} '${source.id}' is already defined at ${existing.source.file}:${first.line}:${first.column}; ids are unique per kind across all files`));
+    context.problems.push(
+      problemAt(
+        source,
+        ['id'],
+        'duplicate-id',
+        `${definition.kind} '${source.id}' is already defined at ${existing.source.file}:${first.line}:${first.column}; ids are unique per kind across all files`,
+      ),
+    );
     return;
   }
   registry.set(source.id!, { definition, source, valid });
@@ -211,9 +256,21 @@ function buildSnapshot(context: CheckContext, compiled: Compiled, connectors: Co
     loadedAt: new Date(),
     files: Object.freeze(files),
     // A valid System names a registered connector: the schema allows no other.
-    systems: entries('System', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), capabilities: connectors.get(e.definition.connector)!.capabilities })),
-    syncs: entries('Sync', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), ...compiled.syncs.get(e.definition.id)! })),
-    webhooks: entries('Webhook', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source), ...compiled.webhooks.get(e.definition.id)! })),
+    systems: entries('System', (e) => ({
+      definition: deepFreeze(e.definition),
+      origin: origin(e.source),
+      capabilities: connectors.get(e.definition.connector)!.capabilities,
+    })),
+    syncs: entries('Sync', (e) => ({
+      definition: deepFreeze(e.definition),
+      origin: origin(e.source),
+      ...compiled.syncs.get(e.definition.id)!,
+    })),
+    webhooks: entries('Webhook', (e) => ({
+      definition: deepFreeze(e.definition),
+      origin: origin(e.source),
+      ...compiled.webhooks.get(e.definition.id)!,
+    })),
     flows: entries('Flow', (e) => ({ definition: deepFreeze(e.definition), origin: origin(e.source) })),
     apiClients: entries('ApiClient', (e) => {
       const { token: _plain, ...definition } = e.definition;

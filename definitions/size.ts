@@ -1,5 +1,14 @@
 /** Sizes as definitions and settings write them: 1048576, 512kb, 16mb, 16mib, 1gib (any case). */
-const unitBytes: Record<string, number> = { '': 1, b: 1, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+const unitBytes: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
 
 /** Bytes of a size; `undefined` when the text is not a size or is zero. */
 export function parseSize(size: string | number): number | undefined {
@@ -13,7 +22,14 @@ export function parseSize(size: string | number): number | undefined {
 
 /** A size for messages: 32 MiB, 500 kB, 1234 bytes. */
 export function formatSize(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024], ['GB', 1000 ** 3], ['MB', 1000 ** 2], ['kB', 1000]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+    ['GB', 1000 ** 3],
+    ['MB', 1000 ** 2],
+    ['kB', 1000],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   }
   return `${bytes} bytes`;

@@ -8,13 +8,7 @@ import type { Expression as Mapping } from 'jsonata';
 import type { ConnectorCapabilities } from './connector-spec.js';
 import type { Expression } from './expression/index.js';
 import type { OrderTerm } from './order/parse-order.js';
-import type {
-  ApiClientDefinition,
-  FlowDefinition,
-  SyncDefinition,
-  SystemDefinition,
-  WebhookDefinition,
-} from './types.js';
+import type { ApiClientDefinition, FlowDefinition, SyncDefinition, SystemDefinition, WebhookDefinition } from './types.js';
 
 /** Where a definition was written: for messages and the console. */
 export interface Origin {

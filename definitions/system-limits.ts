@@ -29,8 +29,11 @@ let schemaDefaults: Required<SystemLimitsDefinition> | undefined;
 
 function defaults(): Required<SystemLimitsDefinition> {
   if (schemaDefaults === undefined) {
-    const properties = (readKindSchema('System') as { properties: { limits: { properties: Record<string, { default: unknown }> } } }).properties.limits.properties;
-    schemaDefaults = Object.freeze(Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schema.default]))) as Required<SystemLimitsDefinition>;
+    const properties = (readKindSchema('System') as { properties: { limits: { properties: Record<string, { default: unknown }> } } })
+      .properties.limits.properties;
+    schemaDefaults = Object.freeze(
+      Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schema.default])),
+    ) as Required<SystemLimitsDefinition>;
   }
   return schemaDefaults;
 }

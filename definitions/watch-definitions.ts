@@ -44,7 +44,9 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
     const started = performance.now();
     const result = await loadDefinitions(paths, options).catch((error: unknown) => ({
       ok: false as const,
-      problems: [{ file: paths.join(', '), line: 1, column: 1, code: 'reload-failed', message: `reload failed: ${(error as Error).message}` }],
+      problems: [
+        { file: paths.join(', '), line: 1, column: 1, code: 'reload-failed', message: `reload failed: ${(error as Error).message}` },
+      ],
     }));
     if (closed) return;
     const duration = performance.now() - started;
@@ -89,7 +91,8 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
     followSymlinks: false,
     // Data files often live beside definitions (the quickstart's SQLite files do): they change on
     // every write, and telling them apart by name spares chokidar an lstat per change.
-    ignored: (path, stats) => hiddenSegment.test(belowRoot(path)) || dataFile.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
+    ignored: (path, stats) =>
+      hiddenSegment.test(belowRoot(path)) || dataFile.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
   });
   watcher.on('all', (event, path) => {
     // Other files are ignored above, so a new or removed entry of another name is a directory or

@@ -111,14 +111,21 @@ export function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof ConnectorError) {
     const retryAfter = error.details?.retryAfterSeconds;
-    return new HttpProblem(connectorCodes[error.code], error.message, { cause: error, ...(typeof retryAfter === 'number' ? { headers: { 'Retry-After': String(retryAfter) } } : {}) });
+    return new HttpProblem(connectorCodes[error.code], error.message, {
+      cause: error,
+      ...(typeof retryAfter === 'number' ? { headers: { 'Retry-After': String(retryAfter) } } : {}),
+    });
   }
   const failure = runtimeDatabaseFailure(error);
   if (failure !== undefined) {
-    return new HttpProblem('database-unavailable', `The runtime database cannot be used right now (${failure.reason}); try again in ${retryAfterSeconds} s.`, {
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-      cause: error,
-    });
+    return new HttpProblem(
+      'database-unavailable',
+      `The runtime database cannot be used right now (${failure.reason}); try again in ${retryAfterSeconds} s.`,
+      {
+        headers: { 'Retry-After': String(retryAfterSeconds) },
+        cause: error,
+      },
+    );
   }
   return new HttpProblem('internal', 'The request failed on the server; the log has the details.', { cause: error });
 }

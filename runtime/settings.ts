@@ -63,25 +63,37 @@ export function serveSettings(flags: ServeFlags, env: Readonly<Record<string, st
     const text = set(env[variable]);
     return text === undefined ? undefined : { text, source: variable };
   };
-  const duration = (found: { text: string; source: string } | undefined, fallback: number): number => (found === undefined ? fallback : parseSettingDuration(found.text, found.source, 100));
+  const duration = (found: { text: string; source: string } | undefined, fallback: number): number =>
+    found === undefined ? fallback : parseSettingDuration(found.text, found.source, 100);
   const headers = given(flags.headersTimeout, '--headers-timeout', 'SYNCLINE_HEADERS_TIMEOUT');
   const request = given(flags.requestTimeout, '--request-timeout', 'SYNCLINE_REQUEST_TIMEOUT');
   const headersTimeoutMs = duration(headers, defaults.headersTimeoutMs);
   const requestTimeoutMs = duration(request, defaults.requestTimeoutMs);
   if (headersTimeoutMs > requestTimeoutMs) {
     // Node refuses this pair: the headers are part of the request.
-    throw new SettingsError(`${headers?.source ?? 'the headers timeout'} (${headersTimeoutMs}ms) must not be longer than ${request?.source ?? 'the request timeout'} (${requestTimeoutMs}ms): the headers are part of the request`);
+    throw new SettingsError(
+      `${headers?.source ?? 'the headers timeout'} (${headersTimeoutMs}ms) must not be longer than ${request?.source ?? 'the request timeout'} (${requestTimeoutMs}ms): the headers are part of the request`,
+    );
   }
   const connections = given(flags.maxConnections, '--max-connections', 'SYNCLINE_MAX_CONNECTIONS');
   return {
     definitions: flags.definitions ?? env.SYNCLINE_DEFINITIONS ?? defaults.definitions,
     port: port === undefined ? defaults.port : parsePort(port, flags.port !== undefined ? '--port' : 'SYNCLINE_PORT'),
     host: flags.host ?? env.SYNCLINE_HOST ?? defaults.host,
-    bodyLimit: bodyLimit === undefined ? defaults.bodyLimit : sizeSetting(bodyLimit, flags.bodyLimit !== undefined ? '--body-limit' : 'SYNCLINE_BODY_LIMIT'),
+    bodyLimit:
+      bodyLimit === undefined
+        ? defaults.bodyLimit
+        : sizeSetting(bodyLimit, flags.bodyLimit !== undefined ? '--body-limit' : 'SYNCLINE_BODY_LIMIT'),
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: duration(given(flags.keepAliveTimeout, '--keep-alive-timeout', 'SYNCLINE_KEEP_ALIVE_TIMEOUT'), defaults.keepAliveTimeoutMs),
-    maxConnections: connections === undefined ? defaults.maxConnections : parseWholeNumber(connections.text, connections.source, 1, 1_000_000, 'connections open at once'),
+    keepAliveTimeoutMs: duration(
+      given(flags.keepAliveTimeout, '--keep-alive-timeout', 'SYNCLINE_KEEP_ALIVE_TIMEOUT'),
+      defaults.keepAliveTimeoutMs,
+    ),
+    maxConnections:
+      connections === undefined
+        ? defaults.maxConnections
+        : parseWholeNumber(connections.text, connections.source, 1, 1_000_000, 'connections open at once'),
   };
 }
 
@@ -130,7 +142,11 @@ export const queueDefaults = Object.freeze({
   syncTimeLimitMs: 30_000,
 });
 
-export function queueSettings(flags: QueueFlags, env: Readonly<Record<string, string | undefined>> = process.env, baseDirectory = process.cwd()): QueueSettings {
+export function queueSettings(
+  flags: QueueFlags,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  baseDirectory = process.cwd(),
+): QueueSettings {
   let database: DatabaseLocation;
   try {
     database = databaseSetting(flags.db, env, baseDirectory);
@@ -146,7 +162,10 @@ export function queueSettings(flags: QueueFlags, env: Readonly<Record<string, st
   const leaseMs = duration('SYNCLINE_LEASE', queueDefaults.leaseMs, 1000);
   return {
     database,
-    concurrency: concurrency === undefined ? queueDefaults.concurrency : parseConcurrency(concurrency, flags.concurrency !== undefined ? '--concurrency' : 'SYNCLINE_CONCURRENCY'),
+    concurrency:
+      concurrency === undefined
+        ? queueDefaults.concurrency
+        : parseConcurrency(concurrency, flags.concurrency !== undefined ? '--concurrency' : 'SYNCLINE_CONCURRENCY'),
     leaseMs,
     pollIntervalMs: duration('SYNCLINE_POLL_INTERVAL', queueDefaults.pollIntervalMs, 10),
     retentionMs: duration('SYNCLINE_RETENTION', queueDefaults.retentionMs, 0),
@@ -166,7 +185,8 @@ function parseConcurrency(text: string, source: string): number {
 
 function parseWholeNumber(text: string, source: string, min: number, max: number, meaning: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < min || value > max) throw new SettingsError(`${source} must be a whole number from ${min} to ${max} (${meaning}), not '${text}'`);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max)
+    throw new SettingsError(`${source} must be a whole number from ${min} to ${max} (${meaning}), not '${text}'`);
   return value;
 }
 
@@ -174,7 +194,8 @@ function parseWholeNumber(text: string, source: string, min: number, max: number
 function parseSettingDuration(text: string, source: string, minimumMs: number): number {
   const trimmed = text.trim();
   const ms = /^\d+$/.test(trimmed) ? Number(trimmed) : parseDuration(trimmed);
-  if (ms === undefined) throw new SettingsError(`${source} must be a duration such as 500ms, 30s, 15m, 2h or 7d (or a number of milliseconds), not '${text}'`);
+  if (ms === undefined)
+    throw new SettingsError(`${source} must be a duration such as 500ms, 30s, 15m, 2h or 7d (or a number of milliseconds), not '${text}'`);
   if (ms < minimumMs) throw new SettingsError(`${source} must be at least ${minimumMs}ms, not '${text}'`);
   return ms;
 }

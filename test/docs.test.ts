@@ -13,7 +13,17 @@ import { test } from 'node:test';
 import { loadConnectorSpecs } from '../connectors/index.js';
 import { loadDefinitions } from '../definitions/load-definitions.js';
 import { formatProblem } from '../definitions/problem.js';
-import { curlLines, docsPages, page, repoRoot, shellBlocks, shellSteps, withCaptured, yamlBlocks, type CurlCall } from './support/doc-examples.js';
+import {
+  curlLines,
+  docsPages,
+  page,
+  repoRoot,
+  shellBlocks,
+  shellSteps,
+  withCaptured,
+  yamlBlocks,
+  type CurlCall,
+} from './support/doc-examples.js';
 import type { HttpApp } from './support/http-app.js';
 import { runCli } from './support/cli-process.js';
 
@@ -29,7 +39,12 @@ test('every YAML example of docs/ validates together with the quickstart', async
     for (const [index, { path, block }] of blocks.entries()) writeFileSync(join(dir, `${path.replaceAll('/', '-')}-${index}.yaml`), block);
     const result = await loadDefinitions([dir], {
       connectors,
-      env: { SHOP_DATABASE_URL: 'postgres://shop@localhost/shop', SHOP_WEBHOOK_SECRET: 'docs-secret', ERP_INTEGRATION_TOKEN: 'docs-token-0123456789', PARTNER_SIGNING_SECRET: 'docs-signing-secret' },
+      env: {
+        SHOP_DATABASE_URL: 'postgres://shop@localhost/shop',
+        SHOP_WEBHOOK_SECRET: 'docs-secret',
+        ERP_INTEGRATION_TOKEN: 'docs-token-0123456789',
+        PARTNER_SIGNING_SECRET: 'docs-signing-secret',
+      },
     });
     assert.deepEqual(result.problems.map(formatProblem), []);
     assert.ok(result.ok);
@@ -50,7 +65,10 @@ test('every YAML example of docs/ validates together with the quickstart', async
 test('the ExecuteProcess and GetAction examples of the HTTP API page answer what it shows', async () => {
   const { quickstartApp } = await import('./support/http-app.js');
   const text = page('docs/http-api.md');
-  const command = /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/ExecuteProcess\/\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'.*\\\n\s+-d '((?:[^']|'\\'')*)'\n```\n\n```json\n(\{"ID"[\s\S]*?)\n```/.exec(text);
+  const command =
+    /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/ExecuteProcess\/\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'.*\\\n\s+-d '((?:[^']|'\\'')*)'\n```\n\n```json\n(\{"ID"[\s\S]*?)\n```/.exec(
+      text,
+    );
   assert.ok(command, 'the page shows a curl ExecuteProcess with a bearer token and a -d body, followed by its answer');
   const [, path, token, shellBody, shownText] = command;
   const shown = JSON.parse(shownText!) as { ID: string; Status: string; Statistics: unknown; Errors: unknown[] };
@@ -77,7 +95,11 @@ test('the ExecuteProcess and GetAction examples of the HTTP API page answer what
 
 async function send(app: HttpApp, call: CurlCall) {
   const url = new URL(call.url);
-  const got = await app.call(call.method, url.pathname + url.search, { ...(call.body === undefined ? {} : { raw: call.body }), headers: call.headers, token: null });
+  const got = await app.call(call.method, url.pathname + url.search, {
+    ...(call.body === undefined ? {} : { raw: call.body }),
+    headers: call.headers,
+    token: null,
+  });
   assert.equal(got.status, call.status, `${call.line}\n${got.text}`);
   if (call.code !== undefined) assert.equal(got.json?.type, `urn:syncline:problem:${call.code}`, call.line);
   return got;
@@ -93,7 +115,10 @@ async function send(app: HttpApp, call: CurlCall) {
 test('the quickstart webhook and call log walkthrough of the webhooks page works top to bottom', async () => {
   const { quickstartApp } = await import('./support/http-app.js');
   const text = page('docs/webhooks.md');
-  const command = /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/webhooks\/\S+) \\\n\s+-H 'service_webhooksecret: ([^']+)' -H 'Content-Type: application\/json' \\\n\s+-d '([^']*)'\n```\n\n```json\n(\{"ID"[\s\S]*?)\n```/.exec(text);
+  const command =
+    /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/webhooks\/\S+) \\\n\s+-H 'service_webhooksecret: ([^']+)' -H 'Content-Type: application\/json' \\\n\s+-d '([^']*)'\n```\n\n```json\n(\{"ID"[\s\S]*?)\n```/.exec(
+      text,
+    );
   assert.ok(command, 'the page shows a curl call of the quickstart webhook with its secret and a JSON body, followed by its answer');
   const [, path, secret, body, shownText] = command;
   const shown = JSON.parse(shownText!) as { ProcessId: string; StartType: string; Status: string; Statistics: unknown; Errors: unknown[] };
@@ -103,14 +128,23 @@ test('the quickstart webhook and call log walkthrough of the webhooks page works
   assert.ok(start, 'the page starts the server with the admin token the console walkthrough uses');
   const [consoleBlock] = shellBlocks(text, '/api/console/webhooks/');
   assert.ok(consoleBlock, 'the page shows the call log walkthrough');
-  assert.match(consoleBlock, new RegExp(`^export SYNCLINE_ADMIN_TOKEN=${start[1]!}$`, 'm'), 'the second terminal uses the token the server was started with');
+  assert.match(
+    consoleBlock,
+    new RegExp(`^export SYNCLINE_ADMIN_TOKEN=${start[1]!}$`, 'm'),
+    'the second terminal uses the token the server was started with',
+  );
 
   const app = await quickstartApp({ adminToken: start[1]! });
   try {
-    const answer = await app.call('POST', path!, { raw: body!, headers: { 'content-type': 'application/json', service_webhooksecret: secret! }, token: null });
+    const answer = await app.call('POST', path!, {
+      raw: body!,
+      headers: { 'content-type': 'application/json', service_webhooksecret: secret! },
+      token: null,
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(Object.keys(answer.json as object), Object.keys(shown));
-    for (const key of ['ProcessId', 'StartType', 'Status', 'Statistics', 'Errors'] as const) assert.deepEqual(answer.json[key], shown[key], key);
+    for (const key of ['ProcessId', 'StartType', 'Status', 'Statistics', 'Errors'] as const)
+      assert.deepEqual(answer.json[key], shown[key], key);
     const item = await app.get(`/api/GetAction/${answer.json.ID as string}`);
     assert.equal(item.status, 200, item.text);
     assert.equal(item.json.ProcessId, shown.ProcessId);
@@ -120,7 +154,10 @@ test('the quickstart webhook and call log walkthrough of the webhooks page works
     for (const call of calls) await send(app, call);
 
     const steps = shellSteps(consoleBlock);
-    assert.deepEqual(steps.map((step) => step.kind), ['curl', 'capture', 'curl', 'curl', 'curl']);
+    assert.deepEqual(
+      steps.map((step) => step.kind),
+      ['curl', 'capture', 'curl', 'curl', 'curl'],
+    );
     const captured: Record<string, string> = {};
     const answers = [];
     for (const step of steps) {
@@ -135,10 +172,15 @@ test('the quickstart webhook and call log walkthrough of the webhooks page works
     }
     const [list, , entry, pinned, replay] = answers;
     const entryId = captured.ENTRY!;
-    const listed = (list!.json.entries as Array<{ id: string; status: number; replayable: boolean; hasPayload: boolean }>).find((e) => e.id === entryId);
+    const listed = (list!.json.entries as Array<{ id: string; status: number; replayable: boolean; hasPayload: boolean }>).find(
+      (e) => e.id === entryId,
+    );
     assert.ok(listed, `the picked entry ${entryId} is in the list`);
     assert.ok(listed.replayable && listed.hasPayload, 'the walkthrough picks an entry whose payload was kept');
-    assert.ok(list!.json.entries.some((e: { replayable: boolean }) => !e.replayable), 'the list also holds calls whose body was refused, which the pick skips');
+    assert.ok(
+      list!.json.entries.some((e: { replayable: boolean }) => !e.replayable),
+      'the list also holds calls whose body was refused, which the pick skips',
+    );
     assert.ok(entry!.json.payload, 'the entry shows its payload');
     assert.ok(entry!.json.ticker.length > 0, 'the entry shows its ticker');
     assert.equal(pinned!.json.pinned, true, pinned!.text);
@@ -157,15 +199,23 @@ test('the quickstart webhook and call log walkthrough of the webhooks page works
 test('the Webhook page examples answer what the page shows', async () => {
   const { quickstartApp } = await import('./support/http-app.js');
   const text = page('docs/definitions/webhook.md');
-  const files = Object.fromEntries(docsPages().flatMap((path) => yamlBlocks(page(path)).map((block, index) => [`${path.replaceAll('/', '-')}-${index}.yaml`, block])));
-  const env = { SHOP_DATABASE_URL: 'postgres://shop@localhost/shop', SHOP_WEBHOOK_SECRET: 'docs-secret', ERP_INTEGRATION_TOKEN: 'docs-token-0123456789', PARTNER_SIGNING_SECRET: 'docs-signing-secret' };
+  const files = Object.fromEntries(
+    docsPages().flatMap((path) => yamlBlocks(page(path)).map((block, index) => [`${path.replaceAll('/', '-')}-${index}.yaml`, block])),
+  );
+  const env = {
+    SHOP_DATABASE_URL: 'postgres://shop@localhost/shop',
+    SHOP_WEBHOOK_SECRET: 'docs-secret',
+    ERP_INTEGRATION_TOKEN: 'docs-token-0123456789',
+    PARTNER_SIGNING_SECRET: 'docs-signing-secret',
+  };
   const read = /^`GET (\/api\/webhooks\/\S+)` answers\n`(\{.*\})`/m.exec(text);
   assert.ok(read, 'the page shows a GET of a webhook with its answer');
   const save = /^A POST of `(\{.*\})` creates the account and\nanswers `(\{.*\})`/m.exec(text);
   assert.ok(save, 'the page shows a POST of the account webhook with its answer');
   const saveId = /^id: (wh_saveErpAccount\w+)$/m.exec(text)?.[1];
   assert.ok(saveId);
-  const form = /^`curl -si http:\/\/127\.0\.0\.1:3000(\/api\/webhooks\/\S+) -d '([^']*)'`\nanswers `303 See Other` with `Location: (\S+)`/m.exec(text);
+  const form =
+    /^`curl -si http:\/\/127\.0\.0\.1:3000(\/api\/webhooks\/\S+) -d '([^']*)'`\nanswers `303 See Other` with `Location: (\S+)`/m.exec(text);
   assert.ok(form, 'the page shows the contact form post with its redirect');
 
   const app = await quickstartApp({ files, env });
@@ -180,9 +230,17 @@ test('the Webhook page examples answer what the page shows', async () => {
     assert.deepEqual(created.json, JSON.parse(save[2]!));
     const renamed = await app.call('POST', `/api/webhooks/${saveId}`, { body: { ...sent, name: 'Web Shop Ltd' }, token: null });
     assert.equal(renamed.status, 200, renamed.text);
-    assert.deepEqual(await app.erp('accounts').where({ AccountNumber: sent.number }).select('AccountName'), [{ AccountName: 'Web Shop Ltd' }], 'the same number again updates the account');
+    assert.deepEqual(
+      await app.erp('accounts').where({ AccountNumber: sent.number }).select('AccountName'),
+      [{ AccountName: 'Web Shop Ltd' }],
+      'the same number again updates the account',
+    );
 
-    const posted = await app.call('POST', form[1]!, { raw: form[2]!, headers: { 'content-type': 'application/x-www-form-urlencoded' }, token: null });
+    const posted = await app.call('POST', form[1]!, {
+      raw: form[2]!,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      token: null,
+    });
     assert.equal(posted.status, 303, posted.text);
     assert.equal(posted.headers.get('location'), form[3]);
     const email = new URLSearchParams(form[2]!).get('email');
@@ -217,5 +275,8 @@ test("the docs state the defaults of the body limit and of a sync's retries as t
   assert.ok(bodyLimit, 'docs/operations.md lists --body-limit with its default');
   assert.equal(parseSize(bodyLimit[1]!), defaults.bodyLimit);
   const { max, backoff, maxBackoff } = defaultSyncRetries;
-  assert.ok(page('docs/definitions/sync.md').includes(`retries: { max: ${max}, backoff: ${backoff}, maxBackoff: ${maxBackoff} }`), 'the Sync example shows the default retries');
+  assert.ok(
+    page('docs/definitions/sync.md').includes(`retries: { max: ${max}, backoff: ${backoff}, maxBackoff: ${maxBackoff} }`),
+    'the Sync example shows the default retries',
+  );
 });

@@ -13,7 +13,10 @@ import { docsPages, page, repoRoot } from './support/doc-examples.js';
 test('the README curl example reads Ada, the customer whose main address is in London', async () => {
   const { quickstartApp } = await import('./support/http-app.js');
   const readme = page('README.md');
-  const command = /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/RunConnectionGetDataMin\/\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'.*\\\n\s+-d '((?:[^']|'\\'')*)'/.exec(readme);
+  const command =
+    /curl -s -X POST http:\/\/127\.0\.0\.1:3000(\/api\/RunConnectionGetDataMin\/\S+) \\\n\s+-H 'Authorization: Bearer ([^']+)'.*\\\n\s+-d '((?:[^']|'\\'')*)'/.exec(
+      readme,
+    );
   assert.ok(command, 'the README shows a curl read with a bearer token and a -d body');
   const [, path, token, shellBody] = command;
   const body = shellBody!.replaceAll(`'\\''`, `'`);
@@ -21,7 +24,10 @@ test('the README curl example reads Ada, the customer whose main address is in L
   try {
     const answer = await app.call('POST', path!, { raw: body, headers: { 'content-type': 'application/json' }, token: token! });
     assert.equal(answer.status, 200, answer.text);
-    assert.deepEqual((answer.json as Array<{ name: string }>).map((record) => record.name), ['Ada Lovelace']);
+    assert.deepEqual(
+      (answer.json as Array<{ name: string }>).map((record) => record.name),
+      ['Ada Lovelace'],
+    );
   } finally {
     await app.close();
   }
@@ -62,7 +68,12 @@ test('the README names the port of its first curl and how to change it, with the
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 function anchors(markdown: string): Set<string> {

@@ -60,7 +60,11 @@ function pair(left: SqlFragment, right: SqlFragment): Coercion {
 /** The text spelled as a boolean (JS trim, any case), as 1/0, or NULL. */
 function booleanFromText(engine: Engine, expression: SqlFragment): SqlFragment {
   const word = engine.binaryText(sql`LOWER(${engine.jsTrim(expression)})`);
-  const spelled = (words: string[]): SqlFragment => join(words.map((w) => engine.binaryTextValue(w)), ', ');
+  const spelled = (words: string[]): SqlFragment =>
+    join(
+      words.map((w) => engine.binaryTextValue(w)),
+      ', ',
+    );
   return sql`(CASE WHEN ${word} IN (${spelled(['true', '1'])}) THEN 1 WHEN ${word} IN (${spelled(['false', '0'])}) THEN 0 END)`;
 }
 
@@ -167,9 +171,15 @@ export function equalsAny(engine: Engine, column: ColumnOperand, constants: read
   }
   const lists = [...groups.values()].map((pairs) => {
     const first = pairs[0]!;
-    const list = sql`(${first.left} IN (${join(pairs.map((p) => p.right), ', ')}))`;
+    const list = sql`(${first.left} IN (${join(
+      pairs.map((p) => p.right),
+      ', ',
+    )}))`;
     if (first.prefilter === undefined) return list;
-    const prefilter = sql`(${first.prefilter[0]} IN (${join(pairs.map((p) => p.prefilter![1]), ', ')}))`;
+    const prefilter = sql`(${first.prefilter[0]} IN (${join(
+      pairs.map((p) => p.prefilter![1]),
+      ', ',
+    )}))`;
     return sql`(${prefilter} AND ${list})`;
   });
   return or([...lists, ...others, ...(anyUnknown ? [UNKNOWN] : [])]);

@@ -86,7 +86,8 @@ class FilterCompiler {
         if (node.name === 'contains' || node.name === 'startswith' || node.name === 'endswith') {
           const subject = this.operand(node.args[0]!);
           const part = this.operand(node.args[1]!);
-          if (subject.kind !== 'column' || part.kind !== 'constant') throw unsupported(`${node.name}() with a field as its second argument`);
+          if (subject.kind !== 'column' || part.kind !== 'constant')
+            throw unsupported(`${node.name}() with a field as its second argument`);
           const partText = textOf(part.value);
           if (partText === null) return UNKNOWN;
           return likePredicate(this.engine, this.textOf(subject, `${node.name}()`), predicateTokens(node.name, partText));

@@ -31,21 +31,36 @@ export interface ConflictInsert {
 }
 
 /** Inserts `rows` unless a record with their values in `columns` exists; `keys` only when `returning`. */
-export async function insertUnlessConflict(trx: Knex.Transaction, scope: ObjectScope, rows: readonly Row[], columns: readonly string[], returning: boolean): Promise<ConflictInsert> {
+export async function insertUnlessConflict(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  rows: readonly Row[],
+  columns: readonly string[],
+  returning: boolean,
+): Promise<ConflictInsert> {
   const { object } = scope;
   const insert = trx(object.table).insert(rows as Row[]);
   if (scope.engine.name === 'postgres') {
     if (returning) {
-      const keys = (await insert.onConflict([...columns]).ignore().returning([...object.key])) as Row[];
+      const keys = (await insert
+        .onConflict([...columns])
+        .ignore()
+        .returning([...object.key])) as Row[];
       return { inserted: keys.length, keys, insertId: undefined };
     }
     // The count of rows inserted, without sending their keys back.
-    const statement = insert.onConflict([...columns]).ignore().toSQL();
+    const statement = insert
+      .onConflict([...columns])
+      .ignore()
+      .toSQL();
     const result = (await trx.raw(statement.sql, statement.bindings)) as { rowCount: number | null };
     return { inserted: result.rowCount ?? 0, keys: [], insertId: undefined };
   }
   const first = columns[0]!;
-  const statement = insert.onConflict([...columns]).merge({ [first]: trx.ref(first) }).toSQL();
+  const statement = insert
+    .onConflict([...columns])
+    .merge({ [first]: trx.ref(first) })
+    .toSQL();
   const [header] = (await trx.raw(statement.sql, statement.bindings)) as [{ affectedRows: number; insertId: number }];
   return { inserted: header.affectedRows, keys: [], insertId: header.insertId === 0 ? undefined : header.insertId };
 }

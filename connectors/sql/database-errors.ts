@@ -58,9 +58,19 @@ const PG_CONSTRAINT: Readonly<Record<string, string>> = {
  * of it was kept, so running the whole transaction again is safe. Looks through `cause` too.
  */
 export function isTransientConflict(raw: unknown): boolean {
-  for (let error = raw, depth = 0; typeof error === 'object' && error !== null && depth < 5; error = (error as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let error = raw, depth = 0;
+    typeof error === 'object' && error !== null && depth < 5;
+    error = (error as { cause?: unknown }).cause, depth += 1
+  ) {
     const { code, errno, sqlState } = error as DriverError;
-    if ((typeof code === 'string' && PG_TRANSIENT.has(code)) || errno === MYSQL_DEADLOCK || code === 'ER_LOCK_DEADLOCK' || sqlState === '40001') return true;
+    if (
+      (typeof code === 'string' && PG_TRANSIENT.has(code)) ||
+      errno === MYSQL_DEADLOCK ||
+      code === 'ER_LOCK_DEADLOCK' ||
+      sqlState === '40001'
+    )
+      return true;
   }
   return false;
 }
@@ -94,7 +104,8 @@ function statementProblem(error: DriverError): string | null {
   if (code === '42883' || error.errno === 1305 || /no such function/.test(message)) return 'it calls a function that does not exist';
   // PostgreSQL: what a cursor cannot hold (a data-modifying WITH), and other features refused in place.
   if (code === '0A000') return 'the database does not support it as a query';
-  if (code.startsWith('42') || (error.errno !== undefined && MYSQL_STATEMENT.has(error.errno)) || code === 'SQLITE_ERROR') return 'the database cannot run it';
+  if (code.startsWith('42') || (error.errno !== undefined && MYSQL_STATEMENT.has(error.errno)) || code === 'SQLITE_ERROR')
+    return 'the database cannot run it';
   return null;
 }
 
@@ -104,7 +115,13 @@ function statementProblem(error: DriverError): string | null {
  * SQLite's interrupt (which only the timeout calls) — and a free query's own clock (DeadlinePassed).
  */
 function timedOut(error: DriverError): boolean {
-  return error.name === 'DeadlinePassed' || error.code === '57014' || error.errno === 1969 || error.errno === 3024 || error.code === 'SQLITE_INTERRUPT';
+  return (
+    error.name === 'DeadlinePassed' ||
+    error.code === '57014' ||
+    error.errno === 1969 ||
+    error.errno === 3024 ||
+    error.code === 'SQLITE_INTERRUPT'
+  );
 }
 
 /**
@@ -126,10 +143,15 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   if (timedOut(error) && context.limits !== undefined) return statementTimeoutError(context.systemId, context.action, context.limits, raw);
   const reason = conflictReason(error) ?? driverFailure(error)?.reason;
   if (reason !== undefined) {
-    return new ConnectorError('unavailable', `${where}: the database cannot be reached (${reason})`, { cause: raw, details: { system: context.systemId, reason } });
+    return new ConnectorError('unavailable', `${where}: the database cannot be reached (${reason})`, {
+      cause: raw,
+      details: { system: context.systemId, reason },
+    });
   }
   if (code === '25006' || error.errno === 1792 || code.startsWith('SQLITE_READONLY')) {
-    return new ConnectorError('read-only', `${where}: the database refused to write while ${context.action}; queries run read-only`, { cause: raw });
+    return new ConnectorError('read-only', `${where}: the database refused to write while ${context.action}; queries run read-only`, {
+      cause: raw,
+    });
   }
   const constraint = code.startsWith('23')
     ? (PG_CONSTRAINT[code] ?? 'a constraint of the database is violated')
@@ -144,13 +166,30 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
     return new ConnectorError('rejected', `${where}: the database refused the statement: ${problem}`, { cause: raw });
   }
   if (refusesNul(code, error)) {
-    return new ConnectorError('invalid-value', `${where}: a text value holds the NUL character (U+0000), which PostgreSQL cannot store or compare, while ${context.action}; remove it from the value`, { cause: raw });
+    return new ConnectorError(
+      'invalid-value',
+      `${where}: a text value holds the NUL character (U+0000), which PostgreSQL cannot store or compare, while ${context.action}; remove it from the value`,
+      { cause: raw },
+    );
   }
-  if (code.startsWith('22') || (error.errno !== undefined && MYSQL_INVALID.has(error.errno)) || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') {
-    return new ConnectorError('invalid-value', `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`, { cause: raw });
+  if (
+    code.startsWith('22') ||
+    (error.errno !== undefined && MYSQL_INVALID.has(error.errno)) ||
+    code === 'SQLITE_TOOBIG' ||
+    code === 'SQLITE_MISMATCH'
+  ) {
+    return new ConnectorError(
+      'invalid-value',
+      `${where}: a value does not fit the database while ${context.action} (wrong type, too long, out of range or an unsupported character)`,
+      { cause: raw },
+    );
   }
   if (problem !== null) {
-    return new ConnectorError('definition-mismatch', `${where}: ${context.action} failed: the database does not match the definition (${problem.replace(/^it /, 'the SQL ')})`, { cause: raw });
+    return new ConnectorError(
+      'definition-mismatch',
+      `${where}: ${context.action} failed: the database does not match the definition (${problem.replace(/^it /, 'the SQL ')})`,
+      { cause: raw },
+    );
   }
   return new Error(`${where}: ${context.action} failed in the database`, { cause: raw });
 }

@@ -52,7 +52,12 @@ async function discoverSqlite(knex: Knex): Promise<DiscoveredObject[]> {
     if (table.startsWith('sqlite_')) continue;
     const info = (await knex.raw('PRAGMA table_info(??)', [table])) as Row[];
     for (const column of info) {
-      columns.push({ table_name: table, column_name: column.name, column_type: column.type, is_nullable: Number(column.notnull) === 1 || Number(column.pk) > 0 ? 'NO' : 'YES' });
+      columns.push({
+        table_name: table,
+        column_name: column.name,
+        column_type: column.type,
+        is_nullable: Number(column.notnull) === 1 || Number(column.pk) > 0 ? 'NO' : 'YES',
+      });
       if (Number(column.pk) > 0) keys.push({ table_name: table, column_name: column.name, position: column.pk });
     }
   }

@@ -89,7 +89,11 @@ export function driverFailure(raw: unknown): DriverFailure | undefined {
   if (error.fatal === true) return { kind: 'unreachable', reason: 'the connection failed' };
 
   // Without a code: pg's dropped and timed-out connections, pools closed under their callers.
-  if (/Connection terminated|connection error and is not queryable|timeout expired|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message)) {
+  if (
+    /Connection terminated|connection error and is not queryable|timeout expired|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(
+      message,
+    )
+  ) {
     return { kind: 'unreachable', reason: 'the connection failed' };
   }
   if (/^Unable to acquire a connection$|^Pool is closed/.test(message)) return { kind: 'closed', reason: 'the connection pool is closed' };

@@ -62,13 +62,20 @@ function chunkCondition(scope: ObjectScope, fields: readonly string[], lookups: 
  * The key columns of the records each write finds, by position (`[]` for a write that is undefined
  * or identifies nothing). Unlike a single write's lookup, all the records found are given, not two.
  */
-export async function findRecords(trx: Knex.Transaction, scope: ObjectScope, writes: ReadonlyArray<PreparedWrite | undefined>): Promise<Row[][]> {
+export async function findRecords(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  writes: ReadonlyArray<PreparedWrite | undefined>,
+): Promise<Row[][]> {
   const { object } = scope;
   const found: Row[][] = writes.map(() => []);
   for (const { fields, lookups } of chunksOf(writes)) {
     const types = fields.map((name) => object.fields.get(name)!.type);
     const columns = [...new Set([...object.key, ...fields])];
-    const rows = (await trx.from({ r: object.table }).select(columns.map((name) => `r.${name}`)).where(toRaw(trx, chunkCondition(scope, fields, lookups)))) as Row[];
+    const rows = (await trx
+      .from({ r: object.table })
+      .select(columns.map((name) => `r.${name}`))
+      .where(toRaw(trx, chunkCondition(scope, fields, lookups)))) as Row[];
     // Requests indexed by their values' equality keys; the rest are compared with every row.
     const keyed = new Map<string, Lookup[]>();
     const unkeyed: Lookup[] = [];

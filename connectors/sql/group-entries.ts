@@ -110,7 +110,10 @@ export async function attachGroups(scope: ObjectScope, records: RecordData[]): P
 }
 
 /** Identifiers of the joined statement, compiled once per object. */
-const joinedNames = new WeakMap<ObjectScope['object'], { rowAll: SqlFragment; pageAll: SqlFragment; row: SqlFragment; rowNumber: SqlFragment; parentKey: SqlFragment }>();
+const joinedNames = new WeakMap<
+  ObjectScope['object'],
+  { rowAll: SqlFragment; pageAll: SqlFragment; row: SqlFragment; rowNumber: SqlFragment; parentKey: SqlFragment }
+>();
 
 /**
  * The page statement `records` (ordered by `orderBy`, whose columns are `r.<field>`) with the
@@ -143,7 +146,11 @@ export function joinedStatement(scope: ObjectScope, records: SqlFragment, orderB
 }
 
 /** Records of the rows of a `joinedStatement`, with their group entries attached. */
-export function foldJoinedRows(scope: ObjectScope, rows: ReadonlyArray<Record<string, unknown>>, decodeRecord: (row: Record<string, unknown>) => RecordData): RecordData[] {
+export function foldJoinedRows(
+  scope: ObjectScope,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  decodeRecord: (row: Record<string, unknown>) => RecordData,
+): RecordData[] {
   const group = scope.object.groups.values().next().value as SqlGroup;
   const { joinedDecoders } = planOf(scope, group);
   const records: RecordData[] = [];

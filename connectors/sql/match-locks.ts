@@ -138,7 +138,10 @@ export async function takeMatchLocks(
   // AND stops at the first lock not granted in time (0) or refused (NULL); the ones taken before
   // it are released with the rest.
   const names = buckets.map((bucket) => sessionLockName(scope, bucket));
-  const [rows] = (await trx.raw(`SELECT (${names.map(() => 'GET_LOCK(?, ?)').join(' AND ')}) AS granted`, names.flatMap((name) => [name, waitSeconds]))) as [Array<{ granted: number | null }>];
+  const [rows] = (await trx.raw(
+    `SELECT (${names.map(() => 'GET_LOCK(?, ?)').join(' AND ')}) AS granted`,
+    names.flatMap((name) => [name, waitSeconds]),
+  )) as [Array<{ granted: number | null }>];
   if (Number(rows[0]?.granted) !== 1) throw lockTimeout(what, waitSeconds);
 }
 

@@ -27,7 +27,14 @@ export function equalityKey(type: FieldType, value: unknown): string | undefined
       return typeof value === 'string' ? `s${value}` : undefined;
     case 'Integer':
     case 'Number': {
-      const number = typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? numberFromText(value) : null;
+      const number =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'bigint'
+            ? Number(value)
+            : typeof value === 'string'
+              ? numberFromText(value)
+              : null;
       return number === null || Number.isNaN(number) ? undefined : `n${number}`;
     }
     default:

@@ -25,7 +25,10 @@ function glob(expression: SqlFragment, pattern: string): SqlFragment {
 function sqliteIsNumeric(trimmed: SqlFragment): SqlFragment {
   let skeleton = trimmed;
   for (const digit of '0123456789') skeleton = sql`replace(${skeleton}, ${value(digit)}, '')`;
-  const shapes = join(SKELETONS.map((shape) => value(shape)), ', ');
+  const shapes = join(
+    SKELETONS.map((shape) => value(shape)),
+    ', ',
+  );
   const hasExponent = glob(skeleton, '*[eE]*');
   return and([
     sql`(${skeleton} IN (${shapes}))`,
@@ -34,7 +37,10 @@ function sqliteIsNumeric(trimmed: SqlFragment): SqlFragment {
     // ...a leading sign in the skeleton is really the first character...
     or([sql`(NOT ${glob(skeleton, '[+-]*')})`, glob(trimmed, '[+-]*')]),
     // ...and an exponent has its sign right after the e and ends in a digit.
-    or([sql`(NOT ${hasExponent})`, and([glob(trimmed, '*[0-9]'), or([sql`(NOT ${glob(skeleton, '*[eE][+-]')})`, glob(trimmed, '*[eE][+-][0-9]*')])])]),
+    or([
+      sql`(NOT ${hasExponent})`,
+      and([glob(trimmed, '*[0-9]'), or([sql`(NOT ${glob(skeleton, '*[eE][+-]')})`, glob(trimmed, '*[eE][+-][0-9]*')])]),
+    ]),
   ]);
 }
 

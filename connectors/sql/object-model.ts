@@ -36,15 +36,19 @@ export interface SqlObject {
 }
 
 /** Where a field path of a filter or order points. */
-export type FieldReference =
-  | { kind: 'field'; field: SqlField }
-  | { kind: 'group'; group: SqlGroup; type: string; field: SqlField };
+export type FieldReference = { kind: 'field'; field: SqlField } | { kind: 'group'; group: SqlGroup; type: string; field: SqlField };
 
 function fieldsOf(definitions: Record<string, FieldDefinition>): Map<string, SqlField> {
   return new Map(
     Object.entries(definitions).map(([name, field]) => [
       name,
-      { name, type: field.type, required: field.required ?? false, readOnly: field.readOnly ?? false, ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) },
+      {
+        name,
+        type: field.type,
+        required: field.required ?? false,
+        readOnly: field.readOnly ?? false,
+        ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }),
+      },
     ]),
   );
 }
@@ -80,9 +84,13 @@ export function objectNamed(objects: ReadonlyMap<string, SqlObject>, systemId: s
   const object = objects.get(name);
   if (object === undefined) {
     const known = [...objects.keys()].sort();
-    throw new ConnectorError('unknown-object', `system '${systemId}' has no object '${name}'${known.length ? `; its objects are ${known.join(', ')}` : ''}`, {
-      details: { object: name, known },
-    });
+    throw new ConnectorError(
+      'unknown-object',
+      `system '${systemId}' has no object '${name}'${known.length ? `; its objects are ${known.join(', ')}` : ''}`,
+      {
+        details: { object: name, known },
+      },
+    );
   }
   return object;
 }
@@ -116,7 +124,11 @@ export function resolveFieldPath(object: SqlObject, path: readonly string[]): Fi
   const dotted = path.join('.');
   if (group === undefined) throw unknownField(object, dotted);
   if (path.length === 2 && second !== undefined && group.fields.has(second)) {
-    throw unknownField(object, dotted, `; name the group type: ${group.types.map((type) => `${group.name}.${type}.${second}`).join(' or ')}`);
+    throw unknownField(
+      object,
+      dotted,
+      `; name the group type: ${group.types.map((type) => `${group.name}.${type}.${second}`).join(' or ')}`,
+    );
   }
   if (path.length !== 3 || second === undefined || third === undefined || !group.types.includes(second)) {
     throw unknownField(object, dotted, `; group fields are written ${group.name}.<type>.<field> with type ${group.types.join(' or ')}`);
@@ -130,9 +142,13 @@ export function resolveFieldPath(object: SqlObject, path: readonly string[]): Fi
 export function groupParentKey(object: SqlObject): string {
   const [key, ...more] = object.key;
   if (key === undefined || more.length > 0) {
-    throw new ConnectorError('unsupported', `${object.name} has typed groups but a key of ${object.key.length} fields; the sql connector joins groups on a single key field`, {
-      details: { connector: 'sql', construct: 'typed groups on a composite key' },
-    });
+    throw new ConnectorError(
+      'unsupported',
+      `${object.name} has typed groups but a key of ${object.key.length} fields; the sql connector joins groups on a single key field`,
+      {
+        details: { connector: 'sql', construct: 'typed groups on a composite key' },
+      },
+    );
   }
   return key;
 }

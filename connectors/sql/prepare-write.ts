@@ -40,7 +40,13 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Values encoded by their declared types; throws the first one that does not fit. */
-export function encodeFields(scope: ObjectScope, fields: ReadonlyMap<string, SqlField>, values: Readonly<RecordData>, label: (name: string) => string, unknown: (name: string) => Error): Row {
+export function encodeFields(
+  scope: ObjectScope,
+  fields: ReadonlyMap<string, SqlField>,
+  values: Readonly<RecordData>,
+  label: (name: string) => string,
+  unknown: (name: string) => Error,
+): Row {
   const encoded: Row = {};
   for (const [name, raw] of Object.entries(values)) {
     const field = fields.get(name);
@@ -49,7 +55,11 @@ export function encodeFields(scope: ObjectScope, fields: ReadonlyMap<string, Sql
     if (raw === null && field.required) {
       throw new ConnectorError('invalid-value', `${label(name)}: a value is required`, { details: { field: label(name) } });
     }
-    encoded[name] = encodeValue(field.type, raw, { engine: scope.engine, label: label(name), ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) });
+    encoded[name] = encodeValue(field.type, raw, {
+      engine: scope.engine,
+      label: label(name),
+      ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }),
+    });
   }
   return encoded;
 }
@@ -76,7 +86,10 @@ function matchOf(object: SqlObject, request: WriteRequest): Readonly<RecordData>
 /** Checks and encodes a request; throws the ConnectorError `write` answers it with. */
 export function prepareWrite(scope: ObjectScope, request: WriteRequest): PreparedWrite {
   const { object } = scope;
-  if (object.readOnly) throw new ConnectorError('read-only', `${object.name} of system '${object.systemId}' is read-only`, { details: { object: object.name } });
+  if (object.readOnly)
+    throw new ConnectorError('read-only', `${object.name} of system '${object.systemId}' is read-only`, {
+      details: { object: object.name },
+    });
   const match = matchOf(object, request);
   const notAField = (name: string): Error =>
     unknownField(object, name, object.groups.has(name) ? ` (it is a group: send its entries as groups, by type)` : '');
@@ -99,7 +112,11 @@ export function prepareWrite(scope: ObjectScope, request: WriteRequest): Prepare
 
 /** The refusal of a write whose match finds several records. */
 export function ambiguousMatch(object: SqlObject, prepared: PreparedWrite): ConnectorError {
-  return new ConnectorError('rejected', `${object.name}: more than one record matches ${Object.keys(prepared.match ?? {}).join(', ')}; nothing was written`, { details: { object: object.name, reason: 'several-matches' } });
+  return new ConnectorError(
+    'rejected',
+    `${object.name}: more than one record matches ${Object.keys(prepared.match ?? {}).join(', ')}; nothing was written`,
+    { details: { object: object.name, reason: 'several-matches' } },
+  );
 }
 
 /** The row a create inserts: the settable values, and the match values they lack. */
@@ -109,12 +126,17 @@ export function createRow(scope: ObjectScope, prepared: PreparedWrite): Row {
   for (const [name, raw] of Object.entries(prepared.match ?? {})) {
     const field = object.fields.get(name)!;
     if (Object.hasOwn(row, name) || raw === null || raw === undefined) continue;
-    if (field.readOnly) throw readOnlyError(`${object.name}.${name}`, `; no record has the value given for it, and a new record cannot take that value`);
+    if (field.readOnly)
+      throw readOnlyError(`${object.name}.${name}`, `; no record has the value given for it, and a new record cannot take that value`);
     row[name] = encodeValue(field.type, raw, { engine: scope.engine, label: `${object.name}.${name}` });
   }
-  const missing = [...object.fields.values()].filter((field) => field.required && !field.readOnly && (row[field.name] === undefined || row[field.name] === null));
+  const missing = [...object.fields.values()].filter(
+    (field) => field.required && !field.readOnly && (row[field.name] === undefined || row[field.name] === null),
+  );
   if (missing.length > 0) {
-    throw new ConnectorError('rejected', `${object.name}: a new record needs ${missing.map((field) => field.name).join(', ')}`, { details: { object: object.name, missing: missing.map((field) => field.name) } });
+    throw new ConnectorError('rejected', `${object.name}: a new record needs ${missing.map((field) => field.name).join(', ')}`, {
+      details: { object: object.name, missing: missing.map((field) => field.name) },
+    });
   }
   return row;
 }

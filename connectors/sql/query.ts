@@ -82,14 +82,19 @@ function filterFragment(scope: QueryScope, request: QueryRequest): SqlFragment {
 
 /** The statement with `#FlowFilter#` replaced, in the driver's placeholder syntax (`$n` on PostgreSQL). */
 function substitute(scope: QueryScope, statement: string, filter: SqlFragment): Native {
-  const native = scope.knex.raw(filter.sql, filter.bindings as Knex.RawBinding[]).toSQL().toNative();
+  const native = scope.knex
+    .raw(filter.sql, filter.bindings as Knex.RawBinding[])
+    .toSQL()
+    .toNative();
   const pieces = statement.split(FLOW_FILTER);
   let sql = pieces[0]!;
   const bindings: unknown[] = [];
   for (const piece of pieces.slice(1)) {
     const offset = bindings.length;
     // Fragment text holds no '$' but its placeholders (identifiers come from [A-Za-z0-9_] names).
-    const renumbered = scope.engine.numberedPlaceholders ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`) : native.sql;
+    const renumbered = scope.engine.numberedPlaceholders
+      ? native.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
+      : native.sql;
     sql += `(${renumbered})${piece}`;
     bindings.push(...native.bindings);
   }
@@ -99,21 +104,33 @@ function substitute(scope: QueryScope, statement: string, filter: SqlFragment): 
 function checkedStatement(scope: QueryScope, statement: string, role: string): string {
   const single = singleStatement(statement, scope.engine.name);
   if (single === null) {
-    throw new ConnectorError('rejected', `system '${scope.systemId}': the ${role} holds more than one statement; a query runs exactly one`, { details: { system: scope.systemId } });
+    throw new ConnectorError(
+      'rejected',
+      `system '${scope.systemId}': the ${role} holds more than one statement; a query runs exactly one`,
+      { details: { system: scope.systemId } },
+    );
   }
   const keyword = leadingKeyword(single, scope.engine.name);
   if (!QUERY_KEYWORDS.has(keyword)) {
-    throw new ConnectorError('read-only', `system '${scope.systemId}': the ${role} starts with ${keyword || 'nothing'}; a query must be a SELECT (or WITH, VALUES, TABLE) statement`, {
-      details: { system: scope.systemId, keyword },
-    });
+    throw new ConnectorError(
+      'read-only',
+      `system '${scope.systemId}': the ${role} starts with ${keyword || 'nothing'}; a query must be a SELECT (or WITH, VALUES, TABLE) statement`,
+      {
+        details: { system: scope.systemId, keyword },
+      },
+    );
   }
   const into = keywordPosition(single, scope.engine.name, 'INTO');
   if (into >= 0) {
     const lines = single.slice(0, into).split('\n');
     const place = `line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
-    throw new ConnectorError('read-only', `system '${scope.systemId}': the ${role} uses INTO (${place}), which writes a file, a variable or a table; a query only reads — remove the INTO clause`, {
-      details: { system: scope.systemId, keyword: 'INTO' },
-    });
+    throw new ConnectorError(
+      'read-only',
+      `system '${scope.systemId}': the ${role} uses INTO (${place}), which writes a file, a variable or a table; a query only reads — remove the INTO clause`,
+      {
+        details: { system: scope.systemId, keyword: 'INTO' },
+      },
+    );
   }
   return single;
 }
@@ -122,7 +139,10 @@ function paged(scope: QueryScope, query: Native, limit: number | undefined, skip
   if (limit === undefined && skip === undefined) return query;
   const engine = scope.engine;
   const placeholder = (index: number): string => (engine.numberedPlaceholders ? `$${query.bindings.length + index}` : '?');
-  return { sql: engine.pageStatement(query.sql, placeholder(1), placeholder(2)), bindings: [...query.bindings, limit ?? engine.noLimit, skip ?? 0] };
+  return {
+    sql: engine.pageStatement(query.sql, placeholder(1), placeholder(2)),
+    bindings: [...query.bindings, limit ?? engine.noLimit, skip ?? 0],
+  };
 }
 
 /** The record of a row: the declared columns (found by name, then case-insensitively) and their types, or the row as it is. */
@@ -137,7 +157,11 @@ function rowMapper(columns: QueryRequest['columns']): (row: Row) => RecordData {
       const source = Object.hasOwn(row, name) ? name : lowered.get(name.toLowerCase());
       // A declared column the statement does not return is a mistake in the request, not a null.
       if (source === undefined) {
-        throw new ConnectorError('invalid-value', `column '${name}' is not in the query result; the result has ${Object.keys(row).join(', ')}`, { details: { column: name } });
+        throw new ConnectorError(
+          'invalid-value',
+          `column '${name}' is not in the query result; the result has ${Object.keys(row).join(', ')}`,
+          { details: { column: name } },
+        );
       }
       record[name] = decodeValue(type, row[source]);
     }
@@ -158,7 +182,8 @@ function countOf(rows: readonly Row[]): number {
 
 function wholeNumber(name: string, raw: number | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (!Number.isSafeInteger(raw) || raw < 0) throw new ConnectorError('invalid-value', `${name} must be a whole number of at least 0`, { details: { parameter: name } });
+  if (!Number.isSafeInteger(raw) || raw < 0)
+    throw new ConnectorError('invalid-value', `${name} must be a whole number of at least 0`, { details: { parameter: name } });
   return raw;
 }
 
@@ -173,7 +198,10 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   const bounded = scope.engine.rowsRunAhead && ['SELECT', 'VALUES'].includes(mainKeyword(checked, scope.engine.name));
   const bound = bounded ? Math.min(limit ?? Number.POSITIVE_INFINITY, limits.queryRows + 1) : limit;
   const statement = paged(scope, substitute(scope, checked, filter), bound === Number.POSITIVE_INFINITY ? undefined : bound, skip);
-  const count = request.countStatement === undefined ? undefined : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
+  const count =
+    request.countStatement === undefined
+      ? undefined
+      : substitute(scope, checkedStatement(scope, request.countStatement, 'count statement'), filter);
   const toRecord = rowMapper(request.columns);
   request.signal?.throwIfAborted();
   const release = await scope.slots.acquire(request.signal);

@@ -45,7 +45,12 @@ export interface SessionOptions {
 }
 
 /** Runs `work` in a read-only session on a connection of `knex` (the query pool), then rolls back. */
-export async function withReadOnlySession<T>(knex: Knex, engine: Engine, work: (session: ReadOnlySession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
+export async function withReadOnlySession<T>(
+  knex: Knex,
+  engine: Engine,
+  work: (session: ReadOnlySession) => Promise<T>,
+  options: SessionOptions = {},
+): Promise<T> {
   const connection: unknown = await knex.client.acquireConnection();
   const session = engine.readOnlySession(connection, options.timeoutMs);
   try {

@@ -46,7 +46,9 @@ function usesKeyset(scope: ObjectScope, order: ResolvedOrder): boolean {
 function after(scope: ObjectScope, order: ResolvedOrder, last: RecordData): SqlFragment {
   return or(
     order.terms.map((term, index) => {
-      const equal = order.terms.slice(0, index).map((previous) => compareWithConstant(scope.engine, previous.column, '=', last[previous.field!]));
+      const equal = order.terms
+        .slice(0, index)
+        .map((previous) => compareWithConstant(scope.engine, previous.column, '=', last[previous.field!]));
       const beyond = compareWithConstant(scope.engine, term.column, term.direction === 'asc' ? '>' : '<', last[term.field!]);
       return and([...equal, beyond]);
     }),
@@ -90,9 +92,9 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     // The statement Knex's builder would make, from the SELECT compiled once per object.
     const offset = seeking ? 0 : skip + consumed;
     const statement =
-      offset > 0 ?
-        sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
-      : sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)}`;
+      offset > 0
+        ? sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
+        : sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)}`;
     const joined = joinedStatement(scope, statement, orderBy);
     const decoders = decoderOf(scope.object);
     let records: RecordData[];
@@ -118,11 +120,16 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
 }
 
 /** Number of records matching the filter (and id). */
-export async function countRecords(scope: ObjectScope, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'id' | 'signal'> = {}): Promise<number> {
+export async function countRecords(
+  scope: ObjectScope,
+  request: Pick<ReadRequest, 'filter' | 'placeholders' | 'id' | 'signal'> = {},
+): Promise<number> {
   const where = whereClause(scope, request);
   request.signal?.throwIfAborted();
   try {
-    const row = (await scope.knex.from({ r: scope.object.table }).where(toRaw(scope.knex, where)).count({ count: '*' }).first()) as { count?: unknown } | undefined;
+    const row = (await scope.knex.from({ r: scope.object.table }).where(toRaw(scope.knex, where)).count({ count: '*' }).first()) as
+      | { count?: unknown }
+      | undefined;
     return Number(row?.count ?? 0);
   } catch (error) {
     throw toConnectorError(error, { systemId: scope.object.systemId, action: `counting ${scope.object.name}`, limits: scope.limits });

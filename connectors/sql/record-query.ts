@@ -64,7 +64,10 @@ export function idCondition(scope: ObjectScope, id: Readonly<Record<string, unkn
     } catch (error) {
       // The value is not repeated: ids arrive in URLs and parameters, and the caller has it.
       if (!(error instanceof ConnectorError)) throw error;
-      throw new ConnectorError('invalid-value', `the id of ${object.name} is not a valid ${type} value for its key field ${name}`, { cause: error, details: { field: name } });
+      throw new ConnectorError('invalid-value', `the id of ${object.name} is not a valid ${type} value for its key field ${name}`, {
+        cause: error,
+        details: { field: name },
+      });
     }
   }
   return and(object.key.map((name) => compareWithConstant(scope.engine, fieldColumn(scope, [name]), '=', id[name])));
@@ -117,7 +120,12 @@ const selectTexts = new WeakMap<SqlObject, SqlFragment>();
 export function selectRecords(scope: ObjectScope): SqlFragment {
   let select = selectTexts.get(scope.object);
   if (select === undefined) {
-    select = fixedText(scope.knex.from({ r: scope.object.table }).select([...scope.object.fields.keys()].map((name) => `r.${name}`)).toSQL());
+    select = fixedText(
+      scope.knex
+        .from({ r: scope.object.table })
+        .select([...scope.object.fields.keys()].map((name) => `r.${name}`))
+        .toSQL(),
+    );
     selectTexts.set(scope.object, select);
   }
   return select;

@@ -32,7 +32,8 @@ export const spec: ConnectorSpec = Object.freeze({
       url: {
         type: 'string',
         pattern: '^(postgres|postgresql|mysql|mariadb)://',
-        description: 'PostgreSQL or MariaDB connection URL, e.g. postgres://user@host:5432/db. Put it in ${env:NAME} when it holds a password.',
+        description:
+          'PostgreSQL or MariaDB connection URL, e.g. postgres://user@host:5432/db. Put it in ${env:NAME} when it holds a password.',
       },
       host: { type: 'string', minLength: 1, description: 'Database host name.' },
       port: {
@@ -50,7 +51,8 @@ export const spec: ConnectorSpec = Object.freeze({
       pool: {
         type: 'object',
         additionalProperties: false,
-        description: "Sizes of each of this system's two pools: one for writes, one for reads and counts. Free queries have a pool of their own, of limits.concurrentQueries connections.",
+        description:
+          "Sizes of each of this system's two pools: one for writes, one for reads and counts. Free queries have a pool of their own, of limits.concurrentQueries connections.",
         properties: {
           min: { type: 'integer', minimum: 0, default: 0, description: 'Connections kept open when idle.' },
           max: { type: 'integer', minimum: 1, default: 10, description: 'Most connections at once.' },

@@ -9,7 +9,18 @@
 import knexFactory, { type Knex } from 'knex';
 import { systemLimits, type SystemLimits } from '../../definitions/system-limits.js';
 import type { SystemDefinition } from '../../definitions/types.js';
-import type { Connection, ConnectionContext, DiscoveredObject, ObjectDescription, QueryRequest, QueryResult, ReadRequest, RecordData, WriteRequest, WriteResult } from '../connection.js';
+import type {
+  Connection,
+  ConnectionContext,
+  DiscoveredObject,
+  ObjectDescription,
+  QueryRequest,
+  QueryResult,
+  ReadRequest,
+  RecordData,
+  WriteRequest,
+  WriteResult,
+} from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { queryBusyError } from '../limit-errors.js';
 import { QuerySlots } from '../query-slots.js';
@@ -62,9 +73,13 @@ export class SqlConnection implements Connection {
   /** The pool of `purpose`, created on first use. */
   private pool(purpose: PoolPurpose): Knex {
     if (this.closed) {
-      throw new ConnectorError('unavailable', `the connection to system '${this.system.id}' was closed (its definition changed or the runtime is stopping); retry`, {
-        details: { system: this.system.id, reason: 'closed' },
-      });
+      throw new ConnectorError(
+        'unavailable',
+        `the connection to system '${this.system.id}' was closed (its definition changed or the runtime is stopping); retry`,
+        {
+          details: { system: this.system.id, reason: 'closed' },
+        },
+      );
     }
     if (purpose === 'read' && !this.ownReadPool) return this.pool('data');
     const existing = this.pools.get(purpose);
@@ -102,7 +117,12 @@ export class SqlConnection implements Connection {
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
-    return Promise.resolve().then(() => runQuery({ knex: this.pool('query'), engine: this.engine, systemId: this.system.id, limits: this.limits, slots: this.querySlots }, request));
+    return Promise.resolve().then(() =>
+      runQuery(
+        { knex: this.pool('query'), engine: this.engine, systemId: this.system.id, limits: this.limits, slots: this.querySlots },
+        request,
+      ),
+    );
   }
 
   write(object: string, request: WriteRequest): Promise<WriteResult> {

@@ -72,7 +72,9 @@ function skipOpaque(source: string, at: number, dialect: Dialect): number {
   const close = ch === '[' && dialect === 'sqlite' ? ']' : ch === "'" || ch === '"' || ch === '`' ? ch : null;
   if (close === null) return at;
   // Backslash escapes inside quotes: MariaDB/MySQL always, PostgreSQL in E'…' strings.
-  const backslashes = dialect === 'mysql' || (dialect === 'postgres' && ch === "'" && /[eE]/.test(source[at - 1] ?? '') && !/[A-Za-z0-9_]/.test(source[at - 2] ?? ''));
+  const backslashes =
+    dialect === 'mysql' ||
+    (dialect === 'postgres' && ch === "'" && /[eE]/.test(source[at - 1] ?? '') && !/[A-Za-z0-9_]/.test(source[at - 2] ?? ''));
   let position = at + 1;
   while (position < source.length) {
     const current = source[position];

@@ -141,12 +141,17 @@ export interface EncodeTarget {
 
 function invalid(target: EncodeTarget, expected: string, raw: unknown): ConnectorError {
   const got =
-    raw === null ? 'null'
-    : Array.isArray(raw) ? 'an array'
-    : raw instanceof Date ? 'an invalid date'
-    : typeof raw === 'string' ? `'${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`
-    : typeof raw === 'object' ? 'an object'
-    : `a ${typeof raw}`;
+    raw === null
+      ? 'null'
+      : Array.isArray(raw)
+        ? 'an array'
+        : raw instanceof Date
+          ? 'an invalid date'
+          : typeof raw === 'string'
+            ? `'${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`
+            : typeof raw === 'object'
+              ? 'an object'
+              : `a ${typeof raw}`;
   return new ConnectorError('invalid-value', `${target.label}: expected ${expected}, got ${got}`, {
     details: { field: target.label, expected },
   });
@@ -155,7 +160,8 @@ function invalid(target: EncodeTarget, expected: string, raw: unknown): Connecto
 function encodeText(target: EncodeTarget, raw: unknown): string {
   let textValue: string;
   if (typeof raw === 'string') textValue = raw;
-  else if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint' || typeof raw === 'boolean') textValue = String(raw);
+  else if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint' || typeof raw === 'boolean')
+    textValue = String(raw);
   else throw invalid(target, 'text', raw);
   if (target.maxLength !== undefined && Array.from(textValue).length > target.maxLength) {
     throw new ConnectorError('invalid-value', `${target.label}: longer than the ${target.maxLength} characters allowed`, {

@@ -34,7 +34,15 @@ import { isTransientConflict, toConnectorError } from './database-errors.js';
 import { findRecords } from './find-records.js';
 import { keyString } from './group-entries.js';
 import { equalityKey, matchesValue } from './match-values.js';
-import { ambiguousMatch, createRow, leavesKeyToDatabase, prepareWrite, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
+import {
+  ambiguousMatch,
+  createRow,
+  leavesKeyToDatabase,
+  prepareWrite,
+  writeResult,
+  type PreparedWrite,
+  type Row,
+} from './prepare-write.js';
 import type { ObjectScope } from './record-query.js';
 import { decodeValue, encodeValue } from './value-codec.js';
 import { hasGroupEntries, storeMatched, storeRecord } from './write.js';
@@ -66,11 +74,13 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
   const { object } = scope;
   const refused: Array<WriteAnswer | undefined> = new Array(requests.length);
   const context = { systemId: object.systemId, action: `writing ${object.name}` };
-  const answerErrorIn = (answers: Array<WriteAnswer | undefined>) => (position: number, error: unknown): void => {
-    const failure = toConnectorError(error, context);
-    if (!(failure instanceof ConnectorError) || failure.code === 'unavailable') throw failure;
-    answers[position] = failure;
-  };
+  const answerErrorIn =
+    (answers: Array<WriteAnswer | undefined>) =>
+    (position: number, error: unknown): void => {
+      const failure = toConnectorError(error, context);
+      if (!(failure instanceof ConnectorError) || failure.code === 'unavailable') throw failure;
+      answers[position] = failure;
+    };
   const prepared = requests.map((request, position) => {
     try {
       return prepareWrite(scope, request);
@@ -97,13 +107,18 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
           const guard = guards[position]!;
           if (write === undefined) continue;
           if (rows.length > 1) answers[position] = ambiguousMatch(object, write);
-          else if (rows.length === 1 && write.request.onMatch === 'skip') answers[position] = writeResult(object, 'skipped', { ...rows[0] });
+          else if (rows.length === 1 && write.request.onMatch === 'skip')
+            answers[position] = writeResult(object, 'skipped', { ...rows[0] });
           else if (hasGroupEntries(write.request)) operations.push({ kind: 'alone', position, prepared: write, found: rows, guard });
           else if (rows.length === 1) operations.push({ kind: 'update', position, prepared: write, rawKey: rows[0]! });
           else {
             try {
               const row = createRow(scope, write);
-              operations.push(leavesKeyToDatabase(object, row) ? { kind: 'alone', position, prepared: write, found: rows, guard } : { kind: 'insert', position, prepared: write, row, guard });
+              operations.push(
+                leavesKeyToDatabase(object, row)
+                  ? { kind: 'alone', position, prepared: write, found: rows, guard }
+                  : { kind: 'insert', position, prepared: write, row, guard },
+              );
             } catch (error) {
               answerError(position, error);
             }
@@ -120,7 +135,13 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
 }
 
 /** Stores the operations in order: plain ones in chunks, the others alone. */
-async function storeOperations(trx: Knex.Transaction, scope: ObjectScope, operations: readonly Operation[], answers: Array<WriteAnswer | undefined>, answerError: (position: number, error: unknown) => void): Promise<void> {
+async function storeOperations(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  operations: readonly Operation[],
+  answers: Array<WriteAnswer | undefined>,
+  answerError: (position: number, error: unknown) => void,
+): Promise<void> {
   let chunk: PlainOperation[] = [];
   const flush = async (): Promise<void> => {
     if (chunk.length === 0) return;
@@ -155,7 +176,9 @@ async function storeOperations(trx: Knex.Transaction, scope: ObjectScope, operat
     }
     await flush();
     try {
-      answers[operation.position] = await trx.transaction((savepoint) => storeRecord(savepoint, scope, operation.prepared, operation.found, operation.guard));
+      answers[operation.position] = await trx.transaction((savepoint) =>
+        storeRecord(savepoint, scope, operation.prepared, operation.found, operation.guard),
+      );
     } catch (error) {
       if (isTransientConflict(error)) throw error;
       answerError(operation.position, error);
@@ -255,7 +278,15 @@ function updateBatch(key: readonly string[], operations: readonly PlainOperation
     const next = operations[index]!;
     if (next.kind !== 'update' || columnSet(next.prepared.settable) !== columns) break;
     const settable = next.prepared.settable;
-    if (key.some((name) => next.rawKey[name] === null || next.rawKey[name] === undefined || (Object.hasOwn(settable, name) && String(settable[name]) !== String(next.rawKey[name])))) break;
+    if (
+      key.some(
+        (name) =>
+          next.rawKey[name] === null ||
+          next.rawKey[name] === undefined ||
+          (Object.hasOwn(settable, name) && String(settable[name]) !== String(next.rawKey[name])),
+      )
+    )
+      break;
     if (Object.keys(settable).every((name) => key.includes(name))) break;
     batch.push(next);
   }
@@ -284,7 +315,10 @@ function batchUpdateStatement(table: string, key: readonly string[], batch: read
     bindings.push(table, name);
     return `??.?? = v.column${index + 1}`;
   });
-  return [`UPDATE ?? SET ${sets.join(', ')} FROM (VALUES ${batch.map(() => placeholders).join(', ')}) AS v WHERE ${conditions.join(' AND ')}`, bindings as Knex.RawBinding[]];
+  return [
+    `UPDATE ?? SET ${sets.join(', ')} FROM (VALUES ${batch.map(() => placeholders).join(', ')}) AS v WHERE ${conditions.join(' AND ')}`,
+    bindings as Knex.RawBinding[],
+  ];
 }
 
 function columnSet(row: Row): string {
@@ -300,7 +334,8 @@ function columnSet(row: Row): string {
 function independentRun(scope: ObjectScope, prepared: ReadonlyArray<PreparedWrite | undefined>, start: number, limit: number): number {
   const { object } = scope;
   const matchFields = new Set<string>();
-  for (let position = start; position < limit; position += 1) for (const name of Object.keys(prepared[position]?.match ?? {})) matchFields.add(name);
+  for (let position = start; position < limit; position += 1)
+    for (const name of Object.keys(prepared[position]?.match ?? {})) matchFields.add(name);
   if (matchFields.size === 0) return limit;
   // What each earlier write of the run sets, as read back, for the fields any write matches on.
   const written = new Map<number, Map<string, unknown>>();

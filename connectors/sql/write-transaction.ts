@@ -37,7 +37,10 @@ export interface WriteScope extends ObjectScope {
 }
 
 /** How one write's lookup and create are kept atomic; `bucket` is its match values' lock. */
-export type WriteGuard = { kind: 'none' } | { kind: 'unique'; columns: readonly string[]; bucket: number } | { kind: 'lock'; bucket: number };
+export type WriteGuard =
+  | { kind: 'none' }
+  | { kind: 'unique'; columns: readonly string[]; bucket: number }
+  | { kind: 'lock'; bucket: number };
 
 export const NO_GUARD: WriteGuard = { kind: 'none' };
 
@@ -55,7 +58,11 @@ const ATTEMPTS = 4;
  * The guard of each write (`undefined` for a write already refused) and the buckets its transaction
  * locks: those of the `lock` writes, and with `batch` (writeMany) those of the `unique` ones too.
  */
-export async function guardWrites(scope: WriteScope, writes: ReadonlyArray<PreparedWrite | undefined>, batch: boolean): Promise<GuardedWrites> {
+export async function guardWrites(
+  scope: WriteScope,
+  writes: ReadonlyArray<PreparedWrite | undefined>,
+  batch: boolean,
+): Promise<GuardedWrites> {
   const guards: WriteGuard[] = writes.map(() => NO_GUARD);
   const unguarded: GuardedWrites = { guards, lockScope: undefined, buckets: [] };
   if (scope.tables === undefined || !writes.some((write) => write?.match !== undefined)) return unguarded;
@@ -88,7 +95,8 @@ async function once<T>(scope: WriteScope, guarded: GuardedWrites, work: (trx: Kn
   const { knex, object } = scope;
   const dialect = scope.engine.name;
   const locked = async (trx: Knex.Transaction): Promise<T> => {
-    if (guarded.lockScope !== undefined) await takeMatchLocks(trx, dialect, guarded.lockScope, guarded.buckets, { systemId: object.systemId, objectName: object.name });
+    if (guarded.lockScope !== undefined)
+      await takeMatchLocks(trx, dialect, guarded.lockScope, guarded.buckets, { systemId: object.systemId, objectName: object.name });
     return work(trx);
   };
   if (dialect !== 'mysql' || guarded.buckets.length === 0) return knex.transaction(locked);
@@ -108,7 +116,11 @@ async function once<T>(scope: WriteScope, guarded: GuardedWrites, work: (trx: Kn
 }
 
 /** Runs `work` in a write transaction guarded as `guarded` says; again when a deadlock rolled it back. */
-export async function writeTransaction<T>(scope: WriteScope, guarded: GuardedWrites, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(
+  scope: WriteScope,
+  guarded: GuardedWrites,
+  work: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await once(scope, guarded, work);

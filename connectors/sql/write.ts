@@ -16,23 +16,47 @@ import { ConnectorError } from '../connector-error.js';
 import { toConnectorError } from './database-errors.js';
 import { groupParentKey, unknownField, type SqlGroup } from './object-model.js';
 import { insertUnlessConflict } from './conflict-insert.js';
-import { ambiguousMatch, createRow, encodeFields, prepareWrite, readOnlyError, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
+import {
+  ambiguousMatch,
+  createRow,
+  encodeFields,
+  prepareWrite,
+  readOnlyError,
+  writeResult,
+  type PreparedWrite,
+  type Row,
+} from './prepare-write.js';
 import type { ObjectScope } from './record-query.js';
 import { toRaw } from './sql-fragment.js';
 import { guardWrites, NO_GUARD, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
 
-async function upsertGroupEntry(trx: Knex.Transaction, scope: ObjectScope, group: SqlGroup, parentKey: unknown, type: string, entry: unknown): Promise<void> {
+async function upsertGroupEntry(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  group: SqlGroup,
+  parentKey: unknown,
+  type: string,
+  entry: unknown,
+): Promise<void> {
   const object = scope.object;
   const label = (name: string): string => `${object.name}.${group.name}[${type}].${name}`;
   if (!group.types.includes(type)) {
-    throw new ConnectorError('invalid-value', `${object.name}.${group.name}: '${type}' is not one of its types (${group.types.join(', ')})`, {
-      details: { group: group.name, type, types: [...group.types] },
-    });
+    throw new ConnectorError(
+      'invalid-value',
+      `${object.name}.${group.name}: '${type}' is not one of its types (${group.types.join(', ')})`,
+      {
+        details: { group: group.name, type, types: [...group.types] },
+      },
+    );
   }
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    throw new ConnectorError('invalid-value', `${object.name}.${group.name}[${type}]: expected an object of field values`, { details: { group: group.name, type } });
+    throw new ConnectorError('invalid-value', `${object.name}.${group.name}[${type}]: expected an object of field values`, {
+      details: { group: group.name, type },
+    });
   }
-  const values = encodeFields(scope, group.fields, entry as RecordData, label, (name) => unknownField(object, `${group.name}.${type}.${name}`, `; the fields of ${group.name} are ${[...group.fields.keys()].join(', ')}`));
+  const values = encodeFields(scope, group.fields, entry as RecordData, label, (name) =>
+    unknownField(object, `${group.name}.${type}.${name}`, `; the fields of ${group.name} are ${[...group.fields.keys()].join(', ')}`),
+  );
   for (const name of Object.keys(values)) if (group.fields.get(name)?.readOnly) throw readOnlyError(label(name), '');
   const identity = { [group.foreignKey]: parentKey, [group.typeField]: type };
   const existing = await trx(group.table).select(trx.raw('1 AS found')).where(identity).first();
@@ -52,7 +76,11 @@ export function hasGroupEntries(request: WriteRequest): boolean {
 export async function findRecord(trx: Knex.Transaction, scope: ObjectScope, prepared: PreparedWrite): Promise<Row[]> {
   const { object } = scope;
   if (prepared.condition === undefined) return [];
-  return (await trx.from({ r: object.table }).select(object.key.map((name) => `r.${name}`)).where(toRaw(trx, prepared.condition)).limit(2)) as Row[];
+  return (await trx
+    .from({ r: object.table })
+    .select(object.key.map((name) => `r.${name}`))
+    .where(toRaw(trx, prepared.condition))
+    .limit(2)) as Row[];
 }
 
 /**
@@ -60,7 +88,13 @@ export async function findRecord(trx: Knex.Transaction, scope: ObjectScope, prep
  * (or leaves it, `onMatch: 'skip'`) or creates one, then upserts the group entries. A create that
  * meets a record created since the lookup (its unique `guard`) stores the write as a match of it.
  */
-export async function storeRecord(trx: Knex.Transaction, scope: ObjectScope, prepared: PreparedWrite, found: readonly Row[], guard: WriteGuard = NO_GUARD): Promise<WriteResult> {
+export async function storeRecord(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  prepared: PreparedWrite,
+  found: readonly Row[],
+  guard: WriteGuard = NO_GUARD,
+): Promise<WriteResult> {
   const { object } = scope;
   const { request, settable } = prepared;
   if (found.length > 1) throw ambiguousMatch(object, prepared);
@@ -101,7 +135,9 @@ export async function writeRecord(scope: WriteScope, request: WriteRequest): Pro
   const prepared = prepareWrite(scope, request);
   try {
     const guarded = await guardWrites(scope, [prepared], false);
-    return await writeTransaction(scope, guarded, async (trx) => storeRecord(trx, scope, prepared, await findRecord(trx, scope, prepared), guarded.guards[0]));
+    return await writeTransaction(scope, guarded, async (trx) =>
+      storeRecord(trx, scope, prepared, await findRecord(trx, scope, prepared), guarded.guards[0]),
+    );
   } catch (error) {
     throw toConnectorError(error, { systemId: object.systemId, action: `writing ${object.name}` });
   }
@@ -111,7 +147,12 @@ export async function writeRecord(scope: WriteScope, request: WriteRequest): Pro
  * Inserts and returns the key as stored, generated parts included (RETURNING, or MySQL's insert
  * id); undefined when a unique `guard` met an existing record instead.
  */
-export async function insertRecord(trx: Knex.Transaction, scope: ObjectScope, row: Row, guard: WriteGuard = NO_GUARD): Promise<Row | undefined> {
+export async function insertRecord(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  row: Row,
+  guard: WriteGuard = NO_GUARD,
+): Promise<Row | undefined> {
   const { object } = scope;
   let insertId: number | undefined;
   if (guard.kind === 'unique') {
@@ -120,7 +161,9 @@ export async function insertRecord(trx: Knex.Transaction, scope: ObjectScope, ro
     if (scope.engine.returning) return { ...outcome.keys[0] };
     insertId = outcome.insertId;
   } else if (scope.engine.returning) {
-    const returned = (await trx(object.table).insert(row).returning([...object.key])) as Row[];
+    const returned = (await trx(object.table)
+      .insert(row)
+      .returning([...object.key])) as Row[];
     return { ...returned[0] };
   } else {
     [insertId] = (await trx(object.table).insert(row)) as number[];

@@ -16,7 +16,12 @@ export function checkApiClient(context: CheckContext, { definition, source }: Re
   } else if (definition.token !== undefined) {
     const node = locate(source, ['token']).node;
     if (node && !source.substituted.has(node)) {
-      context.report(source, ['token'], 'token-plain-text', 'token is written in plain text; read it with ${env:NAME} or ${file:path}, or give tokenSha256 instead');
+      context.report(
+        source,
+        ['token'],
+        'token-plain-text',
+        'token is written in plain text; read it with ${env:NAME} or ${file:path}, or give tokenSha256 instead',
+      );
     }
     hash = createHash('sha256').update(definition.token, 'utf8').digest();
   } else {

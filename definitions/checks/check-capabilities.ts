@@ -23,8 +23,15 @@ const purposes: Partial<Record<Capability, string>> = {
 };
 
 export function checkCapabilities(context: CheckContext, connectors: ConnectorSpecs): void {
-  const systemOf = (id: string | undefined): SystemDefinition | undefined => (id === undefined ? undefined : context.registry.System.get(id)?.definition);
-  const require = (source: SourceDocument, path: readonly PathSegment[], system: SystemDefinition | undefined, capability: Capability, setting: string): void => {
+  const systemOf = (id: string | undefined): SystemDefinition | undefined =>
+    id === undefined ? undefined : context.registry.System.get(id)?.definition;
+  const require = (
+    source: SourceDocument,
+    path: readonly PathSegment[],
+    system: SystemDefinition | undefined,
+    capability: Capability,
+    setting: string,
+  ): void => {
     const spec = system === undefined ? undefined : connectors.get(system.connector);
     if (system === undefined || spec === undefined || spec.capabilities[capability]) return;
     context.report(

@@ -11,7 +11,9 @@ import type { CheckContext, Registered } from './check-context.js';
 type Member = Registered<SyncDefinition> | Registered<FlowDefinition>;
 
 export function checkConcurrencyGroups(context: CheckContext): void {
-  const members = [...context.registry.Sync.values(), ...context.registry.Flow.values()].filter((entry) => entry.valid && entry.definition.concurrency?.group !== undefined);
+  const members = [...context.registry.Sync.values(), ...context.registry.Flow.values()].filter(
+    (entry) => entry.valid && entry.definition.concurrency?.group !== undefined,
+  );
   const first = new Map<string, Member>();
   for (const member of members) {
     const policy = member.definition.concurrency;

@@ -53,12 +53,24 @@ export class CheckContext {
    */
   readonly unreadable = new Set<string>();
 
-  report(source: SourceDocument, path: readonly PathSegment[], code: string, message: string, options: { key?: boolean; offsetInValue?: number } = {}): void {
+  report(
+    source: SourceDocument,
+    path: readonly PathSegment[],
+    code: string,
+    message: string,
+    options: { key?: boolean; offsetInValue?: number } = {},
+  ): void {
     this.problems.push(problemAt(source, path, code, message, options));
   }
 
   /** A warning: reported, and the definitions still load (problem.ts). */
-  warn(source: SourceDocument, path: readonly PathSegment[], code: string, message: string, options: { key?: boolean; offsetInValue?: number } = {}): void {
+  warn(
+    source: SourceDocument,
+    path: readonly PathSegment[],
+    code: string,
+    message: string,
+    options: { key?: boolean; offsetInValue?: number } = {},
+  ): void {
     this.problems.push({ ...problemAt(source, path, code, message, options), severity: 'warning' });
   }
 
@@ -73,7 +85,12 @@ export class CheckContext {
   }
 
   /** The definition `id` of `kind`, or a problem at `path` naming the ones that exist. */
-  resolve<K extends DefinitionKind>(kind: K, id: string, source: SourceDocument, path: readonly PathSegment[]): Registered<ByKind[K]> | undefined {
+  resolve<K extends DefinitionKind>(
+    kind: K,
+    id: string,
+    source: SourceDocument,
+    path: readonly PathSegment[],
+  ): Registered<ByKind[K]> | undefined {
     const found = this.registry[kind].get(id);
     if (found) return found;
     if (this.unreadable.has(`${kind}/${id}`)) return undefined;
@@ -85,7 +102,12 @@ export class CheckContext {
   }
 
   /** The object `name` of a system, or a problem naming the system's objects. */
-  object(system: Registered<SystemDefinition>, name: string, source: SourceDocument, path: readonly PathSegment[]): ObjectDefinition | undefined {
+  object(
+    system: Registered<SystemDefinition>,
+    name: string,
+    source: SourceDocument,
+    path: readonly PathSegment[],
+  ): ObjectDefinition | undefined {
     const objects = system.definition.objects ?? {};
     const found = Object.hasOwn(objects, name) ? objects[name] : undefined;
     if (found) return found;
@@ -101,7 +123,9 @@ export class CheckContext {
       return parseExpression(text);
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
-      this.report(source, path, 'expression-syntax', `${displayPath(path)}: ${error.message}${commentHint(source, path)}`, { offsetInValue: error.offset });
+      this.report(source, path, 'expression-syntax', `${displayPath(path)}: ${error.message}${commentHint(source, path)}`, {
+        offsetInValue: error.offset,
+      });
       return undefined;
     }
   }
@@ -124,7 +148,9 @@ export class CheckContext {
       const e = error as { message?: string; position?: number; token?: string };
       // JSONata reports the position just after the offending token.
       const offset = typeof e.position === 'number' ? Math.max(0, e.position - (e.token?.length ?? 1)) : 0;
-      this.report(source, path, 'jsonata-syntax', `${displayPath(path)}: JSONata: ${e.message ?? String(error)}`, { offsetInValue: offset });
+      this.report(source, path, 'jsonata-syntax', `${displayPath(path)}: JSONata: ${e.message ?? String(error)}`, {
+        offsetInValue: offset,
+      });
       return undefined;
     }
   }

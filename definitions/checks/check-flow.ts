@@ -37,7 +37,12 @@ export function checkFlowGraph(context: CheckContext): void {
       if (state.get(step.flow) === 'visiting') {
         const cycle = [...trail.slice(trail.indexOf(step.flow)), id, step.flow];
         for (const member of cycle) inCycle.add(member);
-        context.report(flow.source, ['steps', index, 'flow'], 'flow-cycle', `steps[${index}].flow: flows call each other in a cycle: ${cycle.join(' → ')}`);
+        context.report(
+          flow.source,
+          ['steps', index, 'flow'],
+          'flow-cycle',
+          `steps[${index}].flow: flows call each other in a cycle: ${cycle.join(' → ')}`,
+        );
       } else {
         visit(step.flow, [...trail, id]);
       }
@@ -50,7 +55,12 @@ export function checkFlowGraph(context: CheckContext): void {
     if (inCycle.has(id) || !flow.valid) continue;
     const first = firstSync(context, id, new Set());
     if (first && !first.definition.source.recordStore) {
-      context.report(flow.source, ['steps', 0], 'flow-first-step', `steps[0]: a flow starts with a record-store read, but sync '${first.definition.id}' reads ${first.definition.source.system ?? 'a system'}; set source.recordStore: true on the first sync`);
+      context.report(
+        flow.source,
+        ['steps', 0],
+        'flow-first-step',
+        `steps[0]: a flow starts with a record-store read, but sync '${first.definition.id}' reads ${first.definition.source.system ?? 'a system'}; set source.recordStore: true on the first sync`,
+      );
     }
   }
 }

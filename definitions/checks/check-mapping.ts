@@ -20,7 +20,14 @@ export function keysOf(mapping: Mapping | undefined, text: string): MappingKey[]
 }
 
 /** Reports every key of the mapping at `path` that `object` (named `label`) does not have. */
-export function checkMappingTarget(context: CheckContext, source: SourceDocument, path: readonly PathSegment[], keys: readonly MappingKey[], label: string, object: ObjectDefinition): void {
+export function checkMappingTarget(
+  context: CheckContext,
+  source: SourceDocument,
+  path: readonly PathSegment[],
+  keys: readonly MappingKey[],
+  label: string,
+  object: ObjectDefinition,
+): void {
   const names = [...Object.keys(object.fields), ...Object.keys(object.groups ?? {})];
   // An object that declares no fields takes whatever it is given.
   if (Object.keys(object.fields).length === 0) return;
@@ -28,12 +35,24 @@ export function checkMappingTarget(context: CheckContext, source: SourceDocument
     if (names.includes(key.name)) continue;
     const guess = closest(key.name, names);
     const hint = guess ? `; did you mean '${guess}'?` : ` (it has: ${list(names)})`;
-    context.report(source, path, 'unknown-target-field', `${path.join('.')}: '${key.name}' is not a field of ${label}, so writing any record would fail${hint}`, { offsetInValue: key.start });
+    context.report(
+      source,
+      path,
+      'unknown-target-field',
+      `${path.join('.')}: '${key.name}' is not a field of ${label}, so writing any record would fail${hint}`,
+      { offsetInValue: key.start },
+    );
   }
 }
 
 /** Reports placeholders of a match search (not `#params.Name#`) that name no key of the mapping. */
-export function checkMatchPlaceholders(context: CheckContext, source: SourceDocument, path: readonly PathSegment[], where: Expression, keys: readonly MappingKey[]): void {
+export function checkMatchPlaceholders(
+  context: CheckContext,
+  source: SourceDocument,
+  path: readonly PathSegment[],
+  where: Expression,
+  keys: readonly MappingKey[],
+): void {
   const produced = keys.map((key) => key.name);
   for (const placeholder of collectPlaceholders(where)) {
     const name = placeholder.path[0]!;

@@ -11,13 +11,17 @@ const minimumEveryMs = 1000;
 
 export function checkSchedule(context: CheckContext, source: SourceDocument, path: readonly PathSegment[], schedule: Schedule): void {
   if ((schedule.every === undefined) === (schedule.cron === undefined)) {
-    context.report(source, path, 'schedule', 'schedule: give exactly one of every (e.g. every: 15m) and cron (e.g. cron: "0 2 * * *")', { key: true });
+    context.report(source, path, 'schedule', 'schedule: give exactly one of every (e.g. every: 15m) and cron (e.g. cron: "0 2 * * *")', {
+      key: true,
+    });
     return;
   }
   if (schedule.every !== undefined) {
     const ms = parseDuration(schedule.every);
-    if (ms !== undefined && ms < minimumEveryMs) context.report(source, [...path, 'every'], 'schedule', `schedule.every: ${schedule.every} is shorter than 1s`);
-    if (schedule.timezone !== undefined) context.report(source, [...path, 'timezone'], 'schedule', 'schedule.timezone applies to cron only', { key: true });
+    if (ms !== undefined && ms < minimumEveryMs)
+      context.report(source, [...path, 'every'], 'schedule', `schedule.every: ${schedule.every} is shorter than 1s`);
+    if (schedule.timezone !== undefined)
+      context.report(source, [...path, 'timezone'], 'schedule', 'schedule.timezone applies to cron only', { key: true });
     return;
   }
   if (schedule.timezone !== undefined && !validTimeZone(schedule.timezone)) {
@@ -29,7 +33,12 @@ export function checkSchedule(context: CheckContext, source: SourceDocument, pat
   try {
     new Cron(schedule.cron!, { paused: true, timezone: schedule.timezone });
   } catch (error) {
-    context.report(source, [...path, 'cron'], 'cron', `schedule.cron: '${schedule.cron}' is not a valid cron expression: ${(error as Error).message}`);
+    context.report(
+      source,
+      [...path, 'cron'],
+      'cron',
+      `schedule.cron: '${schedule.cron}' is not a valid cron expression: ${(error as Error).message}`,
+    );
   }
 }
 

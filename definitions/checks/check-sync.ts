@@ -21,15 +21,29 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
   const target = context.resolve('System', definition.target.system, source, ['target', 'system']);
   const targetObject = target && context.object(target, definition.target.object, source, ['target', 'object']);
   if (target?.definition.readOnly || targetObject?.readOnly) {
-    context.report(source, ['target'], 'read-only-target', `target: ${target!.definition.id}/${definition.target.object} is read-only; a sync cannot write to it`);
+    context.report(
+      source,
+      ['target'],
+      'read-only-target',
+      `target: ${target!.definition.id}/${definition.target.object} is read-only; a sync cannot write to it`,
+    );
   }
 
-  const where = definition.source.where === undefined ? undefined : context.expression(source, ['source', 'where'], definition.source.where);
+  const where =
+    definition.source.where === undefined ? undefined : context.expression(source, ['source', 'where'], definition.source.where);
   if (where && sourceShape) context.fields(source, ['source', 'where'], collectFields(where), sourceShape.owner, sourceShape.shape);
   const order = definition.source.order === undefined ? undefined : context.order(source, ['source', 'order'], definition.source.order);
-  if (order && sourceShape) context.fields(source, ['source', 'order'], order.map((t) => ({ path: t.field, start: t.start })), sourceShape.owner, sourceShape.shape);
+  if (order && sourceShape)
+    context.fields(
+      source,
+      ['source', 'order'],
+      order.map((t) => ({ path: t.field, start: t.start })),
+      sourceShape.owner,
+      sourceShape.shape,
+    );
 
-  const precondition = definition.precondition === undefined ? undefined : context.expression(source, ['precondition'], definition.precondition);
+  const precondition =
+    definition.precondition === undefined ? undefined : context.expression(source, ['precondition'], definition.precondition);
   if (precondition && sourceShape) {
     // #field# is the source record's field; #params.Name# an action parameter.
     const placeholders = collectPlaceholders(precondition).filter((p) => p.path[0] !== 'params');
@@ -40,17 +54,29 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
 
   const matchWhere = definition.match ? context.expression(source, ['match', 'where'], definition.match.where) : undefined;
   if (matchWhere && targetObject) {
-    context.fields(source, ['match', 'where'], collectFields(matchWhere), `target ${definition.target.system}/${definition.target.object}`, objectShape(targetObject));
+    context.fields(
+      source,
+      ['match', 'where'],
+      collectFields(matchWhere),
+      `target ${definition.target.system}/${definition.target.object}`,
+      objectShape(targetObject),
+    );
   }
   if (matchWhere && collectFields(matchWhere).length === 0) {
-    context.report(source, ['match', 'where'], 'match-without-field', 'match.where must compare at least one target field, e.g. Email = #Email#');
+    context.report(
+      source,
+      ['match', 'where'],
+      'match-without-field',
+      'match.where must compare at least one target field, e.g. Email = #Email#',
+    );
   }
   const keys = keysOf(mapping, definition.mapping);
   // A sync that webhooks only read through, and that nothing schedules, maps for their answers:
   // its records are shown, not written, so its keys need not be fields of the target.
   const types = definition.webhookTypes;
   const readView = types.some((type) => type !== 'write') && !types.includes('write') && definition.schedule === undefined;
-  if (keys && targetObject && !readView) checkMappingTarget(context, source, ['mapping'], keys, `target ${definition.target.system}/${definition.target.object}`, targetObject);
+  if (keys && targetObject && !readView)
+    checkMappingTarget(context, source, ['mapping'], keys, `target ${definition.target.system}/${definition.target.object}`, targetObject);
   if (keys && matchWhere) checkMatchPlaceholders(context, source, ['match', 'where'], matchWhere, keys);
 
   if (definition.schedule) checkSchedule(context, source, ['schedule'], definition.schedule);
@@ -60,20 +86,34 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
 }
 
 /** The source's field shape, for checking filters and preconditions against it. */
-function checkSource(context: CheckContext, { definition, source }: Registered<SyncDefinition>): { owner: string; shape: FieldShape } | undefined {
+function checkSource(
+  context: CheckContext,
+  { definition, source }: Registered<SyncDefinition>,
+): { owner: string; shape: FieldShape } | undefined {
   const s = definition.source;
   if (s.recordStore) {
     for (const key of ['system', 'object', 'query'] as const) {
-      if (s[key] !== undefined) context.report(source, ['source', key], 'source-conflict', `source.${key}: a record-store source reads this sync's record store; remove ${key}`, { key: true });
+      if (s[key] !== undefined)
+        context.report(
+          source,
+          ['source', key],
+          'source-conflict',
+          `source.${key}: a record-store source reads this sync's record store; remove ${key}`,
+          { key: true },
+        );
     }
     return undefined;
   }
   if (s.system === undefined) {
-    context.report(source, ['source'], 'source-incomplete', 'source: give system with object (or query), or recordStore: true', { key: true });
+    context.report(source, ['source'], 'source-incomplete', 'source: give system with object (or query), or recordStore: true', {
+      key: true,
+    });
     return undefined;
   }
   if ((s.object === undefined) === (s.query === undefined)) {
-    context.report(source, ['source'], 'source-incomplete', `source: give exactly one of object and query for system '${s.system}'`, { key: true });
+    context.report(source, ['source'], 'source-incomplete', `source: give exactly one of object and query for system '${s.system}'`, {
+      key: true,
+    });
     return undefined;
   }
   const system = context.resolve('System', s.system, source, ['source', 'system']);
@@ -86,8 +126,16 @@ function checkSource(context: CheckContext, { definition, source }: Registered<S
   const query = Object.hasOwn(queries, s.query!) ? queries[s.query!] : undefined;
   if (!query) {
     const known = Object.keys(queries);
-    context.report(source, ['source', 'query'], 'unknown-reference', `source.query: System '${s.system}' has no query '${s.query}'${known.length ? ` (it has: ${known.join(', ')})` : ' (it declares no queries)'}`);
+    context.report(
+      source,
+      ['source', 'query'],
+      'unknown-reference',
+      `source.query: System '${s.system}' has no query '${s.query}'${known.length ? ` (it has: ${known.join(', ')})` : ' (it declares no queries)'}`,
+    );
     return undefined;
   }
-  return { owner: `query ${s.system}/${s.query}`, shape: { fields: Object.fromEntries(query.columns.map((c) => [c.name, { type: c.type }])) } };
+  return {
+    owner: `query ${s.system}/${s.query}`,
+    shape: { fields: Object.fromEntries(query.columns.map((c) => [c.name, { type: c.type }])) },
+  };
 }

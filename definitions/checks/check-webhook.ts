@@ -85,7 +85,14 @@ export function checkWebhook(context: CheckContext, entry: Registered<WebhookDef
   const queryFilter = parse('queryFilter');
   checkPagingFilter(context, source, hook, queryFilter);
   const order = hook.order === undefined ? undefined : context.order(source, ['order'], hook.order);
-  if (order && searchShape) context.fields(source, ['order'], order.map((t) => ({ path: t.field, start: t.start })), objectName, searchShape);
+  if (order && searchShape)
+    context.fields(
+      source,
+      ['order'],
+      order.map((t) => ({ path: t.field, start: t.start })),
+      objectName,
+      searchShape,
+    );
 
   const mapping = (key: 'readMapping' | 'writeMapping' | 'resultMapping') =>
     hook[key] === undefined ? undefined : context.mapping(source, [key], hook[key]!);
@@ -101,9 +108,20 @@ export function checkWebhook(context: CheckContext, entry: Registered<WebhookDef
 function checkId(context: CheckContext, source: SourceDocument, id: string): void {
   const bad = [...id].findIndex((c) => !/[A-Za-z0-9_-]/.test(c));
   if (bad >= 0) {
-    context.report(source, ['id'], 'webhook-id', `id: character '${[...id][bad]}' is not allowed in a webhook id; use only A-Z a-z 0-9 _ - (\`syncline webhook new\` makes one)`, { offsetInValue: bad });
+    context.report(
+      source,
+      ['id'],
+      'webhook-id',
+      `id: character '${[...id][bad]}' is not allowed in a webhook id; use only A-Z a-z 0-9 _ - (\`syncline webhook new\` makes one)`,
+      { offsetInValue: bad },
+    );
   } else if (id.length < minimumWebhookIdLength) {
-    context.report(source, ['id'], 'webhook-id', `id: '${id}' has ${id.length} characters; a webhook id is part of its URL and needs at least ${minimumWebhookIdLength} unguessable ones (\`syncline webhook new\` makes one)`);
+    context.report(
+      source,
+      ['id'],
+      'webhook-id',
+      `id: '${id}' has ${id.length} characters; a webhook id is part of its URL and needs at least ${minimumWebhookIdLength} unguessable ones (\`syncline webhook new\` makes one)`,
+    );
   }
 }
 
@@ -116,7 +134,13 @@ function checkActionSettings(context: CheckContext, source: SourceDocument, hook
   }
   for (const [setting, actions] of Object.entries(usedOnlyBy) as Array<[Setting, WebhookAction[]]>) {
     if (!actions.includes(hook.action) && context.written(source, [setting])) {
-      context.report(source, [setting], 'webhook-setting', `${setting} has no effect with action ${hook.action}; it is used by ${actions.join(', ')}`, { key: true });
+      context.report(
+        source,
+        [setting],
+        'webhook-setting',
+        `${setting} has no effect with action ${hook.action}; it is used by ${actions.join(', ')}`,
+        { key: true },
+      );
     }
   }
 }
@@ -140,12 +164,22 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
     if (system && hook.object !== undefined) object = context.object(system, hook.object, source, ['object']);
     if (system && hook.query !== undefined && !Object.hasOwn(system.definition.queries, hook.query)) {
       const known = Object.keys(system.definition.queries);
-      context.report(source, ['query'], 'unknown-reference', `query: System '${hook.system}' has no query '${hook.query}'${known.length ? ` (it has: ${known.join(', ')})` : ' (it declares no queries)'}`);
+      context.report(
+        source,
+        ['query'],
+        'unknown-reference',
+        `query: System '${hook.system}' has no query '${hook.query}'${known.length ? ` (it has: ${known.join(', ')})` : ' (it declares no queries)'}`,
+      );
     } else if (system && hook.query !== undefined) {
       statement = system.definition.queries[hook.query]!.statement;
     }
     if (system && hook.action === 'saveWithSystem' && (system.definition.readOnly || object?.readOnly)) {
-      context.report(source, ['object'], 'read-only-target', `object: ${hook.system}/${hook.object} is read-only; saveWithSystem cannot write to it`);
+      context.report(
+        source,
+        ['object'],
+        'read-only-target',
+        `object: ${hook.system}/${hook.object} is read-only; saveWithSystem cannot write to it`,
+      );
     }
   }
   if (hook.flow !== undefined) context.resolve('Flow', hook.flow, source, ['flow']);
@@ -155,10 +189,20 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
     sync = context.resolve('Sync', hook.sync, source, ['sync']);
     const needed = syncTypeFor[hook.action];
     if (sync && needed && !sync.definition.webhookTypes.includes(needed)) {
-      context.report(source, ['sync'], 'webhook-sync-type', `sync: action ${hook.action} needs a webhook sync for '${needed}'; add webhookTypes: [${needed}] to Sync '${hook.sync}'`);
+      context.report(
+        source,
+        ['sync'],
+        'webhook-sync-type',
+        `sync: action ${hook.action} needs a webhook sync for '${needed}'; add webhookTypes: [${needed}] to Sync '${hook.sync}'`,
+      );
     }
     if (sync && hook.recordStore && !sync.definition.source.recordStore) {
-      context.report(source, ['recordStore'], 'webhook-record-store', `recordStore: Sync '${hook.sync}' does not read the record store; set source.recordStore: true on it`);
+      context.report(
+        source,
+        ['recordStore'],
+        'webhook-record-store',
+        `recordStore: Sync '${hook.sync}' does not read the record store; set source.recordStore: true on it`,
+      );
     }
     const s = sync?.definition.source;
     if (s?.system !== undefined && s.object !== undefined) {
@@ -166,10 +210,17 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
       const syncObject = system?.definition.objects[s.object];
       if (syncObject) syncSourceShape = objectShape(syncObject);
     }
-    if (s?.system !== undefined && s.query !== undefined) statement = context.registry.System.get(s.system)?.definition.queries?.[s.query]?.statement;
+    if (s?.system !== undefined && s.query !== undefined)
+      statement = context.registry.System.get(s.system)?.definition.queries?.[s.query]?.statement;
   }
   const shape = object && objectShape(object);
-  return { searchShape: shape ?? syncSourceShape, targetShape: shape, ...(object ? { object } : {}), ...(sync ? { sync: sync.definition } : {}), ...(statement === undefined ? {} : { statement }) };
+  return {
+    searchShape: shape ?? syncSourceShape,
+    targetShape: shape,
+    ...(object ? { object } : {}),
+    ...(sync ? { sync: sync.definition } : {}),
+    ...(statement === undefined ? {} : { statement }),
+  };
 }
 
 /**
@@ -178,13 +229,24 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
  * The sync's order counts for sync-based reads, a query's own ORDER BY for query reads; with
  * paging firstOnly does nothing (the webhook-setting check says so).
  */
-function checkFirstOnly(context: CheckContext, source: SourceDocument, hook: WebhookDefinition, sync: SyncDefinition | undefined, statement: string | undefined): void {
+function checkFirstOnly(
+  context: CheckContext,
+  source: SourceDocument,
+  hook: WebhookDefinition,
+  sync: SyncDefinition | undefined,
+  statement: string | undefined,
+): void {
   if (!hook.firstOnly || hook.order !== undefined || hook.paging !== undefined) return;
   if (!usedOnlyBy.firstOnly!.includes(hook.action)) return;
   if (sync?.source.order !== undefined) return;
   if (statement !== undefined && /\border\s+by\b/i.test(statement)) return;
   const where = statement === undefined ? '' : ", or sort in the query's statement (ORDER BY)";
-  context.warn(source, ['firstOnly'], 'first-without-order', `firstOnly answers the first record of an unsorted result, which may be a different one on each call; set order (e.g. order: 'id desc')${where}`);
+  context.warn(
+    source,
+    ['firstOnly'],
+    'first-without-order',
+    `firstOnly answers the first record of an unsorted result, which may be a different one on each call; set order (e.g. order: 'id desc')${where}`,
+  );
 }
 
 /**
@@ -194,7 +256,13 @@ function checkFirstOnly(context: CheckContext, source: SourceDocument, hook: Web
  * the caller decides which fields are written — the key and any other — which works, but is
  * rarely meant: a warning.
  */
-function checkWrittenFields(context: CheckContext, source: SourceDocument, hook: WebhookDefinition, object: ObjectDefinition, writeMapping: Mapping | undefined): void {
+function checkWrittenFields(
+  context: CheckContext,
+  source: SourceDocument,
+  hook: WebhookDefinition,
+  object: ObjectDefinition,
+  writeMapping: Mapping | undefined,
+): void {
   const label = `${hook.system}/${hook.object}`;
   if (hook.writeMapping !== undefined) {
     const keys = keysOf(writeMapping, hook.writeMapping);
@@ -207,11 +275,22 @@ function checkWrittenFields(context: CheckContext, source: SourceDocument, hook:
     const fields = [...Object.keys(object.fields), ...Object.keys(object.groups ?? {})];
     for (const name of Object.keys(properties)) {
       if (fields.includes(name) || Object.keys(object.fields).length === 0) continue;
-      context.report(source, ['requestSchema', 'properties', name], 'unknown-target-field', `requestSchema.properties.${name}: without a writeMapping the request is written as it is, and '${name}' is not a field of ${label}; map the request with writeMapping, or leave '${name}' out`, { key: true });
+      context.report(
+        source,
+        ['requestSchema', 'properties', name],
+        'unknown-target-field',
+        `requestSchema.properties.${name}: without a writeMapping the request is written as it is, and '${name}' is not a field of ${label}; map the request with writeMapping, or leave '${name}' out`,
+        { key: true },
+      );
     }
     return;
   }
-  context.warn(source, ['action'], 'write-mapping-missing', `saveWithSystem without writeMapping writes every property a caller sends as a field of ${label}, its key included; add a writeMapping naming the fields a call may set (e.g. writeMapping: '{ "name": name }'), or a requestSchema with additionalProperties: false`);
+  context.warn(
+    source,
+    ['action'],
+    'write-mapping-missing',
+    `saveWithSystem without writeMapping writes every property a caller sends as a field of ${label}, its key included; add a writeMapping naming the fields a call may set (e.g. writeMapping: '{ "name": name }'), or a requestSchema with additionalProperties: false`,
+  );
 }
 
 /**
@@ -219,37 +298,82 @@ function checkWrittenFields(context: CheckContext, source: SourceDocument, hook:
  * AND-ed into #FlowFilter#: the query must have that placeholder — in its count too, or `total`
  * would count rows the filter leaves out — and the property is not also a value for the queryFilter.
  */
-function checkPagingFilter(context: CheckContext, source: SourceDocument, hook: WebhookDefinition, queryFilter: Expression | undefined): void {
+function checkPagingFilter(
+  context: CheckContext,
+  source: SourceDocument,
+  hook: WebhookDefinition,
+  queryFilter: Expression | undefined,
+): void {
   const name = hook.paging?.filterParam;
   if (name === undefined || hook.action !== 'readQueryWithSystem') return;
   const path = ['paging', 'filterParam'];
   if (name === hook.paging!.pageSizeParam || name === hook.paging!.offsetParam) {
-    context.report(source, path, 'webhook-paging', `paging.filterParam: '${name}' already names the ${name === hook.paging!.pageSizeParam ? 'page size' : 'offset'}; give the filter property a name of its own`);
+    context.report(
+      source,
+      path,
+      'webhook-paging',
+      `paging.filterParam: '${name}' already names the ${name === hook.paging!.pageSizeParam ? 'page size' : 'offset'}; give the filter property a name of its own`,
+    );
   }
-  const query = hook.system === undefined || hook.query === undefined ? undefined : context.registry.System.get(hook.system)?.definition.queries[hook.query];
+  const query =
+    hook.system === undefined || hook.query === undefined
+      ? undefined
+      : context.registry.System.get(hook.system)?.definition.queries[hook.query];
   if (query !== undefined) {
-    for (const [key, text] of [['statement', query.statement], ['countStatement', query.countStatement]] as const) {
+    for (const [key, text] of [
+      ['statement', query.statement],
+      ['countStatement', query.countStatement],
+    ] as const) {
       if (text !== undefined && !text.includes('#FlowFilter#')) {
-        context.report(source, path, 'webhook-paging', `paging.filterParam: the ${key} of query ${hook.system}/${hook.query} has no #FlowFilter#, where the request's filter would go; add it there`);
+        context.report(
+          source,
+          path,
+          'webhook-paging',
+          `paging.filterParam: the ${key} of query ${hook.system}/${hook.query} has no #FlowFilter#, where the request's filter would go; add it there`,
+        );
       }
     }
   }
   const placeholder = queryFilter && collectPlaceholders(queryFilter).find((p) => p.path[0] === name);
   if (placeholder) {
-    context.report(source, ['queryFilter'], 'webhook-paging', `queryFilter: #${placeholder.path.join('.')}# takes the paging filter property '${name}', whose value is a filter of its own (AND-ed with this one), not a value; use another property here`, { offsetInValue: placeholder.start });
+    context.report(
+      source,
+      ['queryFilter'],
+      'webhook-paging',
+      `queryFilter: #${placeholder.path.join('.')}# takes the paging filter property '${name}', whose value is a filter of its own (AND-ed with this one), not a value; use another property here`,
+      { offsetInValue: placeholder.start },
+    );
   }
 }
 
 function checkSecurity(context: CheckContext, source: SourceDocument, hook: WebhookDefinition): void {
   const challenge = hook.challenge;
   if (challenge && (challenge.profile === 'x-crc' || challenge.profile === 'zoom') && challenge.secret === undefined) {
-    context.report(source, ['challenge'], 'webhook-challenge', `challenge: profile ${challenge.profile} signs the challenge with the network client secret; add challenge.secret`, { key: true });
+    context.report(
+      source,
+      ['challenge'],
+      'webhook-challenge',
+      `challenge: profile ${challenge.profile} signs the challenge with the network client secret; add challenge.secret`,
+      { key: true },
+    );
   }
   if (challenge?.profile === 'meta' && challenge.verifyToken === undefined) {
-    context.report(source, ['challenge'], 'webhook-challenge', 'challenge: profile meta compares hub.verify_token; add challenge.verifyToken', { key: true });
+    context.report(
+      source,
+      ['challenge'],
+      'webhook-challenge',
+      'challenge: profile meta compares hub.verify_token; add challenge.verifyToken',
+      { key: true },
+    );
   }
   if (hook.signature?.profile === 'hmac' && hook.signature.header === undefined) {
-    context.report(source, ['signature'], 'webhook-signature', 'signature: profile hmac needs header (the request header carrying the signature)', { key: true });
+    context.report(
+      source,
+      ['signature'],
+      'webhook-signature',
+      'signature: profile hmac needs header (the request header carrying the signature)',
+      { key: true },
+    );
   }
   if (hook.idempotency?.bodyPath !== undefined && context.written(source, ['idempotency', 'header'])) {
     context.report(source, ['idempotency'], 'webhook-idempotency', 'idempotency: give header or bodyPath, not both', { key: true });
@@ -275,7 +399,13 @@ function remember(text: string, validate: ValidateFunction): ValidateFunction {
  * so that a mistake is reported at its own line (`type: int` under properties.id) rather than at
  * the top of the schema with Ajv's internal paths.
  */
-function compileSchema(context: CheckContext, ajv: Ajv2020, source: SourceDocument, key: 'requestSchema' | 'responseSchema', schema: Record<string, unknown>): ValidateFunction | undefined {
+function compileSchema(
+  context: CheckContext,
+  ajv: Ajv2020,
+  source: SourceDocument,
+  key: 'requestSchema' | 'responseSchema',
+  schema: Record<string, unknown>,
+): ValidateFunction | undefined {
   const text = JSON.stringify(schema);
   const cached = compiledSchemas.get(text);
   if (cached) return cached;
@@ -292,7 +422,9 @@ function compileSchema(context: CheckContext, ajv: Ajv2020, source: SourceDocume
     return remember(text, ajv.compile(schema));
   } catch (error) {
     const { path, message } = compileError(ajv, schema, (error as Error).message);
-    context.report(source, [key, ...path], 'json-schema', `${displayPath([key, ...path])}: not a valid JSON Schema: ${message}`, { key: true });
+    context.report(source, [key, ...path], 'json-schema', `${displayPath([key, ...path])}: not a valid JSON Schema: ${message}`, {
+      key: true,
+    });
     return undefined;
   }
 }
@@ -329,7 +461,13 @@ function pathOfKey(value: unknown, name: string): PathSegment[] | undefined {
 }
 
 /** Placeholders must name a property the request schema declares, when the webhook has one. */
-function checkPlaceholders(context: CheckContext, source: SourceDocument, key: string, ast: Expression, requestSchema: Record<string, unknown> | undefined): void {
+function checkPlaceholders(
+  context: CheckContext,
+  source: SourceDocument,
+  key: string,
+  ast: Expression,
+  requestSchema: Record<string, unknown> | undefined,
+): void {
   if (!requestSchema) return;
   for (const placeholder of collectPlaceholders(ast)) {
     let schema: Record<string, unknown> | undefined = requestSchema;
@@ -339,7 +477,13 @@ function checkPlaceholders(context: CheckContext, source: SourceDocument, key: s
       if (!next) {
         const known = Object.keys(properties ?? {});
         const where = depth === 0 ? 'the request schema' : `request property '${placeholder.path.slice(0, depth).join('.')}'`;
-        context.report(source, [key], 'unknown-placeholder', `${key}: placeholder #${placeholder.path.join('.')}# names '${segment}', which ${where} does not declare${known.length ? ` (it declares: ${known.join(', ')})` : ''}`, { offsetInValue: placeholder.start });
+        context.report(
+          source,
+          [key],
+          'unknown-placeholder',
+          `${key}: placeholder #${placeholder.path.join('.')}# names '${segment}', which ${where} does not declare${known.length ? ` (it declares: ${known.join(', ')})` : ''}`,
+          { offsetInValue: placeholder.start },
+        );
         break;
       }
       schema = next;

@@ -20,9 +20,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionSpec>> = Object.fr
 });
 
 /** Known function names, sorted, for "unknown function" messages. */
-export const FUNCTION_NAMES: readonly FunctionName[] = Object.freeze(
-  (Object.keys(FUNCTIONS) as FunctionName[]).sort(),
-);
+export const FUNCTION_NAMES: readonly FunctionName[] = Object.freeze((Object.keys(FUNCTIONS) as FunctionName[]).sort());
 
 export function isFunctionName(name: string): name is FunctionName {
   return Object.hasOwn(FUNCTIONS, name);

@@ -215,10 +215,7 @@ export class Lexer {
       if (i === segmentStart) {
         if (i >= src.length) break;
         const what = src[i] === '.' || src[i] === '#' ? `an empty name segment` : `invalid character ${showChar(src, i)}`;
-        this.fail(
-          `${what} in placeholder ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.'`,
-          i,
-        );
+        this.fail(`${what} in placeholder ${where()}; placeholder names are letters, digits, '_' and '-', joined by '.'`, i);
       }
       path.push(src.slice(segmentStart, i));
       const ch = src[i];

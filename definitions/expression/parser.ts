@@ -17,14 +17,7 @@
  * operands of comparisons, LIKE, IN, BETWEEN and functions must be values, never conditions.
  */
 
-import {
-  isValueExpression,
-  type CompareOperator,
-  type Expression,
-  type FieldNode,
-  type LiteralNode,
-  type ValueExpression,
-} from './ast.js';
+import { isValueExpression, type CompareOperator, type Expression, type FieldNode, type LiteralNode, type ValueExpression } from './ast.js';
 import { FUNCTION_NAMES, FUNCTIONS, isFunctionName } from './functions.js';
 import { isoDateProblem, matchIsoDate } from './iso-dates.js';
 import { Lexer } from './lexer.js';
@@ -191,10 +184,7 @@ class Parser implements SuffixParser {
     const suffix = parseSuffix(this, left);
     if (suffix) return suffix;
     if (isValueExpression(left) && startsValue(token)) {
-      this.fail(
-        `expected an operator such as '=', LIKE or IN after '${this.text(left)}' but found ${this.describe(token)}`,
-        token.start,
-      );
+      this.fail(`expected an operator such as '=', LIKE or IN after '${this.text(left)}' but found ${this.describe(token)}`, token.start);
     }
     return left;
   }
@@ -272,7 +262,10 @@ class Parser implements SuffixParser {
     const parts = matchIsoDate(literal.value, 0, 'quoted');
     const example = wantsTime ? "'2024-01-31T10:00:00Z'" : "'2024-01-31'";
     if (!parts || parts.length !== literal.value.length || parts.hasTime !== wantsTime) {
-      this.fail(`${keyword.text.toUpperCase()} needs ${wantsTime ? 'a date and time' : 'a date'} such as ${example} but found ${this.text(literal)}`, literal.start);
+      this.fail(
+        `${keyword.text.toUpperCase()} needs ${wantsTime ? 'a date and time' : 'a date'} such as ${example} but found ${this.text(literal)}`,
+        literal.start,
+      );
     }
     const problem = isoDateProblem(parts);
     if (problem) this.fail(`invalid ${wantsTime ? 'date-time' : 'date'} ${this.text(literal)}: ${problem}`, literal.start);

@@ -26,8 +26,23 @@ export type Token =
  * when a string follows them, so fields called `date` stay usable.
  */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'and', 'or', 'not', 'like', 'in', 'is', 'null', 'true', 'false', 'between', 'escape',
-  'eq', 'ne', 'lt', 'le', 'gt', 'ge',
+  'and',
+  'or',
+  'not',
+  'like',
+  'in',
+  'is',
+  'null',
+  'true',
+  'false',
+  'between',
+  'escape',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
 ]);
 
 /** OData comparison words and the operator each stands for. */

@@ -55,8 +55,19 @@ export async function findDefinitionFiles(paths: readonly string[]): Promise<Def
       const directory = dirname(root);
       const readPath = await realpath(root);
       const leaves = (await lstat(root)).isSymbolicLink() && !isInside(readPath, await realpath(directory));
-      const refused = leaves ? { code: 'link-outside', message: `this symbolic link leads to a file outside its directory ${directory}, which is not read; copy the file into the directory, point the link at one inside it, or name the file itself` } : undefined;
-      files.push({ absolutePath: root, displayPath: displayPath(root), root: directory, readPath: refused ? root : readPath, ...(refused ? { refused } : {}) });
+      const refused = leaves
+        ? {
+            code: 'link-outside',
+            message: `this symbolic link leads to a file outside its directory ${directory}, which is not read; copy the file into the directory, point the link at one inside it, or name the file itself`,
+          }
+        : undefined;
+      files.push({
+        absolutePath: root,
+        displayPath: displayPath(root),
+        root: directory,
+        readPath: refused ? root : readPath,
+        ...(refused ? { refused } : {}),
+      });
     } else if (info.isDirectory()) {
       files.push(...(await walk(root, await realpath(root), root)));
     } else {
@@ -75,7 +86,13 @@ async function walk(directory: string, realRoot: string, root: string): Promise<
   for (const entry of entries) {
     const path = join(directory, entry.name);
     if (skipped(entry.name)) continue;
-    const file = (readPath: string, refused?: DefinitionFile['refused']): DefinitionFile => ({ absolutePath: path, displayPath: displayPath(path), root, readPath, ...(refused ? { refused } : {}) });
+    const file = (readPath: string, refused?: DefinitionFile['refused']): DefinitionFile => ({
+      absolutePath: path,
+      displayPath: displayPath(path),
+      root,
+      readPath,
+      ...(refused ? { refused } : {}),
+    });
     if (entry.isDirectory()) found.push(...(await walk(path, realRoot, root)));
     else if (entry.isFile() && definitionFile.test(entry.name)) found.push(file(path));
     else if (entry.isSymbolicLink()) {
@@ -97,7 +114,12 @@ async function followLink(path: string, realRoot: string, root: string): Promise
   } catch {
     // A dangling link to a directory is no definition file; one named *.yaml is worth a word.
     if (!definitionFile.test(path)) return { kind: 'other', real: path };
-    return { refused: { code: 'file-unreadable', message: 'this symbolic link leads to nothing (its target does not exist); remove the link or restore its target' } };
+    return {
+      refused: {
+        code: 'file-unreadable',
+        message: 'this symbolic link leads to nothing (its target does not exist); remove the link or restore its target',
+      },
+    };
   }
   const info = await lstat(real);
   const kind = info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other';

@@ -5,7 +5,18 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { isAlias, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Alias, type Document, type EmptyStream, type Node } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isPair,
+  LineCounter,
+  parseAllDocuments,
+  visit,
+  type Alias,
+  type Document,
+  type EmptyStream,
+  type Node,
+} from 'yaml';
 import type { Problem } from '../problem.js';
 import type { DefinitionFile } from './find-files.js';
 import { positionAtOffset, type SourceDocument } from './source-document.js';
@@ -41,14 +52,21 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
   // since then is not read through it.
   const handle = await open(file.readPath, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => error);
   if (!('fd' in handle)) {
-    return handle.code === 'ELOOP' ? at(1, 1, 'link-outside', 'this file became a symbolic link while loading; it is not read') : at(1, 1, 'file-unreadable', 'file disappeared while loading');
+    return handle.code === 'ELOOP'
+      ? at(1, 1, 'link-outside', 'this file became a symbolic link while loading; it is not read')
+      : at(1, 1, 'file-unreadable', 'file disappeared while loading');
   }
   let bytes: Buffer;
   try {
     const info = await handle.stat();
     if (info.size > maxFileBytes) {
       const mb = (info.size / (1024 * 1024)).toFixed(1);
-      return at(1, 1, 'file-too-large', `file is ${mb} MiB; definition files may be at most ${maxFileBytes / (1024 * 1024)} MiB — split it into several files`);
+      return at(
+        1,
+        1,
+        'file-too-large',
+        `file is ${mb} MiB; definition files may be at most ${maxFileBytes / (1024 * 1024)} MiB — split it into several files`,
+      );
     }
     bytes = await handle.readFile();
   } finally {
@@ -104,9 +122,10 @@ export function documentValue(source: SourceDocument): { value: unknown } | { pr
   } catch (error) {
     const culprit = excessiveAlias(source.document) ?? firstAlias(source.document);
     const { line, column } = positionAtOffset(source, culprit?.range?.[0] ?? source.document.range[0]);
-    const detail = error instanceof ReferenceError && /alias/i.test(error.message)
-      ? `too many alias expansions (more than ${maxAliasCount})${culprit ? ` at *${culprit.source}` : ''}; this looks like an alias bomb — write the values out or use fewer aliases`
-      : `cannot read document: ${firstLine(String((error as Error).message ?? error))}`;
+    const detail =
+      error instanceof ReferenceError && /alias/i.test(error.message)
+        ? `too many alias expansions (more than ${maxAliasCount})${culprit ? ` at *${culprit.source}` : ''}; this looks like an alias bomb — write the values out or use fewer aliases`
+        : `cannot read document: ${firstLine(String((error as Error).message ?? error))}`;
     return { problem: { file: source.file, line, column, kind: source.kind, id: source.id, code: 'yaml-aliases', message: detail } };
   }
 }

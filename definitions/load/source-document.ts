@@ -95,7 +95,12 @@ export function positionOf(
  * after their indentation. Where the text differs from the value (escapes, folded lines), the
  * characters at the offset are looked up in the text instead; the scalar's start is the last resort.
  */
-export function scalarCharacterOffset(source: SourceDocument, range: readonly [number, number, number], value: string, offset: number): number {
+export function scalarCharacterOffset(
+  source: SourceDocument,
+  range: readonly [number, number, number],
+  value: string,
+  offset: number,
+): number {
   const raw = source.text.slice(range[0], range[1]);
   const at = raw.indexOf(value);
   if (at >= 0) return range[0] + at + offset;

@@ -69,7 +69,11 @@ export function expand(
     }
     const end = text.indexOf('}', i + 2);
     if (end < 0) {
-      errors.push({ offset: i, code: 'substitution', message: `unterminated '\${' — close it with '}' (${usage}; write $\${ for a literal \${)` });
+      errors.push({
+        offset: i,
+        code: 'substitution',
+        message: `unterminated '\${' — close it with '}' (${usage}; write $\${ for a literal \${)`,
+      });
       out += text.slice(i);
       break;
     }

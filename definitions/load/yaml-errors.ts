@@ -28,7 +28,12 @@ export function yamlProblems(source: SourceDocument, errors: readonly YAMLError[
   // A stack overflow inside the parser is followed by an error for every bracket left open.
   const exhausted = errors.find((error) => error.code === 'RESOURCE_EXHAUSTION');
   if (exhausted) {
-    return [at(exhausted.pos[0], 'the document nests too deeply to be read (hundreds of levels of brackets or indentation); a definition needs only a few levels')];
+    return [
+      at(
+        exhausted.pos[0],
+        'the document nests too deeply to be read (hundreds of levels of brackets or indentation); a definition needs only a few levels',
+      ),
+    ];
   }
 
   const problems: Problem[] = [];
@@ -42,7 +47,9 @@ export function yamlProblems(source: SourceDocument, errors: readonly YAMLError[
     if (error.code === 'BLOCK_AS_IMPLICIT_KEY' && multilineKeyOffsets.has(start)) continue;
     if (seenOffsets.has(start)) continue;
     seenOffsets.add(start);
-    problems.push(explain(source, error, at) ?? at(start, `${firstLine(error.message)}${advice[error.code] ? ` (${advice[error.code]})` : ''}`));
+    problems.push(
+      explain(source, error, at) ?? at(start, `${firstLine(error.message)}${advice[error.code] ? ` (${advice[error.code]})` : ''}`),
+    );
   }
   const [firstTab, ...moreTabs] = tabErrors;
   if (firstTab) {
@@ -61,7 +68,8 @@ function explain(source: SourceDocument, error: YAMLError, at: (offset: number, 
   if (flow) {
     const close = flow[2]!;
     const opening = close === '}' ? '{' : '[';
-    const opened = (node: Node) => (close === '}' ? isMap(node) && node.flow : isSeq(node) && node.flow) === true && node.range?.[1] === start;
+    const opened = (node: Node) =>
+      (close === '}' ? isMap(node) && node.flow : isSeq(node) && node.flow) === true && node.range?.[1] === start;
     const open = findNode(source, opened);
     if (open?.range) {
       // `{ where: Email = #Email# }`: the closing bracket is there, but inside a comment.
@@ -69,7 +77,10 @@ function explain(source: SourceDocument, error: YAMLError, at: (offset: number, 
       const comment = /(^|[ \t])#/.exec(raw);
       if (comment && raw.indexOf(close, comment.index) >= 0) {
         const line = positionAtOffset(source, open.range[0]).line;
-        return at(open.range[0] + comment.index + comment[1]!.length, `' #' starts a comment, which hides the rest of the line and the '${close}' closing the '${opening}' on line ${line}; put the value that contains # in quotes`);
+        return at(
+          open.range[0] + comment.index + comment[1]!.length,
+          `' #' starts a comment, which hides the rest of the line and the '${close}' closing the '${opening}' on line ${line}; put the value that contains # in quotes`,
+        );
       }
       return at(open.range[0], `this '${opening}' is never closed; add '${close}' after the last ${close === '}' ? 'entry' : 'item'}`);
     }
@@ -96,7 +107,10 @@ function explain(source: SourceDocument, error: YAMLError, at: (offset: number, 
     const lineBreak = text.indexOf('\n');
     if (lineBreak >= 0) {
       const indent = /^[ \t]*/.exec(text.slice(lineBreak + 1))![0].length;
-      return at(start + lineBreak + 1 + indent, 'this line is indented deeper than the line above, so it does not start a new key; line up the keys of one mapping (or quote a value that spans lines)');
+      return at(
+        start + lineBreak + 1 + indent,
+        'this line is indented deeper than the line above, so it does not start a new key; line up the keys of one mapping (or quote a value that spans lines)',
+      );
     }
   }
   if (error.code === 'UNEXPECTED_TOKEN' && /^Unexpected /.test(error.message)) {
@@ -143,5 +157,8 @@ function duplicateKey(source: SourceDocument, offset: number): { key: string; fi
 }
 
 export function firstLine(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').trim();
+  return message
+    .split('\n')[0]!
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .trim();
 }

@@ -174,7 +174,9 @@ function compileVariable(n: Node): Compiled {
   if (builtinNames.has(name)) out();
   return (scope) => {
     const bindings = scope.bindings;
-    return bindings !== undefined && Object.prototype.propertyIsEnumerable.call(bindings, name) ? settled((bindings as Record<string, unknown>)[name]) : undefined;
+    return bindings !== undefined && Object.prototype.propertyIsEnumerable.call(bindings, name)
+      ? settled((bindings as Record<string, unknown>)[name])
+      : undefined;
   };
 }
 

@@ -20,9 +20,7 @@ type Bindings = Record<string, unknown>;
 class CompiledMapping implements jsonata.Expression {
   #compiled: CompiledAst | undefined;
 
-  constructor(
-    private readonly expression: jsonata.Expression,
-  ) {
+  constructor(private readonly expression: jsonata.Expression) {
     this.#compiled = compileAst(expression.ast());
   }
 
@@ -33,9 +31,15 @@ class CompiledMapping implements jsonata.Expression {
 
   evaluate(input: unknown, bindings?: Bindings): Promise<unknown>;
   evaluate(input: unknown, bindings: Bindings | undefined, callback: (error: jsonata.JsonataError, response: unknown) => void): void;
-  // biome-ignore lint/suspicious/noConfusingVoidType: the implementation of jsonata's own overloads (a promise, or void with a callback).
-  evaluate(input: unknown, bindings?: Bindings, callback?: (error: jsonata.JsonataError, response: unknown) => void): Promise<unknown> | void {
-    if (callback !== undefined) return this.expression.evaluate(input, bindings, callback);
+  evaluate(
+    input: unknown,
+    bindings?: Bindings,
+    callback?: (error: jsonata.JsonataError, response: unknown) => void,
+  ): Promise<unknown> | undefined {
+    if (callback !== undefined) {
+      this.expression.evaluate(input, bindings, callback);
+      return undefined;
+    }
     const now = this.evaluateNow(input, bindings);
     return now === NOT_NOW ? this.expression.evaluate(input, bindings) : Promise.resolve(now);
   }

@@ -87,14 +87,16 @@ function clock(scope: Scope): number {
 }
 
 const one = (call: (value: unknown) => unknown): MappingFunction => ({ min: 1, max: 1, call: (_scope, a) => call(a) });
-const onText = (call: (value: string) => unknown): MappingFunction => one((a) => {
-  const value = text(a);
-  return value === undefined ? undefined : call(value);
-});
-const onNumber = (call: (value: number) => number): MappingFunction => one((a) => {
-  const value = numeric(a);
-  return value === undefined ? undefined : call(value);
-});
+const onText = (call: (value: string) => unknown): MappingFunction =>
+  one((a) => {
+    const value = text(a);
+    return value === undefined ? undefined : call(value);
+  });
+const onNumber = (call: (value: number) => number): MappingFunction =>
+  one((a) => {
+    const value = numeric(a);
+    return value === undefined ? undefined : call(value);
+  });
 
 /** Name (without `$`) → implementation. A null prototype: `$constructor` is not a function here. */
 export const mappingFunctions: Readonly<Record<string, MappingFunction>> = Object.freeze(

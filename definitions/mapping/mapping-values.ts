@@ -22,7 +22,11 @@ export type Compiled = (scope: Scope) => unknown;
 
 /** JSONata's test for a function value (its own, or a host function): lookups skip such objects. */
 export function isJsonataFunction(value: object): boolean {
-  return typeof value === 'function' || (value as { _jsonata_function?: unknown })._jsonata_function === true || (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true;
+  return (
+    typeof value === 'function' ||
+    (value as { _jsonata_function?: unknown })._jsonata_function === true ||
+    (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true
+  );
 }
 
 /**

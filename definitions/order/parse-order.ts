@@ -11,7 +11,10 @@ export interface OrderTerm {
 }
 
 export class OrderSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
     this.name = 'OrderSyntaxError';
   }
@@ -32,7 +35,8 @@ export function parseOrder(clause: string): OrderTerm[] {
     if (direction !== undefined && !/^(asc|desc)$/i.test(direction)) {
       throw new OrderSyntaxError(`'${direction}' after '${field}' must be asc or desc`, start + piece.trim().indexOf(direction));
     }
-    if (extra !== undefined) throw new OrderSyntaxError(`unexpected '${extra}'; separate sort terms with commas`, start + piece.trim().lastIndexOf(extra));
+    if (extra !== undefined)
+      throw new OrderSyntaxError(`unexpected '${extra}'; separate sort terms with commas`, start + piece.trim().lastIndexOf(extra));
     terms.push({ field: field.split(/[./]/), direction: (direction?.toLowerCase() as 'asc' | 'desc') ?? 'asc', start });
     offset += piece.length + 1;
   }

@@ -59,7 +59,9 @@ export function replaceGeneratedSection(page: string, section: string, pageName:
   const start = page.indexOf(generatedStart);
   const end = page.indexOf(generatedEnd);
   if (start < 0 || end < start) {
-    throw new Error(`${pageName} has no generated properties section: add the lines\n${generatedStart}\n${generatedEnd}\nwhere the table belongs, then run \`syncline docs\` again`);
+    throw new Error(
+      `${pageName} has no generated properties section: add the lines\n${generatedStart}\n${generatedEnd}\nwhere the table belongs, then run \`syncline docs\` again`,
+    );
   }
   return page.slice(0, start) + section + page.slice(end + generatedEnd.length);
 }
@@ -176,4 +178,3 @@ function table(found: Row[]): string {
 function cell(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').replaceAll('|', '\\|');
 }
-

@@ -82,16 +82,27 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const guess = typeof error.data === 'string' && !secret ? closest(error.data, allowed) : undefined;
       const hint = guess ? ` — did you mean '${guess}'?` : '';
-      return problemAt(source, path, 'schema-enum', `${prefix}${quoted(error.data)} is not allowed; use one of: ${allowed.join(', ')}${hint}`);
+      return problemAt(
+        source,
+        path,
+        'schema-enum',
+        `${prefix}${quoted(error.data)} is not allowed; use one of: ${allowed.join(', ')}${hint}`,
+      );
     }
     case 'const':
       return problemAt(source, path, 'schema-const', `${prefix}must be '${String(params.allowedValue)}'`);
     case 'type':
-      return problemAt(source, path, 'schema-type', `${prefix}must be ${article(String(params.type))}, not ${described(error.data)}${emptiedByComment(source, path, error.data)}`);
+      return problemAt(
+        source,
+        path,
+        'schema-type',
+        `${prefix}must be ${article(String(params.type))}, not ${described(error.data)}${emptiedByComment(source, path, error.data)}`,
+      );
     case 'pattern': {
-      const expected = typeof parent.description === 'string'
-        ? `expected ${lowerFirst(parent.description).replace(/\.$/, '')}`
-        : `it must match ${String(params.pattern)}`;
+      const expected =
+        typeof parent.description === 'string'
+          ? `expected ${lowerFirst(parent.description).replace(/\.$/, '')}`
+          : `it must match ${String(params.pattern)}`;
       return problemAt(source, path, 'schema-pattern', `${prefix}${quoted(error.data)} has the wrong form; ${expected}`);
     }
     case 'anyOf':
@@ -121,7 +132,13 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
       return problemAt(source, path, 'schema-unique', `${prefix}items ${params.j} and ${params.i} are the same; list each once`);
     case 'propertyNames': {
       const name = String(params.propertyName);
-      return problemAt(source, [...path, name], 'schema-name', `${prefix}'${name}' is not a valid name (letters, digits and '_', not starting with a digit)`, { key: true });
+      return problemAt(
+        source,
+        [...path, name],
+        'schema-name',
+        `${prefix}'${name}' is not a valid name (letters, digits and '_', not starting with a digit)`,
+        { key: true },
+      );
     }
     case 'format':
       return problemAt(source, path, 'schema-format', `${prefix}${quoted(error.data)} is not a valid ${params.format}`);

@@ -10,7 +10,8 @@ import { readKindSchema, systemSchemaFor, systemSchemaForUnknownConnector } from
 
 // ajv-formats is CommonJS with a `default` export; under ESM interop the function sits on `.default`.
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 export interface DefinitionValidators {
   /** The validator for a document of `kind`; Systems get their connector's variant. */

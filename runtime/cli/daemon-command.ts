@@ -29,7 +29,15 @@ export async function daemonCommand(flags: DaemonFlags): Promise<number> {
   if (typeof runtime === 'number') return runtime;
 
   const workers = await startQueueWorkers(runtime.runner('daemon'), runtime.holder, queue);
-  log.info({ definitions: directory, files: runtime.holder.current.files.length, database: queue.database.display, concurrency: queue.concurrency }, 'daemon running');
+  log.info(
+    {
+      definitions: directory,
+      files: runtime.holder.current.files.length,
+      database: queue.database.display,
+      concurrency: queue.concurrency,
+    },
+    'daemon running',
+  );
 
   const signal = await stop;
   log.info({ signal }, 'shutting down');

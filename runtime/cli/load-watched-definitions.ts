@@ -41,7 +41,8 @@ export async function loadWatchedDefinitions(directory: string, log: Logger, not
   });
   holder.on('rejected', (problems) => {
     // One line per problem, so the log reads like `syncline validate`.
-    for (const problem of problems) log.warn({ problem: problem.code }, `reload rejected, old definitions keep serving: ${formatProblem(problem)}`);
+    for (const problem of problems)
+      log.warn({ problem: problem.code }, `reload rejected, old definitions keep serving: ${formatProblem(problem)}`);
   });
   return { holder, watcher };
 }

@@ -91,8 +91,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument('<id>', 'the sync or flow to run')
     .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
     .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
-    .option('--where <filter>', 'WhereClause: AND-ed with the sync\'s own filter')
-    .option('--param <name=value>', 'an action parameter ($params.name, #params.name#); repeat for more', (value: string, list: string[] = []) => [...list, value])
+    .option('--where <filter>', "WhereClause: AND-ed with the sync's own filter")
+    .option(
+      '--param <name=value>',
+      'an action parameter ($params.name, #params.name#); repeat for more',
+      (value: string, list: string[] = []) => [...list, value],
+    )
     .action(async (id: string, options: { definitions?: string; db?: string; where?: string; param?: string[] }) => {
       const { runCommand } = await import('./run-command.js');
       exitCode = await runCommand(id, options);
@@ -111,7 +115,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
   webhook
     .command('test')
-    .description('call a webhook for real through a running server\'s test API and print sent data, the ticker live, and the status and body received (exit 1 unless 2xx)')
+    .description(
+      "call a webhook for real through a running server's test API and print sent data, the ticker live, and the status and body received (exit 1 unless 2xx)",
+    )
     .argument('<id>', 'the webhook')
     .option('--data <file>', 'send the JSON in this file (- for standard input)')
     .option('--pin <logId>', 'send the request of this pinned log entry again')

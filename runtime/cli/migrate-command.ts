@@ -24,7 +24,9 @@ export async function migrateCommand(flags: { db?: string }): Promise<number> {
   try {
     const applied = await migrate(db);
     for (const name of applied) process.stdout.write(`applied ${name}\n`);
-    process.stdout.write(applied.length === 0 ? `${location.display} is up to date\n` : `${location.display}: ${applied.length} migration(s) applied\n`);
+    process.stdout.write(
+      applied.length === 0 ? `${location.display} is up to date\n` : `${location.display}: ${applied.length} migration(s) applied\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`error: ${oneLine(error)}\n`);

@@ -44,7 +44,9 @@ export async function openRuntime(directory: string, queue: QueueSettings, log: 
   const connections = new ConnectionPool({ baseDirectory: resolve(directory) });
   holder.on('swap', (snapshot) => {
     // Connections of systems that changed or went away are closed; the others are kept.
-    connections.retain([...snapshot.systems.values()].map((s) => s.definition)).catch((error: unknown) => log.warn({ err: error }, 'closing a stale connection failed'));
+    connections
+      .retain([...snapshot.systems.values()].map((s) => s.definition))
+      .catch((error: unknown) => log.warn({ err: error }, 'closing a stale connection failed'));
   });
   const db = await openMigratedDatabase(queue.database, log);
   if (db === undefined) {
@@ -56,7 +58,15 @@ export async function openRuntime(directory: string, queue: QueueSettings, log: 
     watcher,
     connections,
     db,
-    runner: (role) => ({ db, snapshot: () => holder.current, connections, log, runProcess, workerId: newWorkerId(role), leaseMs: queue.leaseMs }),
+    runner: (role) => ({
+      db,
+      snapshot: () => holder.current,
+      connections,
+      log,
+      runProcess,
+      workerId: newWorkerId(role),
+      leaseMs: queue.leaseMs,
+    }),
     async close() {
       await Promise.all([watcher.close(), connections.closeAll()]);
       await db.close();

@@ -26,7 +26,9 @@ export class ProgressLine {
   start(itemId: string, total?: number): void {
     this.total = total;
     this.startedAt = performance.now();
-    this.out.write(`running ${this.label} (item ${itemId})${total === undefined ? '' : `, ${total.toLocaleString('en')} source records`}\n`);
+    this.out.write(
+      `running ${this.label} (item ${itemId})${total === undefined ? '' : `, ${total.toLocaleString('en')} source records`}\n`,
+    );
   }
 
   update(statistics: Readonly<ItemStatistics>): void {

@@ -120,10 +120,16 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
       { workerId, leaseMs },
     );
     if (item.status === 'Pending') {
-      process.stderr.write(`${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and ends the item Failed\n`);
+      process.stderr.write(
+        `${processId}: waiting in line (item ${item.id}): its concurrency limit of ${concurrency?.limit ?? 1} run(s) at once is reached; Ctrl-C stops waiting and ends the item Failed\n`,
+      );
       item = await awaitTurn(item, { db, workerId, leaseMs, signal: stop.signal });
       // Stopped while still in line: the item ends as docs/cli.md promises for Ctrl-C, and no daemon runs it later.
-      if (stop.signal.aborted && item.status === 'Pending' && (await cancelPending(db, item.id, 'interrupted by the operator while waiting in line (syncline run was stopped)'))) {
+      if (
+        stop.signal.aborted &&
+        item.status === 'Pending' &&
+        (await cancelPending(db, item.id, 'interrupted by the operator while waiting in line (syncline run was stopped)'))
+      ) {
         item = (await getItem(db, item.id)) ?? item;
       }
     }
@@ -139,7 +145,13 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
       finished = await followUntilEnd(item, { db, signal: stop.signal });
     }
     if (stop.signal.aborted && finished.status === 'InProgress' && finished.lockedBy === workerId) {
-      await completeItem(db, { id: item.id, workerId, status: 'Failed', ...(progress.latest === undefined ? {} : { statistics: { ...progress.latest } }), errors: [{ message: 'interrupted by the operator (syncline run was stopped)' }] });
+      await completeItem(db, {
+        id: item.id,
+        workerId,
+        status: 'Failed',
+        ...(progress.latest === undefined ? {} : { statistics: { ...progress.latest } }),
+        errors: [{ message: 'interrupted by the operator (syncline run was stopped)' }],
+      });
       finished = (await getItem(db, item.id)) ?? finished;
     }
     progress.end();
@@ -159,7 +171,12 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
  * undefined when that cannot be known cheaply (a query, the record store, a flow) or the count fails
  * (the run itself then reports the problem properly).
  */
-async function sourceTotal(snapshot: Snapshot, processId: string, connections: ConnectionPool, actionParams: readonly ActionParam[]): Promise<number | undefined> {
+async function sourceTotal(
+  snapshot: Snapshot,
+  processId: string,
+  connections: ConnectionPool,
+  actionParams: readonly ActionParam[],
+): Promise<number | undefined> {
   const sync = snapshot.syncs.get(processId);
   const source = sync?.definition.source;
   if (sync === undefined || source?.system === undefined || source.object === undefined) return undefined;
@@ -198,7 +215,8 @@ function summary(item: QueueRow, elapsedMs: number): string {
   if (statistics.read > 0 && seconds >= 1) lines.push('', `  ${Math.round(statistics.read / seconds).toLocaleString('en')} records/s read`);
   if (item.errors.length > 0) {
     lines.push('', `Errors (${item.errors.length}${item.errors.length > shownErrors ? `, first ${shownErrors}` : ''}):`);
-    for (const error of item.errors.slice(0, shownErrors)) lines.push(`  ${error.sourceId === undefined ? '' : `[${error.sourceId}] `}${error.message}`);
+    for (const error of item.errors.slice(0, shownErrors))
+      lines.push(`  ${error.sourceId === undefined ? '' : `[${error.sourceId}] `}${error.message}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -14,7 +14,15 @@ import { createApp } from '../http/create-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { stopDirectRuns } from '../http/run-direct.js';
 import { createLogger } from '../log.js';
-import { queueSettings, serveSettings, SettingsError, type QueueFlags, type QueueSettings, type ServeFlags, type ServeSettings } from '../settings.js';
+import {
+  queueSettings,
+  serveSettings,
+  SettingsError,
+  type QueueFlags,
+  type QueueSettings,
+  type ServeFlags,
+  type ServeSettings,
+} from '../settings.js';
 import { openRuntime, stopSignal } from './open-runtime.js';
 
 export interface ServeCommandFlags extends ServeFlags, QueueFlags {
@@ -72,7 +80,15 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  log.info({ definitions: settings.definitions, files: holder.current.files.length, database: queue.database.display, daemon: workers !== undefined }, `serving on http://${host}:${port}`);
+  log.info(
+    {
+      definitions: settings.definitions,
+      files: holder.current.files.length,
+      database: queue.database.display,
+      daemon: workers !== undefined,
+    },
+    `serving on http://${host}:${port}`,
+  );
 
   const signal = await stop;
   log.info({ signal }, 'shutting down');

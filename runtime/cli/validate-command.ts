@@ -33,9 +33,13 @@ export async function validateCommand(dirs: readonly string[], options: { format
     process.stderr.write(`${summarizeProblems(result.problems)}\n`);
     return 1;
   }
-  const summary = Object.entries(counts(result.snapshot)).map(([kind, n]) => `${n} ${kind}`).join(', ');
+  const summary = Object.entries(counts(result.snapshot))
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(', ');
   const warnings = result.problems.length === 0 ? '' : `, with ${result.problems.length} warning${result.problems.length === 1 ? '' : 's'}`;
-  process.stdout.write(`valid: ${result.snapshot.files.length} file${result.snapshot.files.length === 1 ? '' : 's'} (${summary})${warnings}\n`);
+  process.stdout.write(
+    `valid: ${result.snapshot.files.length} file${result.snapshot.files.length === 1 ? '' : 's'} (${summary})${warnings}\n`,
+  );
   return 0;
 }
 

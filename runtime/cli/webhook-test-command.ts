@@ -60,7 +60,9 @@ export async function webhookTestCommand(webhookId: string, options: WebhookTest
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    io.err(`error: cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}; is \`syncline serve\` running there?\n`);
+    io.err(
+      `error: cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}; is \`syncline serve\` running there?\n`,
+    );
     return 1;
   }
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -79,7 +81,9 @@ export async function webhookTestCommand(webhookId: string, options: WebhookTest
   for await (const event of readEventStream(response.body ?? emptyStream())) {
     const data = JSON.parse(event.data) as Record<string, unknown>;
     if (event.event === 'sent') {
-      io.out(`sent: ${String(data.method)} ${base}${String(data.url)}${data.pin === undefined ? '' : ` (pinned entry ${String(data.pin)})`}\n`);
+      io.out(
+        `sent: ${String(data.method)} ${base}${String(data.url)}${data.pin === undefined ? '' : ` (pinned entry ${String(data.pin)})`}\n`,
+      );
       io.out(`${indent(JSON.stringify(data.data, null, 2) ?? '')}\n`);
       io.out('ticker:\n');
     } else if (event.event === 'ticker') {
@@ -93,7 +97,7 @@ export async function webhookTestCommand(webhookId: string, options: WebhookTest
     }
   }
   if (!received) {
-    io.err('error: the stream ended without the webhook\'s response\n');
+    io.err("error: the stream ended without the webhook's response\n");
     return 1;
   }
   io.out(`received: ${received.status}${received.headers['content-type'] ? ` (${received.headers['content-type']})` : ''}\n`);

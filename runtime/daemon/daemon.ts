@@ -63,7 +63,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const pollIntervalMs = options.pollIntervalMs ?? queueDefaults.pollIntervalMs;
   const drainMs = options.drainMs ?? queueDefaults.drainMs;
   const retentionMs = options.retentionMs ?? queueDefaults.retentionMs;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`daemon: concurrency must be a whole number of at least 1, not ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`daemon: concurrency must be a whole number of at least 1, not ${concurrency}`);
 
   const wake = new WakeSignal();
   /** Runs in progress by item id and attempt. */
@@ -72,7 +73,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let listener: WorkListener | undefined;
   try {
-    listener = await listenForWork(db, () => wake.wake(), { onError: (error) => log.warn({ err: error }, 'queue notifications lost; reconnecting, polling meanwhile') });
+    listener = await listenForWork(db, () => wake.wake(), {
+      onError: (error) => log.warn({ err: error }, 'queue notifications lost; reconnecting, polling meanwhile'),
+    });
   } catch (error) {
     // Polling still finds the work, only later.
     log.warn({ err: error }, `cannot listen for queue notifications; polling every ${pollIntervalMs}ms instead`);
@@ -85,7 +88,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       .then(() => undefined)
       .catch((error: unknown) => {
         // Recording the end failed (the database went away): the lease runs out and the reaper retries the item.
-        log.error({ err: error, itemId: item.id, processId: item.processId }, 'could not record the end of an item; the reaper will return it');
+        log.error(
+          { err: error, itemId: item.id, processId: item.processId },
+          'could not record the end of an item; the reaper will return it',
+        );
       })
       .finally(() => {
         // Only this run's own entry: the same item may have been reaped and claimed again meanwhile.
@@ -130,11 +136,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   /** `task` on an interval, first at once; a failure is logged and the next run comes as planned. */
   const every = (intervalMs: number, name: string, task: () => Promise<void>): Repeating =>
-    repeatEvery(intervalMs, () => task().catch((error: unknown) => log.error({ err: error }, `${name} failed; trying again in ${intervalMs}ms`)), { immediately: true });
+    repeatEvery(
+      intervalMs,
+      () => task().catch((error: unknown) => log.error({ err: error }, `${name} failed; trying again in ${intervalMs}ms`)),
+      { immediately: true },
+    );
 
   const reaper = every(options.reapIntervalMs ?? Math.max(runner.leaseMs / 2, 100), 'reaping lost items', async () => {
     const reaped = await reap(db);
-    if (reaped.pending.length + reaped.failed.length > 0) log.warn({ pending: reaped.pending, failed: reaped.failed }, 'reaped items of lost workers');
+    if (reaped.pending.length + reaped.failed.length > 0)
+      log.warn({ pending: reaped.pending, failed: reaped.failed }, 'reaped items of lost workers');
   });
   const pruner = every(options.pruneIntervalMs ?? 3_600_000, 'pruning finished items', async () => {
     const deleted = await prune(db, { retentionMs });

@@ -49,10 +49,12 @@ const retryMs = 1000;
 function schedules(snapshot: Snapshot): Array<{ processId: string; schedule: Schedule; maxAttempts: number }> {
   const found: Array<{ processId: string; schedule: Schedule; maxAttempts: number }> = [];
   for (const [processId, sync] of snapshot.syncs) {
-    if (sync.definition.schedule !== undefined) found.push({ processId, schedule: sync.definition.schedule, maxAttempts: attemptsOf(snapshot, processId) });
+    if (sync.definition.schedule !== undefined)
+      found.push({ processId, schedule: sync.definition.schedule, maxAttempts: attemptsOf(snapshot, processId) });
   }
   for (const [processId, flow] of snapshot.flows) {
-    if (flow.definition.schedule !== undefined) found.push({ processId, schedule: flow.definition.schedule, maxAttempts: attemptsOf(snapshot, processId) });
+    if (flow.definition.schedule !== undefined)
+      found.push({ processId, schedule: flow.definition.schedule, maxAttempts: attemptsOf(snapshot, processId) });
   }
   return found;
 }
@@ -111,7 +113,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
           current.done = slot;
           if (created) log.info({ processId: current.processId, slot: slot.toISOString(), itemId: item.id }, 'scheduled item enqueued');
         } catch (error) {
-          log.error({ err: error, processId: current.processId, slot: slot.toISOString() }, `could not enqueue a scheduled slot; trying again in ${retryMs}ms`);
+          log.error(
+            { err: error, processId: current.processId, slot: slot.toISOString() },
+            `could not enqueue a scheduled slot; trying again in ${retryMs}ms`,
+          );
           sleepMs = Math.min(sleepMs, retryMs);
           continue;
         }

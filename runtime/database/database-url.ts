@@ -93,7 +93,9 @@ function sqliteFile(path: string, original: string, source: string, baseDirector
   }
   if (path === ':memory:' || path.startsWith('file:')) {
     // Each pooled connection would see its own in-memory database, and queue state must outlive the process.
-    throw new DatabaseUrlError(`${source}: '${original}' is not a file; the runtime database must be a file such as sqlite:data/syncline.db`);
+    throw new DatabaseUrlError(
+      `${source}: '${original}' is not a file; the runtime database must be a file such as sqlite:data/syncline.db`,
+    );
   }
   return { dialect: 'sqlite', filename: isAbsolute(path) ? path : resolve(baseDirectory, path), createFolder: false, display: original };
 }
@@ -103,9 +105,14 @@ function serverUrl(dialect: 'postgres' | 'mysql', value: string, source: string)
   try {
     url = new URL(value);
   } catch {
-    throw new DatabaseUrlError(`${source}: '${masked(value)}' is not a valid URL; write it like ${dialect === 'postgres' ? 'postgres://user:password@host:5432/database' : 'mysql://user:password@host:3306/database'}`);
+    throw new DatabaseUrlError(
+      `${source}: '${masked(value)}' is not a valid URL; write it like ${dialect === 'postgres' ? 'postgres://user:password@host:5432/database' : 'mysql://user:password@host:3306/database'}`,
+    );
   }
-  if (url.hostname === '') throw new DatabaseUrlError(`${source}: '${masked(value)}' names no host; write it like ${dialect === 'postgres' ? 'postgres' : 'mysql'}://user@host/database`);
+  if (url.hostname === '')
+    throw new DatabaseUrlError(
+      `${source}: '${masked(value)}' names no host; write it like ${dialect === 'postgres' ? 'postgres' : 'mysql'}://user@host/database`,
+    );
   if (dialect === 'mysql' && url.pathname.replace(/^\//, '') === '') {
     // Without a database, MariaDB would refuse every table statement with "No database selected".
     throw new DatabaseUrlError(`${source}: '${masked(value)}' names no database; add it as the path, e.g. mysql://user@host:3306/syncline`);

@@ -45,7 +45,9 @@ function prepareSqliteFile(location: Extract<DatabaseLocation, { dialect: 'sqlit
   const folder = dirname(location.filename);
   if (location.createFolder) mkdirSync(folder, { recursive: true });
   else if (!existsSync(folder)) {
-    throw new DatabaseOpenError(`cannot open the runtime database ${location.display}: the folder ${folder} does not exist; create it or choose another file`);
+    throw new DatabaseOpenError(
+      `cannot open the runtime database ${location.display}: the folder ${folder} does not exist; create it or choose another file`,
+    );
   }
   if (existsSync(location.filename) && statSync(location.filename).isDirectory()) {
     throw new DatabaseOpenError(`cannot open the runtime database ${location.display}: ${location.filename} is a folder, not a file`);
@@ -63,7 +65,9 @@ export async function openDatabase(location: DatabaseLocation, options: OpenOpti
   const engine = engines[location.dialect];
   if (location.dialect === 'sqlite') prepareSqliteFile(location);
   const target = location.dialect === 'sqlite' ? { filename: location.filename } : { url: location.url };
-  const knex = knexFactory(engine.runtimeConfig(target, { poolSize: options.poolSize ?? 10, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }));
+  const knex = knexFactory(
+    engine.runtimeConfig(target, { poolSize: options.poolSize ?? 10, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }),
+  );
   try {
     await checkServer(knex, engine, location.display);
   } catch (error) {

@@ -29,7 +29,7 @@ export async function awaitTurn(item: QueueRow, options: TurnOptions): Promise<Q
     const [claimed] = await claim(options.db, { workerId: options.workerId, leaseMs: options.leaseMs, limit: 1, ids: [item.id] });
     if (claimed !== undefined) return claimed;
     const current = await getItem(options.db, item.id);
-    return current === undefined || current.status !== 'Pending' ? current ?? item : undefined;
+    return current === undefined || current.status !== 'Pending' ? (current ?? item) : undefined;
   });
 }
 
@@ -37,12 +37,16 @@ export async function awaitTurn(item: QueueRow, options: TurnOptions): Promise<Q
 export async function followUntilEnd(item: QueueRow, options: Omit<TurnOptions, 'workerId' | 'leaseMs'>): Promise<QueueRow> {
   return watch(item, options, async () => {
     const current = await getItem(options.db, item.id);
-    return current === undefined || current.status === 'Complete' || current.status === 'Failed' ? current ?? item : undefined;
+    return current === undefined || current.status === 'Complete' || current.status === 'Failed' ? (current ?? item) : undefined;
   });
 }
 
 /** Calls `look` after every wake-up or pause until it answers a row, or the signal stops the wait. */
-async function watch(item: QueueRow, options: Pick<TurnOptions, 'db' | 'signal' | 'pollMs'>, look: () => Promise<QueueRow | undefined>): Promise<QueueRow> {
+async function watch(
+  item: QueueRow,
+  options: Pick<TurnOptions, 'db' | 'signal' | 'pollMs'>,
+  look: () => Promise<QueueRow | undefined>,
+): Promise<QueueRow> {
   const wake = new WakeSignal();
   const stopListening = onLocalWork(options.db, () => wake.wake());
   const onAbort = (): void => wake.wake();

@@ -11,5 +11,9 @@ import type { QueueConcurrency } from '../queue/queue-item.js';
 export function concurrencyOf(snapshot: Snapshot, processId: string): QueueConcurrency | undefined {
   const policy = (snapshot.syncs.get(processId) ?? snapshot.flows.get(processId))?.definition.concurrency;
   if (policy === undefined) return undefined;
-  return { key: policy.group === undefined ? `process:${processId}` : `group:${policy.group}`, limit: policy.limit, onLimit: policy.onLimit };
+  return {
+    key: policy.group === undefined ? `process:${processId}` : `group:${policy.group}`,
+    limit: policy.limit,
+    onLimit: policy.onLimit,
+  };
 }

@@ -107,7 +107,13 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   const heartbeats = repeatEvery(runner.leaseMs / 3, async () => {
     const statistics = latest === stored ? undefined : latest;
     try {
-      const held = await recordProgress(db, { id: item.id, workerId, attempt: item.attempts, leaseMs: runner.leaseMs, ...(statistics === undefined ? {} : { statistics }) });
+      const held = await recordProgress(db, {
+        id: item.id,
+        workerId,
+        attempt: item.attempts,
+        leaseMs: runner.leaseMs,
+        ...(statistics === undefined ? {} : { statistics }),
+      });
       if (held) stored = statistics ?? stored;
       else interrupt({ kind: 'lost' });
     } catch (error) {
@@ -154,7 +160,15 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   }
   if (interruption?.kind === 'timeout' && outcome?.status !== 'Complete') {
     const message = `the run took longer than its timeout of ${interruption.text} and was stopped`;
-    await finish({ status: 'Failed', statistics, errors: [{ message }, ...(outcome?.errors ?? []).filter((error) => error.sourceId !== undefined)], retryable: true }, durationMs);
+    await finish(
+      {
+        status: 'Failed',
+        statistics,
+        errors: [{ message }, ...(outcome?.errors ?? []).filter((error) => error.sourceId !== undefined)],
+        retryable: true,
+      },
+      durationMs,
+    );
     return reread();
   }
   if (outcome === undefined) {
@@ -169,7 +183,13 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
 
   /** Records the outcome on the item, as the worker holding it. */
   async function finish(result: RunOutcome, durationMs = 0): Promise<void> {
-    const attempt = { id: item.id, workerId, attempt: item.attempts, statistics: result.statistics, errors: result.errors as readonly NewItemError[] };
+    const attempt = {
+      id: item.id,
+      workerId,
+      attempt: item.attempts,
+      statistics: result.statistics,
+      errors: result.errors as readonly NewItemError[],
+    };
     let status: string | undefined;
     if (result.status === 'Complete' || !result.retryable) {
       status = (await untilRecorded(() => completeItem(db, { ...attempt, status: result.status }))) ? result.status : undefined;
@@ -200,8 +220,12 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
         return await write();
       } catch (error) {
         const failure = runtimeDatabaseFailure(error);
-        if (failure === undefined || failure.kind === 'closed' || options.signal?.aborted || Date.now() + recordRetryMs > deadline) throw error;
-        log.warn({ ...fields, reason: failure.reason }, `the runtime database cannot record the end of the item (${failure.reason}); trying again in ${recordRetryMs}ms`);
+        if (failure === undefined || failure.kind === 'closed' || options.signal?.aborted || Date.now() + recordRetryMs > deadline)
+          throw error;
+        log.warn(
+          { ...fields, reason: failure.reason },
+          `the runtime database cannot record the end of the item (${failure.reason}); trying again in ${recordRetryMs}ms`,
+        );
         await new Promise((resolve) => setTimeout(resolve, recordRetryMs));
       }
     }

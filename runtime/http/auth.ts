@@ -18,7 +18,14 @@ export interface Principal {
   syncs?: ReadonlySet<string>;
 }
 
-export const allScopes: readonly ApiScope[] = Object.freeze(['queue:read', 'queue:write', 'systems:read', 'systems:write', 'systems:query', 'console']);
+export const allScopes: readonly ApiScope[] = Object.freeze([
+  'queue:read',
+  'queue:write',
+  'systems:read',
+  'systems:write',
+  'systems:query',
+  'console',
+]);
 
 export function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -60,9 +67,15 @@ export function authenticate(snapshotOf: (ctx: Context) => Snapshot, adminTokenH
 export function requireScope(ctx: Context, scope: ApiScope): Principal {
   const principal = ctx.state.principal as Principal | undefined;
   // Fails closed should a route ever be reached without `authenticate` having run.
-  if (!principal) throw new HttpProblem('unauthenticated', 'Send Authorization: Bearer <token>.', { headers: { 'WWW-Authenticate': 'Bearer realm="syncline"' } });
+  if (!principal)
+    throw new HttpProblem('unauthenticated', 'Send Authorization: Bearer <token>.', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="syncline"' },
+    });
   if (!principal.scopes.has(scope)) {
-    throw new HttpProblem('missing-scope', `This call needs the scope ${scope}; client ${principal.id} has ${[...principal.scopes].join(', ') || 'none'}.`);
+    throw new HttpProblem(
+      'missing-scope',
+      `This call needs the scope ${scope}; client ${principal.id} has ${[...principal.scopes].join(', ') || 'none'}.`,
+    );
   }
   return principal;
 }

@@ -50,7 +50,10 @@ export function sortBySchema<P extends ProblemDetail>(problems: P[], root: Schem
     for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
     return a.length - b.length;
   };
-  return problems.map((problem) => ({ problem, rank: rank(problem.path) })).sort((a, b) => compare(a.rank, b.rank)).map((entry) => entry.problem);
+  return problems
+    .map((problem) => ({ problem, rank: rank(problem.path) }))
+    .sort((a, b) => compare(a.rank, b.rank))
+    .map((entry) => entry.problem);
 }
 
 function describeError(error: ErrorObject): BodyProblem {
@@ -66,7 +69,11 @@ function describeError(error: ErrorObject): BodyProblem {
     case 'additionalProperties': {
       const property = String(error.params.additionalProperty);
       const allowed = Object.keys(parent.properties ?? {});
-      return { path: `${error.instancePath}/${escapePointer(property)}`, keyword, message: `Unknown property ${JSON.stringify(property)}; the properties are ${allowed.join(', ')}.` };
+      return {
+        path: `${error.instancePath}/${escapePointer(property)}`,
+        keyword,
+        message: `Unknown property ${JSON.stringify(property)}; the properties are ${allowed.join(', ')}.`,
+      };
     }
     default:
       return { path: error.instancePath, keyword, message: valueMessage(error, nameOf(error.instancePath), parent, data) };
@@ -77,7 +84,10 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
   switch (error.keyword) {
     case 'type': {
       // A number or boolean where text is wanted is the commonest slip of a typed client: say the fix.
-      const send = (typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string') ? ` (send ${JSON.stringify(String(data))})` : '';
+      const send =
+        (typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string')
+          ? ` (send ${JSON.stringify(String(data))})`
+          : '';
       return `${name} must be ${shape(schema)}, not ${describe(data)}${send}.`;
     }
     case 'enum':
@@ -90,7 +100,9 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
     case 'minItems':
       return `${name} must be a non-empty ${shape(schema).replace(/^an? /, '')}.`;
     case 'pattern':
-      return schema.pattern === notBlank ? `${name} must not be empty.` : `${name} ${JSON.stringify(data)} does not have the form ${schema.pattern}.`;
+      return schema.pattern === notBlank
+        ? `${name} must not be empty.`
+        : `${name} ${JSON.stringify(data)} does not have the form ${schema.pattern}.`;
     case 'minimum':
       return `${name} must be at least ${schema.minimum}, not ${JSON.stringify(data)}.`;
     default:
@@ -111,7 +123,9 @@ function shape(schema: Schema, root = true): string {
   const type = types[0];
   if (type === 'array') return `${root ? 'an ' : ''}array of ${schema.items ? shape(schema.items, false) : 'values'}`;
   if (type === 'object' && schema.properties) {
-    const fields = Object.entries(schema.properties as Record<string, Schema>).map(([field, sub]) => `${JSON.stringify(field)}: ${shape(sub, false).replace(/^an? /, '')}`);
+    const fields = Object.entries(schema.properties as Record<string, Schema>).map(
+      ([field, sub]) => `${JSON.stringify(field)}: ${shape(sub, false).replace(/^an? /, '')}`,
+    );
     return root ? `a JSON object with ${Object.keys(schema.properties).join(', ')}` : `{${fields.join(', ')}}`;
   }
   // An open object says in its title what it holds (the minimal write's field names).
@@ -142,7 +156,12 @@ export function describe(value: unknown): string {
 }
 
 function pointerSegments(path: string): string[] {
-  return path === '' ? [] : path.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path === ''
+    ? []
+    : path
+        .slice(1)
+        .split('/')
+        .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** RFC 6901: `~` and `/` in a property name. */

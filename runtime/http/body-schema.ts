@@ -67,7 +67,10 @@ export function requestBody<T>(schema: BodySchema, options: BodyOptions = {}): R
 function invalidBody(problems: BodyProblem[], body: unknown, options: BodyOptions): HttpProblem {
   const findings: Finding[] = problems.map((problem) => ({ ...problem, value: valueAt(body, problem.path), body }));
   const errors = findings.map((finding) => ({ path: finding.path, message: options.message ? options.message(finding) : finding.message }));
-  const summary = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are not right: ${errors.map((e) => e.path || '(body)').join(', ')}.`;
+  const summary =
+    errors.length === 1
+      ? errors[0]!.message
+      : `${errors.length} fields are not right: ${errors.map((e) => e.path || '(body)').join(', ')}.`;
   return new HttpProblem(options.code?.(findings) ?? 'invalid-request', summary, { errors });
 }
 
@@ -77,7 +80,8 @@ function normalise(schema: BodySchema | undefined, value: unknown, path: string,
   if (typeof value === 'string' && Array.isArray(schema.enum)) {
     return schema.enum.find((allowed: unknown) => typeof allowed === 'string' && allowed.toLowerCase() === value.toLowerCase()) ?? value;
   }
-  if (Array.isArray(value)) return schema.items ? value.map((item, index) => normalise(schema.items, item, `${path}/${index}`, problems)) : value;
+  if (Array.isArray(value))
+    return schema.items ? value.map((item, index) => normalise(schema.items, item, `${path}/${index}`, problems)) : value;
   if (typeof value !== 'object' || value === null || !schema.properties) return value;
   const declared = Object.keys(schema.properties);
   const result: Record<string, unknown> = {};

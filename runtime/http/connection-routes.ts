@@ -24,7 +24,8 @@ export interface ConnectionRouteOptions {
 }
 
 export function connectionRoutes(router: Router, { connections, bodyLimit }: ConnectionRouteOptions): void {
-  const optionalBody = async (ctx: Context) => (ctx.request.length || ctx.get('transfer-encoding') ? readJsonBody(ctx, bodyLimit) : undefined);
+  const optionalBody = async (ctx: Context) =>
+    ctx.request.length || ctx.get('transfer-encoding') ? readJsonBody(ctx, bodyLimit) : undefined;
 
   router.post('/RunConnectionGetData/:system/:object', async (ctx) => {
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
@@ -39,7 +40,10 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     // The total counts every matching record, not just this page (GETDATA_LIMIT/SKIP). Without the
     // count capability no page was allowed, so the records read are all there are.
     const counted = !parameters.id && target.system.capabilities.count;
-    const [records, total] = await Promise.all([read(), counted ? target.connection.count(object.name, { filter: parameters.filter, signal }) : undefined]);
+    const [records, total] = await Promise.all([
+      read(),
+      counted ? target.connection.count(object.name, { filter: parameters.filter, signal }) : undefined,
+    ]);
     ctx.body = { ...metadata(target.system.definition.id, object), total: total ?? records.length, records };
   });
 
@@ -69,7 +73,12 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     const body = parseQueryBody(await readJsonBody(ctx, bodyLimit));
     requireCapabilities(target.system, [
       // Without it a statement could write: the route's promise of a read-only query would be the caller's to keep.
-      { capability: 'readOnlyQuery', asked: 'a free query', path: '/Statement', fix: 'read the objects of the system with RunConnectionGetData instead' },
+      {
+        capability: 'readOnlyQuery',
+        asked: 'a free query',
+        path: '/Statement',
+        fix: 'read the objects of the system with RunConnectionGetData instead',
+      },
       ...(body.limit === undefined ? [] : [{ capability: 'limit' as const, asked: 'Limit', path: '/Limit' }]),
       ...(body.skip === undefined ? [] : [{ capability: 'skip' as const, asked: 'Skip', path: '/Skip' }]),
     ]);
@@ -79,11 +88,19 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     } catch (error) {
       // The connector names the limit; how to page is this route's to say.
       if (error instanceof ConnectorError && error.code === 'too-large') {
-        throw new HttpProblem('result-too-large', `${error.message}. Here, page with "Limit" and "Skip" in the body ({"Limit": 1000, "Skip": 0}, then "Skip": 1000, …) and an ORDER BY in the statement, so that pages neither overlap nor miss rows.`, { cause: error });
+        throw new HttpProblem(
+          'result-too-large',
+          `${error.message}. Here, page with "Limit" and "Skip" in the body ({"Limit": 1000, "Skip": 0}, then "Skip": 1000, …) and an ORDER BY in the statement, so that pages neither overlap nor miss rows.`,
+          { cause: error },
+        );
       }
       throw error;
     }
-    ctx.body = { columns: body.columns.map((c) => ({ Name: c.name, ColumnType: c.type })), records: result.rows, ...(result.total !== undefined ? { total: result.total } : {}) };
+    ctx.body = {
+      columns: body.columns.map((c) => ({ Name: c.name, ColumnType: c.type })),
+      records: result.rows,
+      ...(result.total !== undefined ? { total: result.total } : {}),
+    };
   });
 
   const writeRoute = (path: string, parse: (body: unknown, object: ObjectDescription) => WriteRequest) =>
@@ -91,7 +108,8 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
       const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:write');
       const object = resolveObject(target, ctx.params.object!);
       const request = parse(await readJsonBody(ctx, bodyLimit), object);
-      if (request.groups !== undefined) requireCapabilities(target.system, [{ capability: 'typedGroups', asked: 'a typed group column', path: '/columns' }]);
+      if (request.groups !== undefined)
+        requireCapabilities(target.system, [{ capability: 'typedGroups', asked: 'a typed group column', path: '/columns' }]);
       const result = await target.connection.write(object.name, request);
       ctx.status = result.action === 'created' ? 201 : 200;
       ctx.body = result;
@@ -105,5 +123,7 @@ function metadata(system: string, object: ObjectDescription) {
 }
 
 function describeKey(id: Record<string, unknown>): string {
-  return Object.entries(id).map(([field, value]) => `${field} = ${JSON.stringify(value)}`).join(' and ');
+  return Object.entries(id)
+    .map(([field, value]) => `${field} = ${JSON.stringify(value)}`)
+    .join(' and ');
 }

@@ -79,7 +79,10 @@ export function createApp(options: AppOptions): Koa {
   // Registered with an explicit (empty) path: @koa/router 15 builds the pattern of a path-less
   // use() on a prefixed router without its `sensitive: false`, so `/API/...` matched the routes
   // but skipped authentication.
-  api.use('', authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash));
+  api.use(
+    '',
+    authenticate((ctx) => ctx.state.snapshot, options.adminTokenHash),
+  );
   api.use('', refuseNulInQuery);
   const bodyLimit = options.bodyLimit ?? defaults.bodyLimit;
   api.get('/openapi.json', (ctx) => {
@@ -103,7 +106,13 @@ export function createApp(options: AppOptions): Koa {
   };
   connectionRoutes(api, { connections: options.connections, bodyLimit });
   queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
-  webhookConsoleRoutes(api, { db: options.db, log, bodyLimit, runWebhook: options.runWebhook ?? runWebhook, adminTokenHash: options.adminTokenHash });
+  webhookConsoleRoutes(api, {
+    db: options.db,
+    log,
+    bodyLimit,
+    runWebhook: options.runWebhook ?? runWebhook,
+    adminTokenHash: options.adminTokenHash,
+  });
   // After every route: it looks at the parameters the routes declare.
   refuseNulInPathParameters(api);
 

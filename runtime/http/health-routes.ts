@@ -37,7 +37,9 @@ export function healthRoutes(router: Router, holder: SnapshotHolder, { db, daemo
         ok: status.ok,
         durationMs: Math.round(status.durationMs),
         // A webhook's id is its URL's secret when it has no other: never shown without a token.
-        problems: status.problems.map((problem) => formatProblem(problem.kind === 'Webhook' && problem.id !== undefined ? { ...problem, id: '…' } : problem)),
+        problems: status.problems.map((problem) =>
+          formatProblem(problem.kind === 'Webhook' && problem.id !== undefined ? { ...problem, id: '…' } : problem),
+        ),
       },
       ...(queue.ok ? { queue: queue.queue } : {}),
     };

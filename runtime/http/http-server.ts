@@ -41,7 +41,10 @@ export function createHttpServer(app: Koa, limits: ConnectionLimits, log: Logger
     dropped += 1;
     const now = Date.now();
     if (now - reportedAt < dropReportEveryMs) return;
-    log.warn({ refused: dropped, maxConnections: limits.maxConnections }, 'connection limit reached: new connections are closed until open ones end (SYNCLINE_MAX_CONNECTIONS)');
+    log.warn(
+      { refused: dropped, maxConnections: limits.maxConnections },
+      'connection limit reached: new connections are closed until open ones end (SYNCLINE_MAX_CONNECTIONS)',
+    );
     reportedAt = now;
     dropped = 0;
   });

@@ -7,7 +7,11 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { RecordData } from '../../connectors/connection.js';
 
-export async function sendRecords(ctx: Context, pages: AsyncIterable<RecordData[]>, wrap: { before: string; after: string } = { before: '', after: '' }): Promise<void> {
+export async function sendRecords(
+  ctx: Context,
+  pages: AsyncIterable<RecordData[]>,
+  wrap: { before: string; after: string } = { before: '', after: '' },
+): Promise<void> {
   const iterator = pages[Symbol.asyncIterator]();
   const first = await iterator.next();
   const firstRecords = first.done ? [] : first.value;

@@ -24,13 +24,16 @@ export function problemMiddleware(log: Logger): Middleware {
         throw new HttpProblem('unknown-route', `No route ${ctx.method} ${ctx.path}. The interface description is at /api/openapi.json.`);
       }
       if (ctx.status === 405 && ctx.body === undefined) {
-        throw new HttpProblem('method-not-allowed', `${ctx.path} does not answer ${ctx.method}; it answers ${ctx.response.get('Allow')}.`, { headers: { Allow: String(ctx.response.get('Allow')) } });
+        throw new HttpProblem('method-not-allowed', `${ctx.path} does not answer ${ctx.method}; it answers ${ctx.response.get('Allow')}.`, {
+          headers: { Allow: String(ctx.response.get('Allow')) },
+        });
       }
     } catch (error) {
       const problem = toHttpProblem(error);
       if (clientGone(ctx)) {
         // A fault that merely coincided with the hang-up is still a fault.
-        if (problem.status >= 500 && !stoppedByHangUp(error)) log.error({ err: problem.cause ?? error, code: problem.code, path: ctx.path }, 'request failed');
+        if (problem.status >= 500 && !stoppedByHangUp(error))
+          log.error({ err: problem.cause ?? error, code: problem.code, path: ctx.path }, 'request failed');
         log.info({ path: ctx.path }, 'the client closed the connection before the answer; its request was stopped');
         ctx.status = clientClosedStatus;
         return;

@@ -37,7 +37,13 @@ const paging = (description: string) => ({
   description,
 });
 
-export const queryBody = requestBody<{ columns: Array<{ Name: string; ColumnType: FieldType }>; Statement: string; CountStatement?: string | null; Limit?: number | string | null; Skip?: number | string | null }>(
+export const queryBody = requestBody<{
+  columns: Array<{ Name: string; ColumnType: FieldType }>;
+  Statement: string;
+  CountStatement?: string | null;
+  Limit?: number | string | null;
+  Skip?: number | string | null;
+}>(
   {
     type: 'object',
     required: ['columns', 'Statement'],
@@ -55,11 +61,13 @@ export const queryBody = requestBody<{ columns: Array<{ Name: string; ColumnType
 
 /** What the route has always said, where it says more than the schema's words. */
 function queryMessage({ path, value, body, message }: Finding): string {
-  if (path === '') return `The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "...", "Limit": n, "Skip": n}, not ${describe(value)}.`;
+  if (path === '')
+    return `The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "...", "Limit": n, "Skip": n}, not ${describe(value)}.`;
   if (path === '/columns') return 'columns must be a non-empty array of {"Name", "ColumnType"}.';
   if (path === '/Statement') return 'Statement must be a non-empty string.';
   if (path === '/CountStatement') return 'CountStatement must be a non-empty string when given.';
-  if (path === '/Limit' || path === '/Skip') return `${path.slice(1)} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not ${JSON.stringify(value)}.`;
+  if (path === '/Limit' || path === '/Skip')
+    return `${path.slice(1)} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not ${JSON.stringify(value)}.`;
   const column = /^\/columns\/(\d+)\/(Name|ColumnType)$/.exec(path);
   if (column?.[2] === 'Name') return 'Each column needs a Name.';
   if (column?.[2] === 'ColumnType') {

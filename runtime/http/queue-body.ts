@@ -29,7 +29,8 @@ export const executeStartTypes: readonly StartType[] = ['manual', 'repeat', 'pla
 const whereClause = {
   type: ['string', 'null'],
   maxLength: valueLimits.whereClause,
-  description: "A filter on the sync's source records (a flow's: its first sync's), AND-ed with the sync's own; the expression grammar of GETDATA_WHERE. #params.Name# takes an ActionParam. Empty or null: none.",
+  description:
+    "A filter on the sync's source records (a flow's: its first sync's), AND-ed with the sync's own; the expression grammar of GETDATA_WHERE. #params.Name# takes an ActionParam. Empty or null: none.",
 };
 
 export const actionParamSchema = {
@@ -64,7 +65,12 @@ export const addActionBody = requestBody<StartBody & { ProcessId: string; Source
   properties: {
     ProcessId: { type: 'string', title: 'the id of the sync or flow to start', pattern: notBlank, maxLength: valueLimits.processId },
     StartType: startTypeOf(startTypes),
-    SourceId: { type: ['string', 'null'], pattern: notBlank, maxLength: valueLimits.sourceId, description: "One source record: its key, or a record-store GUID (a flow's: its first step's)." },
+    SourceId: {
+      type: ['string', 'null'],
+      pattern: notBlank,
+      maxLength: valueLimits.sourceId,
+      description: "One source record: its key, or a record-store GUID (a flow's: its first step's).",
+    },
     WhereClause: whereClause,
     ActionParams: actionParams,
   },
@@ -80,7 +86,9 @@ export const executeProcessBody = requestBody<StartBody>(
   },
   {
     message: ({ path, value, message }) =>
-      path === '/StartType' && typeof value === 'string' && parseStartType(value) === 'AdHoc' ? `${message} AdHoc starts one source record: use StartProcessDirect/{syncId}/{sourceId}.` : message,
+      path === '/StartType' && typeof value === 'string' && parseStartType(value) === 'AdHoc'
+        ? `${message} AdHoc starts one source record: use StartProcessDirect/{syncId}/{sourceId}.`
+        : message,
   },
 );
 

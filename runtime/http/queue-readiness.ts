@@ -47,7 +47,11 @@ function ask(db: RuntimeDatabase): Promise<Counts> {
   return asking;
 }
 
-export async function queueReadiness(db: RuntimeDatabase, daemonActive: () => boolean, timeoutMs = readinessTimeoutMs): Promise<QueueReadiness> {
+export async function queueReadiness(
+  db: RuntimeDatabase,
+  daemonActive: () => boolean,
+  timeoutMs = readinessTimeoutMs,
+): Promise<QueueReadiness> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(resolve, timeoutMs, 'timeout');

@@ -51,7 +51,10 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
   router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!);
     const sourceId = sourceIdOf(ctx.params.sourceId!);
-    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }), maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id) });
+    const { item } = await enqueue(db, {
+      ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }),
+      maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
+    });
     answer(ctx, 200, item);
   });
 
@@ -60,7 +63,10 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     const request = parseAddActionBody(await readJsonBody(ctx, bodyLimit));
     const target = resolveProcess(ctx, request.processId);
     checkStart(ctx.state.snapshot as Snapshot, target, request);
-    const { item } = await enqueue(db, { ...newItem(ctx.state.snapshot as Snapshot, target, request), maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id) });
+    const { item } = await enqueue(db, {
+      ...newItem(ctx.state.snapshot as Snapshot, target, request),
+      maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
+    });
     answer(ctx, 200, item);
   });
 
@@ -95,7 +101,10 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     // (404, not 403): the URL names no sync, so a 403 would confirm that the id exists and leak
     // which work other clients start. Ids are random UUIDs; there is nothing else to reveal.
     if (!item || !mayRead(principal, ctx.state.snapshot as Snapshot, item.processId)) {
-      throw new HttpProblem('unknown-queue-item', `There is no queue item ${quoted(id)}. Queue item ids are the ID of what StartProcessAdHoc, AddAction, StartProcessDirect and ExecuteProcess answered.`);
+      throw new HttpProblem(
+        'unknown-queue-item',
+        `There is no queue item ${quoted(id)}. Queue item ids are the ID of what StartProcessAdHoc, AddAction, StartProcessDirect and ExecuteProcess answered.`,
+      );
     }
     ctx.body = queueItemJson(item);
   });

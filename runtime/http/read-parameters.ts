@@ -44,7 +44,8 @@ function isUnknownName(finding: Finding): boolean {
 /** The words the route has always used for a parameter list, naming the known parameters and the fix. */
 function readParameterMessage(finding: Finding): string {
   const { path, value, body } = finding;
-  if (path === '') return 'The body must be a JSON array of {"name": ..., "value": ...} objects, e.g. [{"name":"GETDATA_LIMIT","value":"10"}].';
+  if (path === '')
+    return 'The body must be a JSON array of {"name": ..., "value": ...} objects, e.g. [{"name":"GETDATA_LIMIT","value":"10"}].';
   if (/^\/\d+$/.test(path)) return 'Each parameter is an object {"name": ..., "value": ...}.';
   if (isUnknownName(finding)) return `Unknown read parameter '${String(value)}'. Known parameters: ${known}.`;
   if (path.endsWith('/name') && finding.keyword !== 'twice') return `A parameter needs a string name: one of ${known}.`;
@@ -59,7 +60,11 @@ function readParameterMessage(finding: Finding): string {
 export interface ReadParameters extends Pick<ReadRequest, 'filter' | 'id' | 'limit' | 'skip' | 'order'> {}
 
 /** The connector capability each parameter needs (GETDATA_WHERE needs none: without push-down the connector filters in memory). */
-const neededCapability: Partial<Record<ReadParameterName, Capability>> = { GETDATA_LIMIT: 'limit', GETDATA_SKIP: 'skip', GETDATA_ORDER: 'order' };
+const neededCapability: Partial<Record<ReadParameterName, Capability>> = {
+  GETDATA_LIMIT: 'limit',
+  GETDATA_SKIP: 'skip',
+  GETDATA_ORDER: 'order',
+};
 
 export interface ReadParameterOptions {
   /** The answer states the total of all matching records (RunConnectionGetData): a page then needs the count capability. */
@@ -70,7 +75,12 @@ export interface ReadParameterOptions {
  * The read parameters of a request to `system`: each checked, and refused with 422 where the
  * system's connector lacks the capability a parameter needs.
  */
-export function parseReadParameters(body: unknown, object: ObjectDescription, system: SystemEntry, options: ReadParameterOptions): ReadParameters {
+export function parseReadParameters(
+  body: unknown,
+  object: ObjectDescription,
+  system: SystemEntry,
+  options: ReadParameterOptions,
+): ReadParameters {
   const list = readParametersBody.parse(body === undefined ? [] : body);
   const given = new Map<ReadParameterName, { value: string; index: number }>();
   list.forEach(({ name, value }, index) => {
@@ -101,7 +111,12 @@ function capabilityUses(given: ReadonlyMap<ReadParameterName, { index: number }>
   }
   const page = given.get('GETDATA_LIMIT') ?? given.get('GETDATA_SKIP');
   if (options.total && page !== undefined) {
-    uses.push({ capability: 'count', asked: 'the total of a page', path: `/${page.index}/name`, fix: 'read the page with RunConnectionGetDataMin, which answers no total, or read every record without GETDATA_LIMIT and GETDATA_SKIP' });
+    uses.push({
+      capability: 'count',
+      asked: 'the total of a page',
+      path: `/${page.index}/name`,
+      fix: 'read the page with RunConnectionGetDataMin, which answers no total, or read every record without GETDATA_LIMIT and GETDATA_SKIP',
+    });
   }
   return uses;
 }
@@ -111,7 +126,10 @@ function parseFilter(text: string, path: string) {
     const ast = parseExpression(text);
     const placeholder = collectPlaceholders(ast)[0];
     if (placeholder) {
-      throw invalid(path, `GETDATA_WHERE has no incoming data to fill #${placeholder.path.join('.')}# from (column ${placeholder.start + 1}); write the value itself.`);
+      throw invalid(
+        path,
+        `GETDATA_WHERE has no incoming data to fill #${placeholder.path.join('.')}# from (column ${placeholder.start + 1}); write the value itself.`,
+      );
     }
     return ast;
   } catch (error) {
@@ -132,7 +150,8 @@ function parseOrderParameter(text: string, path: string) {
 function count(text: string, path: string, name: string): number {
   const trimmed = text.trim();
   const value = Number(trimmed);
-  if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(value)) throw invalid(path, `${name} must be a whole number of 0 or more, not '${text}'.`);
+  if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(value))
+    throw invalid(path, `${name} must be a whole number of 0 or more, not '${text}'.`);
   return value;
 }
 

@@ -41,10 +41,13 @@ export function requireCapabilities(system: SystemEntry, uses: readonly Capabili
   const lacking = uses.filter((use) => !system.capabilities[use.capability]);
   if (lacking.length === 0) return;
   const { id, connector } = system.definition;
-  const sentence = (use: CapabilityUse) => `${use.asked} needs the capability ${use.capability} (${meaning[use.capability]}), which the ${connector} connector of system ${id} does not have`;
+  const sentence = (use: CapabilityUse) =>
+    `${use.asked} needs the capability ${use.capability} (${meaning[use.capability]}), which the ${connector} connector of system ${id} does not have`;
   const fix = (use: CapabilityUse) => use.fix ?? `leave ${use.asked} out`;
   const detail = `${lacking.map((use) => `${sentence(use)}: ${fix(use)}`).join('; ')}.`;
-  throw new HttpProblem('unsupported', detail, { errors: lacking.map((use) => ({ path: use.path, message: `${sentence(use)}: ${fix(use)}` })) });
+  throw new HttpProblem('unsupported', detail, {
+    errors: lacking.map((use) => ({ path: use.path, message: `${sentence(use)}: ${fix(use)}` })),
+  });
 }
 
 /** The capabilities a system's connector lacks, in declaration order (for the interface description). */

@@ -13,9 +13,7 @@ import { HttpProblem } from '../errors.js';
 import { requireScope, type Principal } from './auth.js';
 import { findIgnoringCase } from './resolve-target.js';
 
-export type ProcessTarget =
-  | { kind: 'sync'; id: string; entry: SyncEntry }
-  | { kind: 'flow'; id: string; entry: FlowEntry };
+export type ProcessTarget = { kind: 'sync'; id: string; entry: SyncEntry } | { kind: 'flow'; id: string; entry: FlowEntry };
 
 /** A sync (preferred when a flow has the same id) or a flow, by id in any case. */
 export function findProcess(snapshot: Snapshot, id: string): ProcessTarget | undefined {
@@ -30,7 +28,9 @@ export function syncsOfFlow(snapshot: Snapshot, flowId: string, seen = new Set<s
   if (seen.has(flowId)) return [];
   seen.add(flowId);
   const steps = snapshot.flows.get(flowId)?.definition.steps ?? [];
-  return steps.flatMap((step) => (step.sync !== undefined ? [step.sync] : step.flow !== undefined ? syncsOfFlow(snapshot, step.flow, seen) : []));
+  return steps.flatMap((step) =>
+    step.sync !== undefined ? [step.sync] : step.flow !== undefined ? syncsOfFlow(snapshot, step.flow, seen) : [],
+  );
 }
 
 export function mayStart(principal: Principal, snapshot: Snapshot, target: ProcessTarget): boolean {
@@ -47,7 +47,9 @@ export function mayStart(principal: Principal, snapshot: Snapshot, target: Proce
 export function mayRead(principal: Principal, snapshot: Snapshot, processId: string): boolean {
   if (!principal.syncs || principal.syncs.has(processId)) return true;
   const flow = snapshot.flows.get(processId);
-  return flow !== undefined && !snapshot.syncs.has(processId) && mayStart(principal, snapshot, { kind: 'flow', id: processId, entry: flow });
+  return (
+    flow !== undefined && !snapshot.syncs.has(processId) && mayStart(principal, snapshot, { kind: 'flow', id: processId, entry: flow })
+  );
 }
 
 /** The ids the client may start: syncs and flows. */
@@ -66,10 +68,17 @@ export function resolveProcess(ctx: Context, id: string): ProcessTarget {
   const snapshot = ctx.state.snapshot as Snapshot;
   const target = findProcess(snapshot, id);
   if (!target || !mayStart(principal, snapshot, target)) {
-    if (principal.syncs) throw new HttpProblem('not-allowed', `Client ${principal.id} may not start ${quoted(id)}. It may start: ${visibleProcesses(principal, snapshot).join(', ') || 'nothing'}.`);
+    if (principal.syncs)
+      throw new HttpProblem(
+        'not-allowed',
+        `Client ${principal.id} may not start ${quoted(id)}. It may start: ${visibleProcesses(principal, snapshot).join(', ') || 'nothing'}.`,
+      );
   }
   if (!target) {
-    throw new HttpProblem('unknown-process', `There is no sync or flow ${quoted(id)}. The syncs and flows you may start: ${visibleProcesses(principal, snapshot).join(', ') || 'none'}.`);
+    throw new HttpProblem(
+      'unknown-process',
+      `There is no sync or flow ${quoted(id)}. The syncs and flows you may start: ${visibleProcesses(principal, snapshot).join(', ') || 'none'}.`,
+    );
   }
   return target;
 }

@@ -33,7 +33,10 @@ export function resolveObject(target: SystemTarget, name: string): ObjectDescrip
   const objects = target.system.definition.objects;
   const match = Object.hasOwn(objects, name) ? name : Object.keys(objects).find((o) => o.toLowerCase() === name.toLowerCase());
   if (!match) {
-    throw new HttpProblem('unknown-object', `System ${target.system.definition.id} has no object '${name}'. Objects: ${Object.keys(objects).join(', ') || 'none'}.`);
+    throw new HttpProblem(
+      'unknown-object',
+      `System ${target.system.definition.id} has no object '${name}'. Objects: ${Object.keys(objects).join(', ') || 'none'}.`,
+    );
   }
   return target.connection.describe(match);
 }

@@ -37,7 +37,8 @@ const inFlight = new Map<string, { done: Promise<unknown>; controller: AbortCont
 /** Runs the started item here: at once when held, after its turn when it waits in line; follows it when a daemon took it. */
 async function runStarted(runner: ItemRunner, started: QueueRow, signal: AbortSignal): Promise<QueueRow> {
   let item = started;
-  if (item.status === 'Pending') item = await awaitTurn(item, { db: runner.db, workerId: runner.workerId, leaseMs: runner.leaseMs, signal });
+  if (item.status === 'Pending')
+    item = await awaitTurn(item, { db: runner.db, workerId: runner.workerId, leaseMs: runner.leaseMs, signal });
   if (item.status === 'InProgress' && item.lockedBy === runner.workerId) return runHeldItem(runner, item, { signal });
   if (item.status === 'Complete' || item.status === 'Failed' || signal.aborted) return item;
   return followUntilEnd(item, { db: runner.db, signal });
@@ -69,7 +70,8 @@ export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: Ne
   }
   // Nobody waits for the rest of the run: its failure (a bug; failed runs are recorded, not thrown) goes to the log.
   void settled.then((late) => {
-    if ('error' in late) runner.log.error({ err: late.error, queueId: held.id, processId: held.processId }, 'a direct run that outlived its request failed');
+    if ('error' in late)
+      runner.log.error({ err: late.error, queueId: held.id, processId: held.processId }, 'a direct run that outlived its request failed');
   });
   return { finished: false, item: (await getItem(runner.db, held.id)) ?? held };
 }

@@ -53,7 +53,11 @@ export interface ExecutedWebhookCall {
  * `executeWebhook`), including recording it in the log; `callId` becomes the ticker's and the
  * log entry's id.
  */
-export type RunWebhook = (webhookId: string, request: WebhookRequest, options: { callId: string; signal?: AbortSignal }) => Promise<ExecutedWebhookCall>;
+export type RunWebhook = (
+  webhookId: string,
+  request: WebhookRequest,
+  options: { callId: string; signal?: AbortSignal },
+) => Promise<ExecutedWebhookCall>;
 
 export interface WebhookConsoleOptions {
   db: RuntimeDatabase;
@@ -78,10 +82,20 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
     const webhook = consoleWebhook(ctx);
     const limit = pageSizeOf(ctx.query.limit);
     const cursor = single(ctx.query.cursor, 'cursor');
-    if (cursor !== undefined && decodeCursor(cursor) === undefined) throw new HttpProblem('invalid-request', 'cursor is not a cursor this log handed out; pass the `next` of the previous page.', { errors: [{ path: 'query.cursor', message: 'unknown cursor' }] });
+    if (cursor !== undefined && decodeCursor(cursor) === undefined)
+      throw new HttpProblem('invalid-request', 'cursor is not a cursor this log handed out; pass the `next` of the previous page.', {
+        errors: [{ path: 'query.cursor', message: 'unknown cursor' }],
+      });
     const pinned = single(ctx.query.pinned, 'pinned');
-    if (pinned !== undefined && pinned !== 'true' && pinned !== 'false') throw new HttpProblem('invalid-request', 'pinned is true or false.', { errors: [{ path: 'query.pinned', message: 'true or false' }] });
-    ctx.body = await listLogEntries(db, webhook.definition.id, { limit, ...(cursor === undefined ? {} : { cursor }), pinnedOnly: pinned === 'true' });
+    if (pinned !== undefined && pinned !== 'true' && pinned !== 'false')
+      throw new HttpProblem('invalid-request', 'pinned is true or false.', {
+        errors: [{ path: 'query.pinned', message: 'true or false' }],
+      });
+    ctx.body = await listLogEntries(db, webhook.definition.id, {
+      limit,
+      ...(cursor === undefined ? {} : { cursor }),
+      pinnedOnly: pinned === 'true',
+    });
   });
 
   router.get(`${base}/log/:entryId`, async (ctx) => {
@@ -160,12 +174,16 @@ async function entryOf(db: RuntimeDatabase, webhook: WebhookEntry, entryId: stri
 }
 
 function unknownEntry(webhook: WebhookEntry, entryId: string): HttpProblem {
-  return new HttpProblem('unknown-log-entry', `Webhook ${webhook.definition.id} has no log entry ${JSON.stringify(entryId)} (entries past the retention are deleted unless pinned).`);
+  return new HttpProblem(
+    'unknown-log-entry',
+    `Webhook ${webhook.definition.id} has no log entry ${JSON.stringify(entryId)} (entries past the retention are deleted unless pinned).`,
+  );
 }
 
 /** The request of a pinned entry that kept its whole payload; 409 otherwise. */
 function replayableRequest(webhook: WebhookEntry, entry: LogEntry): WebhookRequest {
-  if (!entry.pinned) throw new HttpProblem('not-replayable', `Log entry ${entry.id} is not pinned; pin it first (POST …/log/${entry.id}/pin).`);
+  if (!entry.pinned)
+    throw new HttpProblem('not-replayable', `Log entry ${entry.id} is not pinned; pin it first (POST …/log/${entry.id}/pin).`);
   const request = requestFromPayload(webhook.definition, entry.method, entry.payload);
   if (!request) {
     const payload = entry.payload;
@@ -182,25 +200,44 @@ function replayableRequest(webhook: WebhookEntry, entry: LogEntry): WebhookReque
   return request;
 }
 
-async function testRequest(db: RuntimeDatabase, webhook: WebhookEntry, body: unknown): Promise<{ request: WebhookRequest; origin: CallOrigin }> {
+async function testRequest(
+  db: RuntimeDatabase,
+  webhook: WebhookEntry,
+  body: unknown,
+): Promise<{ request: WebhookRequest; origin: CallOrigin }> {
   const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const keys = fields ? Object.keys(fields) : [];
   if (!fields || keys.length !== 1 || !(keys[0] === 'data' || keys[0] === 'pin')) {
-    throw new HttpProblem('invalid-request', 'Send {"data": <the JSON to send>} or {"pin": "<log entry id>"}.', { errors: [{ path: '', message: 'exactly one of data, pin' }] });
+    throw new HttpProblem('invalid-request', 'Send {"data": <the JSON to send>} or {"pin": "<log entry id>"}.', {
+      errors: [{ path: '', message: 'exactly one of data, pin' }],
+    });
   }
   if ('data' in fields) return { request: requestFromData(webhook.definition, fields.data), origin: { origin: 'test' } };
-  if (typeof fields.pin !== 'string' || fields.pin === '') throw new HttpProblem('invalid-request', 'pin is the id of a pinned log entry.', { errors: [{ path: '/pin', message: 'a log entry id' }] });
+  if (typeof fields.pin !== 'string' || fields.pin === '')
+    throw new HttpProblem('invalid-request', 'pin is the id of a pinned log entry.', {
+      errors: [{ path: '/pin', message: 'a log entry id' }],
+    });
   const entry = await entryOf(db, webhook, fields.pin);
   return { request: replayableRequest(webhook, entry), origin: { origin: 'test', replayOf: entry.id } };
 }
 
-function responseJson(answer: ExecutedWebhookCall, redaction: Redaction): { status: number; headers: Record<string, string>; body: string } {
+function responseJson(
+  answer: ExecutedWebhookCall,
+  redaction: Redaction,
+): { status: number; headers: Record<string, string>; body: string } {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   // The body as the caller of the URL received it: JSON data goes out as JSON text.
-  const text = answer.body === undefined ? '' : Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  const text =
+    answer.body === undefined
+      ? ''
+      : Buffer.isBuffer(answer.body)
+        ? answer.body.toString('utf8')
+        : typeof answer.body === 'string'
+          ? answer.body
+          : JSON.stringify(answer.body);
   return { status: answer.status, headers, body: redactedBody(text, headers['content-type'] ?? '', redaction) };
 }
 
@@ -217,7 +254,10 @@ function redactedBody(text: string, contentType: string, redaction: Redaction): 
 }
 
 function single(value: string | string[] | undefined, name: string): string | undefined {
-  if (Array.isArray(value)) throw new HttpProblem('invalid-request', `${name} is given more than once.`, { errors: [{ path: `query.${name}`, message: 'once only' }] });
+  if (Array.isArray(value))
+    throw new HttpProblem('invalid-request', `${name} is given more than once.`, {
+      errors: [{ path: `query.${name}`, message: 'once only' }],
+    });
   return value;
 }
 
@@ -225,6 +265,9 @@ function pageSizeOf(value: string | string[] | undefined): number {
   const text = single(value, 'limit');
   if (text === undefined) return defaultPageSize;
   const size = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(size >= 1 && size <= maxPageSize)) throw new HttpProblem('invalid-request', `limit is a whole number from 1 to ${maxPageSize}.`, { errors: [{ path: 'query.limit', message: `1 to ${maxPageSize}` }] });
+  if (!(size >= 1 && size <= maxPageSize))
+    throw new HttpProblem('invalid-request', `limit is a whole number from 1 to ${maxPageSize}.`, {
+      errors: [{ path: 'query.limit', message: `1 to ${maxPageSize}` }],
+    });
   return size;
 }

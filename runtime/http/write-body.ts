@@ -26,7 +26,12 @@ export const columnSchema = {
   type: 'object',
   required: ['name', 'value'],
   properties: {
-    name: { type: 'string', pattern: notBlank, title: 'a field of the object, or group[type].field', description: 'A field, or group[type].field for a typed group entry, e.g. addresses[main].city.' },
+    name: {
+      type: 'string',
+      pattern: notBlank,
+      title: 'a field of the object, or group[type].field',
+      description: 'A field, or group[type].field for a typed group entry, e.g. addresses[main].city.',
+    },
     columnType: { enum: [...fieldTypes], description: "The field's declared type (any case); it must match the definition." },
     value: { description: 'The value to set; null clears the field.' },
   },
@@ -40,7 +45,11 @@ export const fullWriteBody = requestBody<{ name?: string | null; columns: Column
     properties: {
       name: { type: ['string', 'null'], description: 'Object name; must equal the {object_type} of the URL.' },
       columns: { type: 'array', minItems: 1, items: columnSchema },
-      idcolumns: { type: ['array', 'null'], items: columnSchema, description: 'Fields identifying the record to update; default the object key.' },
+      idcolumns: {
+        type: ['array', 'null'],
+        items: columnSchema,
+        description: 'Fields identifying the record to update; default the object key.',
+      },
     },
     additionalProperties: false,
   },
@@ -58,7 +67,8 @@ export const minimalWriteBody = requestBody<Record<string, unknown>>({
 function columnMessage({ path, value, body, message }: Finding): string {
   const column = /^\/(columns|idcolumns)\/(\d+)\/(value|columnType)$/.exec(path);
   if (column === null) return message;
-  const name = ((body as Record<string, Array<{ name?: unknown }>>)[column[1]!]?.[Number(column[2])]?.name as string | undefined) ?? `${column[2]}`;
+  const name =
+    ((body as Record<string, Array<{ name?: unknown }>>)[column[1]!]?.[Number(column[2])]?.name as string | undefined) ?? `${column[2]}`;
   if (column[3] === 'value') return `Column ${name} needs a value (null to clear it).`;
   return `columnType ${typeof value === 'string' ? `'${value}'` : JSON.stringify(value)} is not a type; use one of ${fieldTypes.join(', ')}.`;
 }
@@ -79,9 +89,15 @@ export function parseFullWrite(body: unknown, object: ObjectDescription): WriteR
       const [, groupName, type, field] = grouped as unknown as [string, string, string, string];
       const group = object.groups.find((g) => g.name === groupName);
       if (!group) throw unknownField(`${path}/name`, object, `'${groupName}' is not a group of ${object.name}`);
-      if (!group.types.includes(type)) throw invalid(`${path}/name`, `Group ${groupName} has the types ${group.types.join(', ')}, not '${type}'.`);
+      if (!group.types.includes(type))
+        throw invalid(`${path}/name`, `Group ${groupName} has the types ${group.types.join(', ')}, not '${type}'.`);
       const declared = group.fields.find((f) => f.name === field);
-      if (!declared) throw unknownField(`${path}/name`, object, `group ${groupName} has no field '${field}' (it has ${group.fields.map((f) => f.name).join(', ')})`);
+      if (!declared)
+        throw unknownField(
+          `${path}/name`,
+          object,
+          `group ${groupName} has no field '${field}' (it has ${group.fields.map((f) => f.name).join(', ')})`,
+        );
       checkColumnType(column, declared.type, `${path}/columnType`);
       ((groups[groupName] ??= {})[type] ??= {})[field] = column.value;
       return;
@@ -107,11 +123,16 @@ export function parseMinimalWrite(body: unknown, object: ObjectDescription): Wri
   for (const [name, value] of Object.entries(minimalWriteBody.parse(body))) {
     const groupName = groupColumn.exec(name)?.[1] ?? name.split('.')[0]!;
     if (object.groups.some((g) => g.name === groupName)) {
-      throw new HttpProblem('group-needs-full-write', `'${name}' belongs to the typed group ${groupName}, whose type the minimal write cannot express; write it with RunConnectionSetData as a column '${groupName}[<type>].<field>'.`, {
-        errors: [{ path: `/${escapePointer(name)}`, message: 'typed group fields need RunConnectionSetData' }],
-      });
+      throw new HttpProblem(
+        'group-needs-full-write',
+        `'${name}' belongs to the typed group ${groupName}, whose type the minimal write cannot express; write it with RunConnectionSetData as a column '${groupName}[<type>].<field>'.`,
+        {
+          errors: [{ path: `/${escapePointer(name)}`, message: 'typed group fields need RunConnectionSetData' }],
+        },
+      );
     }
-    if (!object.fields.some((f) => f.name === name)) throw unknownField(`/${escapePointer(name)}`, object, `${object.name} has no field '${name}'`);
+    if (!object.fields.some((f) => f.name === name))
+      throw unknownField(`/${escapePointer(name)}`, object, `${object.name} has no field '${name}'`);
     values[name] = value;
   }
   return { values };

@@ -24,7 +24,9 @@ export async function cancelPending(db: RuntimeDatabase, id: string, message: st
     const row = (await select.first()) as { errors: unknown } | undefined;
     if (row === undefined) return false;
     const errors = appendErrors((fromJsonColumn(row.errors) as ItemError[] | null) ?? [], [{ message }], now);
-    const updated = await trx('queue_items').where(pending).update({ status: 'Failed', finished_at: toDatabaseTime(db.dialect, now), errors: JSON.stringify(errors) });
+    const updated = await trx('queue_items')
+      .where(pending)
+      .update({ status: 'Failed', finished_at: toDatabaseTime(db.dialect, now), errors: JSON.stringify(errors) });
     return updated === 1;
   });
 }

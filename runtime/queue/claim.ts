@@ -151,12 +151,21 @@ async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues)
   await executor('queue_items')
     .where('status', 'Pending')
     .whereIn('id', chosen)
-    .update({ status: 'InProgress', locked_by: workerId, lease_until: leaseUntil, started_at: now, attempts: executor.raw('attempts + 1') });
-  return (await executor('queue_items').whereIn('id', chosen).andWhere({ status: 'InProgress', locked_by: workerId })) as Array<Record<string, unknown>>;
+    .update({
+      status: 'InProgress',
+      locked_by: workerId,
+      lease_until: leaseUntil,
+      started_at: now,
+      attempts: executor.raw('attempts + 1'),
+    });
+  return (await executor('queue_items').whereIn('id', chosen).andWhere({ status: 'InProgress', locked_by: workerId })) as Array<
+    Record<string, unknown>
+  >;
 }
 
 function checkOptions(options: ClaimOptions): void {
-  if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`claim: limit must be a whole number of at least 1, not ${options.limit}`);
+  if (!Number.isInteger(options.limit) || options.limit < 1)
+    throw new RangeError(`claim: limit must be a whole number of at least 1, not ${options.limit}`);
   if (!(options.leaseMs > 0)) throw new RangeError(`claim: leaseMs must be positive, not ${options.leaseMs}`);
 }
 

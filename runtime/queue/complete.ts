@@ -53,13 +53,22 @@ export interface AttemptResult {
 export function appendErrors(earlier: readonly ItemError[], added: readonly NewItemError[], now: Date): ItemError[] {
   return [
     ...earlier,
-    ...added.map((error) => ({ message: error.message, ...(error.sourceId === undefined ? {} : { sourceId: error.sourceId }), at: (error.at ?? now).toISOString() })),
+    ...added.map((error) => ({
+      message: error.message,
+      ...(error.sourceId === undefined ? {} : { sourceId: error.sourceId }),
+      at: (error.at ?? now).toISOString(),
+    })),
   ];
 }
 
 /** The condition of an item `workerId` holds, in the given attempt when one is named. */
 export function heldBy(target: { id: string; workerId: string; attempt?: number }): Record<string, unknown> {
-  return { id: target.id, locked_by: target.workerId, status: 'InProgress', ...(target.attempt === undefined ? {} : { attempts: target.attempt }) };
+  return {
+    id: target.id,
+    locked_by: target.workerId,
+    status: 'InProgress',
+    ...(target.attempt === undefined ? {} : { attempts: target.attempt }),
+  };
 }
 
 /**
@@ -77,7 +86,11 @@ export async function updateHeldItem<T>(
     if (db.engine.rowLocks) select.forUpdate();
     const row = (await select.first()) as Record<string, unknown> | undefined;
     if (row === undefined) return undefined;
-    const held = { attempts: Number(row.attempts), maxAttempts: Number(row.max_attempts), errors: (fromJsonColumn(row.errors) as ItemError[] | null) ?? [] };
+    const held = {
+      attempts: Number(row.attempts),
+      maxAttempts: Number(row.max_attempts),
+      errors: (fromJsonColumn(row.errors) as ItemError[] | null) ?? [],
+    };
     const { values, answer } = change(held, trx);
     const updated = await trx('queue_items').where(guard).update(values);
     return updated === 1 ? answer : undefined;
@@ -90,7 +103,8 @@ export async function completeItem(db: RuntimeDatabase, result: AttemptResult & 
   if ((result.errors ?? []).length === 0) {
     // Nothing to append to the stored errors, so nothing to read first: one guarded statement
     // instead of a transaction of four round trips — the common end of a run.
-    const updated = await db.knex('queue_items')
+    const updated = await db
+      .knex('queue_items')
       .where(heldBy(result))
       .update({
         status: result.status,

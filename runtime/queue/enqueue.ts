@@ -70,29 +70,39 @@ function checkItem(item: NewQueueItem): void {
   if (item.processId === '' || item.processId.length > limits.processId) {
     throw new RangeError(`queue item: processId must have 1 to ${limits.processId} characters, not ${item.processId.length}`);
   }
-  if (!startTypes.includes(item.startType)) throw new RangeError(`queue item: startType '${item.startType}' is not one of ${startTypes.join(', ')}`);
+  if (!startTypes.includes(item.startType))
+    throw new RangeError(`queue item: startType '${item.startType}' is not one of ${startTypes.join(', ')}`);
   const maxAttempts = item.maxAttempts ?? 1;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`queue item: maxAttempts must be a whole number of at least 1, not ${maxAttempts}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError(`queue item: maxAttempts must be a whole number of at least 1, not ${maxAttempts}`);
   if (item.slotKey !== undefined && (item.slotKey === '' || item.slotKey.length > limits.slotKey)) {
     throw new RangeError(`queue item: slotKey must have 1 to ${limits.slotKey} characters, not ${item.slotKey.length}`);
   }
   const concurrency = item.concurrency;
   if (concurrency !== undefined) {
-    if (concurrency.key === '' || concurrency.key.length > limits.concurrencyKey) throw new RangeError(`queue item: concurrency key must have 1 to ${limits.concurrencyKey} characters`);
-    if (!Number.isInteger(concurrency.limit) || concurrency.limit < 1) throw new RangeError(`queue item: concurrency limit must be a whole number of at least 1, not ${concurrency.limit}`);
+    if (concurrency.key === '' || concurrency.key.length > limits.concurrencyKey)
+      throw new RangeError(`queue item: concurrency key must have 1 to ${limits.concurrencyKey} characters`);
+    if (!Number.isInteger(concurrency.limit) || concurrency.limit < 1)
+      throw new RangeError(`queue item: concurrency limit must be a whole number of at least 1, not ${concurrency.limit}`);
   }
 }
 
 /** The note on an item that was not run because its key was at its limit (skip or fail). */
 export function limitNote(concurrency: QueueConcurrency, active: number): string {
   const runs = `${active} run${active === 1 ? '' : 's'}`;
-  const what = concurrency.key.startsWith('group:') ? `concurrency group '${concurrency.key.slice('group:'.length)}'` : `'${concurrency.key.replace(/^process:/, '')}'`;
+  const what = concurrency.key.startsWith('group:')
+    ? `concurrency group '${concurrency.key.slice('group:'.length)}'`
+    : `'${concurrency.key.replace(/^process:/, '')}'`;
   return `not run: ${what} already had ${runs} in progress or waiting, and its concurrency limit is ${concurrency.limit} (onLimit: ${concurrency.onLimit})`;
 }
 
 /** Items of `key` waiting or running: what a skip or fail policy compares with the limit. */
 async function activeItems(executor: Knex, key: string): Promise<number> {
-  const row = (await executor('queue_items').count({ active: '*' }).where('concurrency_key', key).whereIn('status', ['Pending', 'InProgress']).first()) as { active: number | string } | undefined;
+  const row = (await executor('queue_items')
+    .count({ active: '*' })
+    .where('concurrency_key', key)
+    .whereIn('status', ['Pending', 'InProgress'])
+    .first()) as { active: number | string } | undefined;
   return Number(row?.active ?? 0);
 }
 
@@ -113,13 +123,22 @@ export async function insertItem(db: RuntimeDatabase, executor: Knex, item: NewQ
   const limited = async (trx: Knex): Promise<EnqueueResult> => {
     await lockClaims(db, trx);
     const active = await activeItems(trx, concurrency.key);
-    const notRun: NotRun | undefined = active >= concurrency.limit ? { status: concurrency.onLimit === 'skip' ? 'Complete' : 'Failed', note: limitNote(concurrency, active) } : undefined;
+    const notRun: NotRun | undefined =
+      active >= concurrency.limit
+        ? { status: concurrency.onLimit === 'skip' ? 'Complete' : 'Failed', note: limitNote(concurrency, active) }
+        : undefined;
     return insertRow(db, trx, item, now, notRun);
   };
   return executor === db.knex ? writeTransaction(db, limited) : limited(executor);
 }
 
-async function insertRow(db: RuntimeDatabase, executor: Knex, item: NewQueueItem, now: Date, notRun: NotRun | undefined): Promise<EnqueueResult> {
+async function insertRow(
+  db: RuntimeDatabase,
+  executor: Knex,
+  item: NewQueueItem,
+  now: Date,
+  notRun: NotRun | undefined,
+): Promise<EnqueueResult> {
   const id = randomUUID();
   const time = (value: Date) => toDatabaseTime(db.dialect, value);
   const { concurrency } = item;

@@ -43,7 +43,8 @@ class InsertTogether {
     // an ordinary insert would), and the statement being written finishes before the pool goes.
     db.onClose(async () => {
       this.#closed = true;
-      for (const entry of this.#waiting.splice(0)) entry.reject(new RuntimeDatabaseClosedError('the runtime database is closing; the queue item was not written'));
+      for (const entry of this.#waiting.splice(0))
+        entry.reject(new RuntimeDatabaseClosedError('the runtime database is closing; the queue item was not written'));
       await this.#running;
     });
   }
@@ -67,14 +68,21 @@ class InsertTogether {
   async #write(batch: Waiting[]): Promise<void> {
     let rows: Row[];
     try {
-      rows = (await this.#db.knex('queue_items').insert(batch.map((entry) => entry.values)).returning('*')) as Row[];
+      rows = (await this.#db
+        .knex('queue_items')
+        .insert(batch.map((entry) => entry.values))
+        .returning('*')) as Row[];
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
       for (const entry of batch) {
-        await this.#db.knex('queue_items').insert(entry.values).returning('*').then(
-          (alone: Row[]) => settle(entry, alone[0]),
-          (aloneError: unknown) => entry.reject(aloneError),
-        );
+        await this.#db
+          .knex('queue_items')
+          .insert(entry.values)
+          .returning('*')
+          .then(
+            (alone: Row[]) => settle(entry, alone[0]),
+            (aloneError: unknown) => entry.reject(aloneError),
+          );
       }
       return;
     }

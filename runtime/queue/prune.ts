@@ -31,10 +31,19 @@ export async function prune(db: RuntimeDatabase, options: PruneOptions): Promise
   const batchSize = options.batchSize ?? 500;
   let deleted = 0;
   for (;;) {
-    const rows = (await db.knex('queue_items').select('id').whereIn('status', finished).andWhere('finished_at', '<', cutoff).limit(batchSize)) as Array<{ id: string }>;
+    const rows = (await db
+      .knex('queue_items')
+      .select('id')
+      .whereIn('status', finished)
+      .andWhere('finished_at', '<', cutoff)
+      .limit(batchSize)) as Array<{ id: string }>;
     if (rows.length === 0) break;
-    deleted += await db.knex('queue_items')
-      .whereIn('id', rows.map((row) => String(row.id)))
+    deleted += await db
+      .knex('queue_items')
+      .whereIn(
+        'id',
+        rows.map((row) => String(row.id)),
+      )
       .whereIn('status', finished)
       .delete();
     if (rows.length < batchSize) break;

@@ -163,7 +163,17 @@ export function queueItemJson(item: QueueRow): QueueItem {
     StartedDate: item.startedAt?.toISOString() ?? null,
     FinishedDate: item.finishedAt?.toISOString() ?? null,
     Attempts: item.attempts,
-    Statistics: { Read: statistics.read, Created: statistics.created, Updated: statistics.updated, Skipped: statistics.skipped, Failed: statistics.failed },
-    Errors: item.errors.map((error) => ({ Message: error.message, ...(error.sourceId === undefined ? {} : { SourceId: error.sourceId }), At: error.at })),
+    Statistics: {
+      Read: statistics.read,
+      Created: statistics.created,
+      Updated: statistics.updated,
+      Skipped: statistics.skipped,
+      Failed: statistics.failed,
+    },
+    Errors: item.errors.map((error) => ({
+      Message: error.message,
+      ...(error.sourceId === undefined ? {} : { SourceId: error.sourceId }),
+      At: error.at,
+    })),
   };
 }

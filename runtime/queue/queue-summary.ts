@@ -12,7 +12,10 @@ import { queueStatuses, type QueueStatus } from './queue-item.js';
 /** How many items are in each status (every status present, zero when none). */
 export async function countByStatus(db: RuntimeDatabase): Promise<Record<QueueStatus, number>> {
   const counts = Object.fromEntries(queueStatuses.map((status) => [status, 0])) as Record<QueueStatus, number>;
-  const rows = (await db.knex('queue_items').select('status').count({ count: '*' }).groupBy('status')) as Array<{ status: QueueStatus; count: number | string }>;
+  const rows = (await db.knex('queue_items').select('status').count({ count: '*' }).groupBy('status')) as Array<{
+    status: QueueStatus;
+    count: number | string;
+  }>;
   // PostgreSQL answers COUNT(*) as a bigint string.
   for (const row of rows) counts[row.status] = Number(row.count);
   return counts;

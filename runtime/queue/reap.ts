@@ -64,7 +64,12 @@ export async function reap(db: RuntimeDatabase, options: { now?: Date; limit?: n
     const reaped: ReapResult = { pending: [], failed: [] };
     for (const row of expired) {
       const id = String(row.id);
-      const lost = { lockedBy: String(row.locked_by), leaseUntil: fromDatabaseTime(row.lease_until), attempts: Number(row.attempts), maxAttempts: Number(row.max_attempts) };
+      const lost = {
+        lockedBy: String(row.locked_by),
+        leaseUntil: fromDatabaseTime(row.lease_until),
+        attempts: Number(row.attempts),
+        maxAttempts: Number(row.max_attempts),
+      };
       const earlier = (fromJsonColumn(row.errors) as ItemError[] | null) ?? [];
       const errors = JSON.stringify(appendErrors(earlier, [{ message: lostWorkerMessage(lost) }], now));
       const retry = lost.attempts < lost.maxAttempts;

@@ -29,7 +29,8 @@ export interface ProgressReport {
 /** Extends the lease of one held item and stores its progress; false when the worker no longer holds it. */
 export async function recordProgress(db: RuntimeDatabase, report: ProgressReport): Promise<boolean> {
   const now = report.now ?? new Date();
-  const updated = await db.knex('queue_items')
+  const updated = await db
+    .knex('queue_items')
     .where(heldBy(report))
     .update({
       lease_until: toDatabaseTime(db.dialect, new Date(now.getTime() + report.leaseMs)),

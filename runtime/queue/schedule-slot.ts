@@ -41,7 +41,8 @@ export async function enqueueSlot(db: RuntimeDatabase, slot: SlotItem, options: 
   const now = options.now ?? new Date();
   const time = (value: Date) => toDatabaseTime(db.dialect, value);
   const { slotAt, ...item } = slot;
-  await db.knex('schedules')
+  await db
+    .knex('schedules')
     .insert({ process_id: slot.processId, last_slot_at: time(slotAt), last_item_id: null, updated_at: time(now) })
     .onConflict('process_id')
     .ignore();
@@ -62,6 +63,9 @@ export async function enqueueSlot(db: RuntimeDatabase, slot: SlotItem, options: 
 
 /** The latest slot each schedule enqueued, by process id. */
 export async function lastSlots(db: RuntimeDatabase): Promise<Map<string, Date>> {
-  const rows = (await db.knex('schedules').select('process_id', 'last_slot_at').whereNotNull('last_item_id')) as Array<{ process_id: string; last_slot_at: unknown }>;
+  const rows = (await db.knex('schedules').select('process_id', 'last_slot_at').whereNotNull('last_item_id')) as Array<{
+    process_id: string;
+    last_slot_at: unknown;
+  }>;
   return new Map(rows.map((row) => [String(row.process_id), fromDatabaseTime(row.last_slot_at)]));
 }

@@ -47,7 +47,13 @@ export async function startItem(db: RuntimeDatabase, item: NewQueueItem, options
     await lockClaims(db, trx);
     const { item: inserted } = await insertItem(db, trx, { ...item, runAfter: now }, now);
     if (inserted.status !== 'Pending') return inserted;
-    const [claimed] = await claimWithin(db, trx, { workerId: options.workerId, leaseMs: options.leaseMs, limit: 1, ids: [inserted.id], now });
+    const [claimed] = await claimWithin(db, trx, {
+      workerId: options.workerId,
+      leaseMs: options.leaseMs,
+      limit: 1,
+      ids: [inserted.id],
+      now,
+    });
     if (claimed !== undefined) return claimed;
     const stored = (await trx('queue_items').where('id', inserted.id).first()) as Record<string, unknown> | undefined;
     if (stored === undefined) throw new Error(`queue item ${inserted.id} was started but cannot be read back`);

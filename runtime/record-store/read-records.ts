@@ -25,13 +25,19 @@ export interface RecordPage {
 }
 
 /** One page of the records of `syncId`, oldest first. */
-export async function readRecords(db: RuntimeDatabase, options: { syncId: string; limit: number; after?: RecordCursor }): Promise<RecordPage> {
-  if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`record store: limit must be a whole number of at least 1, not ${options.limit}`);
+export async function readRecords(
+  db: RuntimeDatabase,
+  options: { syncId: string; limit: number; after?: RecordCursor },
+): Promise<RecordPage> {
+  if (!Number.isInteger(options.limit) || options.limit < 1)
+    throw new RangeError(`record store: limit must be a whole number of at least 1, not ${options.limit}`);
   const query = db.knex('record_store').where('sync_id', options.syncId);
   const after = options.after;
   if (after !== undefined) {
     const createdAt = toDatabaseTime(db.dialect, after.createdAt);
-    query.andWhere((where) => where.where('created_at', '>', createdAt).orWhere((same) => same.where('created_at', createdAt).andWhere('guid', '>', after.guid)));
+    query.andWhere((where) =>
+      where.where('created_at', '>', createdAt).orWhere((same) => same.where('created_at', createdAt).andWhere('guid', '>', after.guid)),
+    );
   }
   const rows = (await query.orderBy([{ column: 'created_at' }, { column: 'guid' }]).limit(options.limit)) as Array<Record<string, unknown>>;
   const records = rows.map(fromRecordRow);

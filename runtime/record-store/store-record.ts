@@ -14,7 +14,9 @@ import { chunks } from './stored-record.js';
 
 function checkRecord(record: unknown, index: number): void {
   if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-    throw new TypeError(`record store: record ${index + 1} must be a JSON object, not ${record === null ? 'null' : Array.isArray(record) ? 'an array' : typeof record}`);
+    throw new TypeError(
+      `record store: record ${index + 1} must be a JSON object, not ${record === null ? 'null' : Array.isArray(record) ? 'an array' : typeof record}`,
+    );
   }
 }
 
@@ -37,7 +39,12 @@ export async function storeRecords(
 }
 
 /** Stores one record for `syncId`; answers its GUID. */
-export async function storeRecord(db: RuntimeDatabase, syncId: string, record: Record<string, unknown>, options: { now?: Date } = {}): Promise<string> {
+export async function storeRecord(
+  db: RuntimeDatabase,
+  syncId: string,
+  record: Record<string, unknown>,
+  options: { now?: Date } = {},
+): Promise<string> {
   const [guid] = await storeRecords(db, syncId, [record], options);
   return guid!;
 }

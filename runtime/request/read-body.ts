@@ -66,7 +66,10 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch (error) {
     // The parser's own message quotes the body; only the position is passed on.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new HttpProblem('malformed-json', `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`);
+    throw new HttpProblem(
+      'malformed-json',
+      `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`,
+    );
   }
 }
 
@@ -77,7 +80,8 @@ function depthExceededAt(text: string, max: number): number | undefined {
   for (let at = 0; at < text.length; at += 1) {
     const code = text.charCodeAt(at);
     if (inString) {
-      if (code === 0x5c) at += 1; // backslash: the escaped character cannot end the string
+      if (code === 0x5c)
+        at += 1; // backslash: the escaped character cannot end the string
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x7b || code === 0x5b) {

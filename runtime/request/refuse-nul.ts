@@ -37,7 +37,8 @@ export function refuseNulInPathParameters(router: Router): void {
 /** Refuses a query parameter holding NUL. */
 export const refuseNulInQuery: Middleware = async (ctx, next) => {
   for (const [name, value] of Object.entries(ctx.query)) {
-    if (name.includes(nul) || [value ?? []].flat().some((text) => text.includes(nul))) throw refused(`query.${name}`, `The query parameter ${name}`);
+    if (name.includes(nul) || [value ?? []].flat().some((text) => text.includes(nul)))
+      throw refused(`query.${name}`, `The query parameter ${name}`);
   }
   await next();
 };

@@ -26,14 +26,25 @@ function chunkFilter(equalities: readonly Equality[], count: number): Expression
   const field = (equality: Equality): FieldNode => ({ type: 'field', path: [equality.field], ...at });
   const placeholder = (index: number): PlaceholderNode => ({ type: 'placeholder', path: [String(index)], ...at });
   if (width === 1) {
-    const node: InNode = { type: 'in', negated: false, value: field(equalities[0]!), list: Array.from({ length: count }, (_, i) => placeholder(i)), ...at };
+    const node: InNode = {
+      type: 'in',
+      negated: false,
+      value: field(equalities[0]!),
+      list: Array.from({ length: count }, (_, i) => placeholder(i)),
+      ...at,
+    };
     return node;
   }
-  const tuples = Array.from({ length: count }, (_, t): AndNode => ({
-    type: 'and',
-    operands: equalities.map((equality, e): CompareNode => ({ type: 'compare', op: '=', left: field(equality), right: placeholder(t * width + e), ...at })),
-    ...at,
-  }));
+  const tuples = Array.from(
+    { length: count },
+    (_, t): AndNode => ({
+      type: 'and',
+      operands: equalities.map(
+        (equality, e): CompareNode => ({ type: 'compare', op: '=', left: field(equality), right: placeholder(t * width + e), ...at }),
+      ),
+      ...at,
+    }),
+  );
   if (tuples.length === 1) return tuples[0]!;
   const node: OrNode = { type: 'or', operands: tuples, ...at };
   return node;
@@ -50,7 +61,10 @@ export class MatchIndex {
   constructor(private readonly equalities: readonly Equality[]) {}
 
   add(record: RecordData): void {
-    const key = tupleKey(this.equalities, this.equalities.map((equality) => record[equality.field]));
+    const key = tupleKey(
+      this.equalities,
+      this.equalities.map((equality) => record[equality.field]),
+    );
     const list = this.byKey.get(key);
     if (list === undefined) this.byKey.set(key, [record]);
     else list.push(record);
@@ -114,7 +128,13 @@ export class MatchIndex {
  * The target records of one chunk of tuples, all pages of them: nothing joins the index until the
  * whole read went through, so a chunk read again in halves adds no record twice.
  */
-async function readChunk(connection: Connection, object: string, equalities: readonly Equality[], chunk: ReadonlyArray<readonly unknown[]>, signal: AbortSignal | undefined): Promise<RecordData[]> {
+async function readChunk(
+  connection: Connection,
+  object: string,
+  equalities: readonly Equality[],
+  chunk: ReadonlyArray<readonly unknown[]>,
+  signal: AbortSignal | undefined,
+): Promise<RecordData[]> {
   const bound = chunk.flat();
   const pages = connection.read(object, {
     filter: chunkFilter(equalities, chunk.length),

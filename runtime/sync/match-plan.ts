@@ -17,9 +17,7 @@ export interface Equality {
 
 export type MatchPlan =
   /** No match: every record is created. */
-  | { kind: 'create' }
-  | { kind: 'batched'; equalities: readonly Equality[] }
-  | { kind: 'search'; where: Expression };
+  { kind: 'create' } | { kind: 'batched'; equalities: readonly Equality[] } | { kind: 'search'; where: Expression };
 
 export function matchPlan(matchWhere: Expression | undefined, target: ObjectDescription): MatchPlan {
   if (matchWhere === undefined) return { kind: 'create' };
@@ -29,7 +27,8 @@ export function matchPlan(matchWhere: Expression | undefined, target: ObjectDesc
   for (const term of terms) {
     if (term.type !== 'compare' || term.op !== '=') return { kind: 'search', where: matchWhere };
     const [field, placeholder] = term.left.type === 'field' ? [term.left, term.right] : [term.right, term.left];
-    if (field.type !== 'field' || placeholder.type !== 'placeholder' || field.path.length !== 1) return { kind: 'search', where: matchWhere };
+    if (field.type !== 'field' || placeholder.type !== 'placeholder' || field.path.length !== 1)
+      return { kind: 'search', where: matchWhere };
     const name = field.path[0]!;
     const type = fieldTypes.get(name);
     if (type === undefined || type === 'Json' || equalities.some((e) => e.field === name)) return { kind: 'search', where: matchWhere };

@@ -26,7 +26,8 @@ export function parseKey(object: ObjectDescription, text: string, path: string):
     throw bad(path, `The key of ${object.name} is composite (${key.join(', ')}); give a JSON object or the values separated by commas.`);
   }
   const parts = text.split(',');
-  if (parts.length !== key.length) throw bad(path, `The key of ${object.name} has ${key.length} fields (${key.join(', ')}); ${parts.length} value(s) given.`);
+  if (parts.length !== key.length)
+    throw bad(path, `The key of ${object.name} has ${key.length} fields (${key.join(', ')}); ${parts.length} value(s) given.`);
   return Object.fromEntries(key.map((field, index) => [field, parts[index]]));
 }
 
@@ -47,7 +48,10 @@ function fromObject(object: ObjectDescription, values: Record<string, unknown>, 
   const missing = key.filter((field) => !Object.hasOwn(values, field));
   const extra = Object.keys(values).filter((field) => !key.includes(field));
   if (missing.length || extra.length) {
-    throw bad(path, `The key of ${object.name} is ${key.join(', ')}${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; not key fields: ${extra.join(', ')}` : ''}.`);
+    throw bad(
+      path,
+      `The key of ${object.name} is ${key.join(', ')}${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; not key fields: ${extra.join(', ')}` : ''}.`,
+    );
   }
   const wrong = key.filter((field) => !['string', 'number', 'boolean'].includes(typeof values[field]));
   if (wrong.length > 0) {

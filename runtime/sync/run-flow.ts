@@ -51,7 +51,13 @@ async function runSteps(environment: RunEnvironment, start: ProcessStart, flow: 
     const label = `step ${index + 1} (${step.name ?? (step.sync !== undefined ? `sync ${step.sync}` : `flow ${step.flow}`)})`;
     const prefixed = (error: NewItemError): NewItemError => ({ ...error, message: `${label}: ${error.message}` });
     if (start.signal?.aborted) {
-      return { status: 'Failed', statistics, errors: [{ message: `${label}: ${abortMessage(start.signal)}` }, ...errors], retryable: true, guids: [] };
+      return {
+        status: 'Failed',
+        statistics,
+        errors: [{ message: `${label}: ${abortMessage(start.signal)}` }, ...errors],
+        retryable: true,
+        guids: [],
+      };
     }
     const before = statistics;
     const stepStart: ProcessStart = {
@@ -67,7 +73,12 @@ async function runSteps(environment: RunEnvironment, start: ProcessStart, flow: 
     if (step.sync !== undefined) {
       const sync = snapshot.syncs.get(step.sync);
       if (sync === undefined) {
-        outcome = { status: 'Failed', statistics: { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 }, errors: [{ message: `there is no sync '${step.sync}'` }], retryable: false };
+        outcome = {
+          status: 'Failed',
+          statistics: { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 },
+          errors: [{ message: `there is no sync '${step.sync}'` }],
+          retryable: false,
+        };
       } else {
         const ran = await runSync(environment, stepStart, sync);
         const failed = new Set(ran.recordStore.failed);
@@ -78,7 +89,12 @@ async function runSteps(environment: RunEnvironment, start: ProcessStart, flow: 
     } else {
       const nested = snapshot.flows.get(step.flow!);
       if (nested === undefined || trail.includes(step.flow!)) {
-        outcome = { status: 'Failed', statistics: { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 }, errors: [{ message: nested === undefined ? `there is no flow '${step.flow}'` : `flow '${step.flow}' calls itself` }], retryable: false };
+        outcome = {
+          status: 'Failed',
+          statistics: { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 },
+          errors: [{ message: nested === undefined ? `there is no flow '${step.flow}'` : `flow '${step.flow}' calls itself` }],
+          retryable: false,
+        };
       } else {
         const ran = await runSteps(environment, stepStart, nested, [...trail, flow.definition.id]);
         stepGuids = ran.guids;
@@ -88,12 +104,19 @@ async function runSteps(environment: RunEnvironment, start: ProcessStart, flow: 
     statistics = add(statistics, outcome.statistics);
     if (index === 0 && stepStart.sourceId && outcome.status === 'Complete' && outcome.statistics.read === 0) {
       errors.push(...outcome.errors.map(prefixed));
-      if (steps.length > 1) errors.push({ message: `${label} found no record for source id '${stepStart.sourceId}', so the later steps did not run` });
+      if (steps.length > 1)
+        errors.push({ message: `${label} found no record for source id '${stepStart.sourceId}', so the later steps did not run` });
       return { status: 'Complete', statistics, errors, retryable: false, guids: [] };
     }
     if (outcome.status === 'Failed' && !step.continueOnError) {
       const [reason, ...rest] = outcome.errors.map(prefixed);
-      return { status: 'Failed', statistics, errors: [reason ?? { message: `${label}: failed` }, ...errors, ...rest], retryable: outcome.retryable, guids: [] };
+      return {
+        status: 'Failed',
+        statistics,
+        errors: [reason ?? { message: `${label}: failed` }, ...errors, ...rest],
+        retryable: outcome.retryable,
+        guids: [],
+      };
     }
     errors.push(...outcome.errors.map(prefixed));
     if (outcome.status === 'Complete') guids.push(...stepGuids);
@@ -110,7 +133,9 @@ export async function runFlow(environment: RunEnvironment, start: ProcessStart, 
     } catch (error) {
       // The records were synced; they only stay behind. Said, so nobody wonders why they are read again.
       environment.log?.warn({ flow: flow.definition.id, err: error }, `flow ${flow.definition.id}: record-store entries were not deleted`);
-      outcome.errors.push({ message: `the flow went through, but its ${guids.length} record-store entries could not be deleted: ${(error as Error).message}` });
+      outcome.errors.push({
+        message: `the flow went through, but its ${guids.length} record-store entries could not be deleted: ${(error as Error).message}`,
+      });
     }
   }
   start.onProgress?.(outcome.statistics);

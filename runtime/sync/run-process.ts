@@ -22,7 +22,10 @@ export const runProcess: RunProcess = async (environment, start) => {
         await deleteRecords(environment.db, done, sync.definition.id);
       } catch (error) {
         // Read again next time: writes are upserts by match, so that costs time, not correctness.
-        environment.log?.warn({ sync: sync.definition.id, err: error }, 'could not delete the record-store entries this run used; the next run reads them again');
+        environment.log?.warn(
+          { sync: sync.definition.id, err: error },
+          'could not delete the record-store entries this run used; the next run reads them again',
+        );
       }
     }
     return outcome;

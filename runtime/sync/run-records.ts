@@ -63,7 +63,8 @@ export async function runSyncOnRecords(
   const left = records.length - outcome.statistics.read;
   const statistics = { ...outcome.statistics, read: records.length, skipped: outcome.statistics.skipped + left };
   const results = records.map(
-    (_, index): GivenRecordOutcome => seen.get(index) ?? { index, result: 'skipped', message: `left out by the where or the precondition of sync '${sync.definition.id}'` },
+    (_, index): GivenRecordOutcome =>
+      seen.get(index) ?? { index, result: 'skipped', message: `left out by the where or the precondition of sync '${sync.definition.id}'` },
   );
   return { outcome: { ...outcome, statistics }, records: results };
 }

@@ -32,7 +32,10 @@ export function abortMessage(signal: AbortSignal): string {
  * and the run goes on. Anything else from a write (unavailable, a table that is gone) ends the run.
  */
 export function isRecordRejection(error: unknown): error is ConnectorError {
-  return error instanceof ConnectorError && (error.code === 'rejected' || error.code === 'invalid-value' || error.code === 'unknown-field' || error.code === 'read-only');
+  return (
+    error instanceof ConnectorError &&
+    (error.code === 'rejected' || error.code === 'invalid-value' || error.code === 'unknown-field' || error.code === 'read-only')
+  );
 }
 
 /**
@@ -48,7 +51,8 @@ export function stopFor(error: unknown, doing: string, signal: AbortSignal | und
     // busy: every free-query turn of the system was taken for a moment; a later try gets one.
     // timeout: a statement stopped at the system's statementTimeout, as a run stopped at the sync's
     // own timeout, may pass when the system is less loaded; retries.max bounds the tries.
-    const retryable = error.code === 'unavailable' || error.code === 'definition-mismatch' || error.code === 'busy' || error.code === 'timeout';
+    const retryable =
+      error.code === 'unavailable' || error.code === 'definition-mismatch' || error.code === 'busy' || error.code === 'timeout';
     return new RunStop(`${doing}: ${message}`, retryable, { cause: error });
   }
   return new RunStop(`${doing}: ${message}`, true, { cause: error });
@@ -84,6 +88,11 @@ export class RunReport {
   }
 
   failed(stop: RunStop): RunOutcome {
-    return { status: 'Failed', statistics: { ...this.statistics }, errors: [{ message: stop.message }, ...this.errors()], retryable: stop.retryable };
+    return {
+      status: 'Failed',
+      statistics: { ...this.statistics },
+      errors: [{ message: stop.message }, ...this.errors()],
+      retryable: stop.retryable,
+    };
   }
 }

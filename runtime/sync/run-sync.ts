@@ -11,7 +11,14 @@
  * Statistics count source records: read = created + updated + skipped + failed for every record
  * read, including under updateAll (one source record updating three targets is one update).
  */
-import type { Connection, ObjectDescription, PlaceholderValues, RecordData, WriteRequest, WriteResult } from '../../connectors/connection.js';
+import type {
+  Connection,
+  ObjectDescription,
+  PlaceholderValues,
+  RecordData,
+  WriteRequest,
+  WriteResult,
+} from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import type { SyncEntry } from '../../definitions/snapshot.js';
 import type { SyncDefinition } from '../../definitions/types.js';
@@ -133,14 +140,19 @@ class SyncRun {
         let matches = values === undefined ? [] : index.find(values);
         const created = values === undefined ? undefined : JSON.stringify(values);
         if (matches.length === 0 && created !== undefined && creating.has(created)) matches = [equalities];
-        const pending = matches.length === 1 && matches[0] === equalities ? this.decideRepeat(record, equalities) : this.decide(record, matches, matches.length, equalities);
+        const pending =
+          matches.length === 1 && matches[0] === equalities
+            ? this.decideRepeat(record, equalities)
+            : this.decide(record, matches, matches.length, equalities);
         if (pending === undefined) continue;
         if (matches.length === 0 && created !== undefined) creating.add(created);
         writes.push(pending);
       }
       await this.writeAll(writes);
     } else if (plan.kind === 'create') {
-      await this.writeAll(mapped.map((record) => this.decide(record, [], 0, {})).filter((pending): pending is PendingWrite => pending !== undefined));
+      await this.writeAll(
+        mapped.map((record) => this.decide(record, [], 0, {})).filter((pending): pending is PendingWrite => pending !== undefined),
+      );
     } else {
       for (const record of mapped) {
         this.checkSignal();
@@ -156,7 +168,10 @@ class SyncRun {
   private map(source: SourceRecord): Mapped | undefined | Promise<Mapped | undefined> {
     const { record } = source;
     if (this.sync.precondition !== undefined) {
-      const scope = { field: (path: readonly string[]) => resolvePath(record, path), placeholder: recordOrParamPlaceholders(record, this.params) };
+      const scope = {
+        field: (path: readonly string[]) => resolvePath(record, path),
+        placeholder: recordOrParamPlaceholders(record, this.params),
+      };
       if (!evaluateCondition(this.sync.precondition, scope)) {
         this.report.statistics.skipped += 1;
         return undefined;
@@ -183,7 +198,10 @@ class SyncRun {
   /** The mapping's result split into target fields and typed groups, or a failure. */
   private mapped(source: SourceRecord, result: unknown): Mapped | undefined {
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-      this.fail(source, `mapping: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object of target fields`);
+      this.fail(
+        source,
+        `mapping: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object of target fields`,
+      );
       return undefined;
     }
     const values: RecordData = {};
@@ -212,7 +230,10 @@ class SyncRun {
     let count: number;
     try {
       for await (const page of this.target.read(object, { ...request, ...(all ? {} : { limit: 2, pageSize: 2 }) })) matches.push(...page);
-      count = matches.length > 1 && this.definition.match?.onMultipleMatches === 'fail' ? await this.target.count(object, request) : matches.length;
+      count =
+        matches.length > 1 && this.definition.match?.onMultipleMatches === 'fail'
+          ? await this.target.count(object, request)
+          : matches.length;
     } catch (error) {
       if (isRecordRejection(error)) {
         // A mapped value the search cannot use (text for an Integer field): this record's problem.
@@ -254,12 +275,18 @@ class SyncRun {
           targets = matches;
           break;
         default:
-          this.fail(record.source, `${count} records of ${this.targetLabel} match ${this.definition.match?.where}; onMultipleMatches is fail, so none was written`);
+          this.fail(
+            record.source,
+            `${count} records of ${this.targetLabel} match ${this.definition.match?.where}; onMultipleMatches is fail, so none was written`,
+          );
           return undefined;
       }
     }
     // The found record's own key identifies it: the match fields may not be unique.
-    return { record, requests: targets.map((target) => request(Object.fromEntries(this.description.key.map((field) => [field, target[field]])))) };
+    return {
+      record,
+      requests: targets.map((target) => request(Object.fromEntries(this.description.key.map((field) => [field, target[field]])))),
+    };
   }
 
   /** A record whose match values an earlier record of this page creates: one match, by those values. */
@@ -278,7 +305,10 @@ class SyncRun {
     this.checkSignal();
     let results: Array<WriteResult | ConnectorError>;
     try {
-      results = await this.target.writeMany(this.definition.target.object, writes.flatMap((write) => write.requests));
+      results = await this.target.writeMany(
+        this.definition.target.object,
+        writes.flatMap((write) => write.requests),
+      );
     } catch (error) {
       throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
     }
@@ -330,7 +360,12 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
   const params = paramsObject(start.actionParams);
   const sourceId = start.sourceId === null || start.sourceId === undefined || start.sourceId === '' ? undefined : start.sourceId;
   const given = start.records;
-  const sourceLabel = given !== undefined ? 'the given records' : definition.source.recordStore ? `the record store of ${definition.id}` : `${definition.source.system}/${definition.source.object ?? definition.source.query}`;
+  const sourceLabel =
+    given !== undefined
+      ? 'the given records'
+      : definition.source.recordStore
+        ? `the record store of ${definition.id}`
+        : `${definition.source.system}/${definition.source.object ?? definition.source.query}`;
   let run: SyncRun | undefined;
   const early = new RunReport(definition.maxErrors);
   try {
@@ -342,11 +377,24 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
     } catch (error) {
       throw stopFor(error, `target ${definition.target.system}/${definition.target.object}`, signal);
     }
-    const source = definition.source.recordStore || given !== undefined ? undefined : await connect(environment, definition.source.system!, 'source', signal);
+    const source =
+      definition.source.recordStore || given !== undefined
+        ? undefined
+        : await connect(environment, definition.source.system!, 'source', signal);
     run = new SyncRun(sync, params, target, description, matchPlan(sync.matchWhere, description), signal);
     run.onRecord = start.onRecord;
     const pages = prefetchPages(
-      sourcePages({ snapshot: environment.snapshot, sync, connection: source, db: environment.db, filter, placeholders: paramPlaceholders(params), sourceId, signal, ...(given === undefined ? {} : { records: given }) }),
+      sourcePages({
+        snapshot: environment.snapshot,
+        sync,
+        connection: source,
+        db: environment.db,
+        filter,
+        placeholders: paramPlaceholders(params),
+        sourceId,
+        signal,
+        ...(given === undefined ? {} : { records: given }),
+      }),
     );
     for (;;) {
       let next: IteratorResult<SourceRecord[]>;
@@ -369,7 +417,10 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
     if (sourceId !== undefined && run.report.statistics.read === 0) {
       // Nothing to retry: the record is not there (or not under the sync's filter). Complete, so a
       // webhook start does not retry for hours, but said, so nobody believes it was synced.
-      run.report.note(sourceId, `source record '${sourceId}' was not found in ${sourceLabel}${filter === undefined ? '' : ' under the sync\'s where and the WhereClause'}; nothing was synced`);
+      run.report.note(
+        sourceId,
+        `source record '${sourceId}' was not found in ${sourceLabel}${filter === undefined ? '' : " under the sync's where and the WhereClause"}; nothing was synced`,
+      );
     }
     start.onProgress?.({ ...run.report.statistics });
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };
@@ -377,7 +428,10 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
     const stop = stopFor(error, `sync '${definition.id}'`, signal);
     // An expected stop (a system away, a bad WhereClause) is said in one line; only a surprise keeps its stack.
     const expected = error instanceof RunStop || error instanceof ConnectorError;
-    environment.log?.warn({ sync: definition.id, retryable: stop.retryable, ...(expected ? {} : { err: error }) }, `sync ${definition.id} failed: ${stop.message}`);
+    environment.log?.warn(
+      { sync: definition.id, retryable: stop.retryable, ...(expected ? {} : { err: error }) },
+      `sync ${definition.id} failed: ${stop.message}`,
+    );
     const report = run?.report ?? early;
     return { ...report.failed(stop), recordStore: { read: run?.guidsRead ?? [], failed: run?.guidsFailed ?? [] } };
   }

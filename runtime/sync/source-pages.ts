@@ -119,7 +119,10 @@ async function* queryPages(request: SourceRequest, name: string): AsyncGenerator
     placeholders = (p) => (p.length === 1 && p[0] === path[0] ? sourceValue : outer(p));
   }
   if (filter !== undefined && !query.statement.includes('#FlowFilter#')) {
-    throw new RunStop(`query ${systemId}/${name} has no #FlowFilter#, so the sync's where, the WhereClause or the source id cannot filter it`, false);
+    throw new RunStop(
+      `query ${systemId}/${name} has no #FlowFilter#, so the sync's where, the WhereClause or the source id cannot filter it`,
+      false,
+    );
   }
   // A page is one free query, so it stays within the system's limits.queryRows; a page over
   // limits.queryBytes (very wide rows) ends the run with the connector's error naming that limit —
@@ -135,7 +138,8 @@ async function* queryPages(request: SourceRequest, name: string): AsyncGenerator
       skip,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
-    if (rows.length > 0) yield rows.map((record) => ({ record, sourceId: first === undefined ? undefined : String(record[first.name] ?? '') }));
+    if (rows.length > 0)
+      yield rows.map((record) => ({ record, sourceId: first === undefined ? undefined : String(record[first.name] ?? '') }));
     if (rows.length < batchSize) return;
   }
 }
@@ -158,8 +162,13 @@ async function* recordStorePages(request: SourceRequest): AsyncGenerator<SourceR
   const syncId = sync.definition.id;
   // Stored records have no declared shape and no connector to push a filter to: filtered here.
   const scope = { field: (_path: readonly string[]) => undefined as unknown, placeholder: placeholders };
-  const passes = (record: RecordData): boolean => filter === undefined || evaluateCondition(filter, { ...scope, field: (path) => resolvePath(record, path) });
-  const toSource = (stored: { guid: string; record: RecordData }): SourceRecord => ({ record: stored.record, sourceId: stored.guid, guid: stored.guid });
+  const passes = (record: RecordData): boolean =>
+    filter === undefined || evaluateCondition(filter, { ...scope, field: (path) => resolvePath(record, path) });
+  const toSource = (stored: { guid: string; record: RecordData }): SourceRecord => ({
+    record: stored.record,
+    sourceId: stored.guid,
+    guid: stored.guid,
+  });
   if (request.sourceId !== undefined) {
     const found = await readRecordsByGuid(db, [request.sourceId], syncId);
     const records = found.filter((stored) => passes(stored.record)).map(toSource);

@@ -9,7 +9,13 @@
  * placeholder has no value a start could give, so it is refused rather than silently null.
  */
 import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
-import { collectFields, collectPlaceholders, ExpressionSyntaxError, parseExpression, type Expression } from '../../definitions/expression/index.js';
+import {
+  collectFields,
+  collectPlaceholders,
+  ExpressionSyntaxError,
+  parseExpression,
+  type Expression,
+} from '../../definitions/expression/index.js';
 import { lineAndColumn } from '../../definitions/expression/syntax-error.js';
 
 /** A WhereClause that cannot be used; `column` (1-based, on `line`) points at the problem. */
@@ -56,7 +62,9 @@ function sourceShape(snapshot: Snapshot, sync: SyncEntry): SourceShape | undefin
     return { owner: `query ${source.system}/${source.query}`, fields: new Set(query?.columns.map((c) => c.name) ?? []), groups: new Map() };
   }
   const object = source.object === undefined ? undefined : system?.objects[source.object];
-  const groups = new Map(Object.entries(object?.groups ?? {}).map(([name, group]) => [name, { types: group.types, fields: new Set(Object.keys(group.fields)) }]));
+  const groups = new Map(
+    Object.entries(object?.groups ?? {}).map(([name, group]) => [name, { types: group.types, fields: new Set(Object.keys(group.fields)) }]),
+  );
   return { owner: `${source.system}/${source.object}`, fields: new Set(Object.keys(object?.fields ?? {})), groups };
 }
 
@@ -89,7 +97,11 @@ export function parseWhereClause(snapshot: Snapshot, processId: string, text: st
   }
   for (const placeholder of collectPlaceholders(ast)) {
     if (placeholder.path[0] !== 'params' || placeholder.path.length !== 2) {
-      throw new WhereClauseError(`#${placeholder.path.join('.')}# has no value here; a WhereClause may use only #params.Name# (an ActionParam)`, text, placeholder.start);
+      throw new WhereClauseError(
+        `#${placeholder.path.join('.')}# has no value here; a WhereClause may use only #params.Name# (an ActionParam)`,
+        text,
+        placeholder.start,
+      );
     }
   }
   const shape = sourceShape(snapshot, sync);

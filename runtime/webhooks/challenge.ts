@@ -45,7 +45,9 @@ const tokenLike = /^[A-Za-z0-9\-_+/]{1,256}={0,2}$/;
 
 /** True when `rawBody` could be a challenge token: its signature may have come from a challenge answer. */
 export function signsLikeChallenge(challenge: Challenge | undefined, rawBody: Buffer): boolean {
-  return (challenge?.profile === 'x-crc' || challenge?.profile === 'zoom') && rawBody.length <= 258 && tokenLike.test(rawBody.toString('latin1'));
+  return (
+    (challenge?.profile === 'x-crc' || challenge?.profile === 'zoom') && rawBody.length <= 258 && tokenLike.test(rawBody.toString('latin1'))
+  );
 }
 
 /** GET challenges carry no body to sign; the POST ones (slack, zoom) are signed like events. */
@@ -65,14 +67,20 @@ export function answerChallenge(challenge: Challenge, request: WebhookRequest): 
     case 'zoom': {
       if (request.method !== 'POST' || resolvePath(request.data, ['event']) !== 'endpoint.url_validation') return undefined;
       const plainToken = resolvePath(request.data, ['payload', 'plainToken']);
-      if (typeof plainToken !== 'string') throw new HttpProblem('invalid-request', 'The endpoint.url_validation event has no payload.plainToken.', { errors: [{ path: '/payload/plainToken', message: 'must be a string' }] });
+      if (typeof plainToken !== 'string')
+        throw new HttpProblem('invalid-request', 'The endpoint.url_validation event has no payload.plainToken.', {
+          errors: [{ path: '/payload/plainToken', message: 'must be a string' }],
+        });
       const encryptedToken = hmac('sha256', challenge.secret ?? '', [checkedToken(plainToken, 'payload.plainToken')]).toString('hex');
       return { body: { plainToken, encryptedToken }, contentType: 'application/json' };
     }
     case 'slack': {
       if (request.method !== 'POST' || resolvePath(request.data, ['type']) !== 'url_verification') return undefined;
       const text = resolvePath(request.data, ['challenge']);
-      if (typeof text !== 'string') throw new HttpProblem('invalid-request', 'The url_verification request has no challenge.', { errors: [{ path: '/challenge', message: 'must be a string' }] });
+      if (typeof text !== 'string')
+        throw new HttpProblem('invalid-request', 'The url_verification request has no challenge.', {
+          errors: [{ path: '/challenge', message: 'must be a string' }],
+        });
       return { body: { challenge: text }, contentType: 'application/json' };
     }
     case 'meta': {
@@ -82,7 +90,10 @@ export function answerChallenge(challenge: Challenge, request: WebhookRequest): 
       if (!constantTimeEqual(presented, challenge.verifyToken ?? '') || challenge.verifyToken === undefined) {
         throw new HttpProblem('webhook-forbidden', 'hub.verify_token does not match the verify token of this webhook.');
       }
-      if (text === undefined) throw new HttpProblem('invalid-request', 'The subscription request has no hub.challenge.', { errors: [{ path: 'query.hub.challenge', message: 'missing' }] });
+      if (text === undefined)
+        throw new HttpProblem('invalid-request', 'The subscription request has no hub.challenge.', {
+          errors: [{ path: 'query.hub.challenge', message: 'missing' }],
+        });
       return { body: text, contentType: 'text/plain' };
     }
   }
@@ -90,7 +101,11 @@ export function answerChallenge(challenge: Challenge, request: WebhookRequest): 
 
 function checkedToken(token: string, name: string): string {
   if (!tokenLike.test(token)) {
-    throw new HttpProblem('invalid-request', `${name} is not a challenge token (at most 256 letters, digits, - _ + / and = padding at the end).`, { errors: [{ path: name, message: 'not a challenge token' }] });
+    throw new HttpProblem(
+      'invalid-request',
+      `${name} is not a challenge token (at most 256 letters, digits, - _ + / and = padding at the end).`,
+      { errors: [{ path: name, message: 'not a challenge token' }] },
+    );
   }
   return token;
 }

@@ -88,7 +88,12 @@ type Answer = Omit<WebhookResult, 'callId'> & { queueItemId?: string; unlogged?:
 /** Compared against when an id is unknown, so both paths do the same work. */
 const decoyId = randomBytes(24).toString('base64url');
 
-export async function executeWebhook(deps: WebhookDeps, webhookId: string, request: WebhookRequest, options: ExecuteOptions = {}): Promise<WebhookResult> {
+export async function executeWebhook(
+  deps: WebhookDeps,
+  webhookId: string,
+  request: WebhookRequest,
+  options: ExecuteOptions = {},
+): Promise<WebhookResult> {
   const callId = options.callId ?? randomUUID();
   const at = new Date();
   const started = performance.now();
@@ -108,12 +113,23 @@ export async function executeWebhook(deps: WebhookDeps, webhookId: string, reque
   } catch (error) {
     const problem = toHttpProblem(error);
     if (problem.status >= 500) deps.log.error({ err: problem.cause ?? error, webhookId: definition.id, callId }, 'webhook call failed');
-    ticker.say('error', problem.status >= 500 ? 'the call failed on the server; the server log has the details' : problem.detail, { status: problem.status });
+    ticker.say('error', problem.status >= 500 ? 'the call failed on the server; the server log has the details' : problem.detail, {
+      status: problem.status,
+    });
     answer = { ...problemAnswer(problem, instance), unlogged: problem.code === 'rate-limited' };
   }
   answer = { ...answer, headers: { ...corsHeaders(definition.cors, request), ...answer.headers } };
   ticker.say('done', `answered ${answer.status}`, { status: answer.status });
-  if (deps.record && !answer.unlogged) await record(deps, entry, request, { at, started, callId, ticker, answer, redaction, ...(options.refusal ? { refusal: options.refusal } : {}) });
+  if (deps.record && !answer.unlogged)
+    await record(deps, entry, request, {
+      at,
+      started,
+      callId,
+      ticker,
+      answer,
+      redaction,
+      ...(options.refusal ? { refusal: options.refusal } : {}),
+    });
   return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
 }
 
@@ -124,7 +140,13 @@ function findWebhook(snapshot: Snapshot, id: string): WebhookEntry | undefined {
   return confirmed ? entry : undefined;
 }
 
-async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, ticker: Ticker, options: ExecuteOptions): Promise<Answer> {
+async function stages(
+  deps: WebhookDeps,
+  entry: WebhookEntry,
+  request: WebhookRequest,
+  ticker: Ticker,
+  options: ExecuteOptions,
+): Promise<Answer> {
   const definition = entry.definition;
   if (!definition.active) throw new HttpProblem('gone', `Webhook ${definition.id} is inactive; it answers again once it is set active.`);
   if (request.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(definition.cors, request), unlogged: true };
@@ -136,8 +158,11 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
     if (answered) return challengeAnswer(ticker, challenge.profile, answered);
   }
   if (definition.signature) {
-    const failure = signsLikeChallenge(challenge, request.rawBody) ? 'the body has the shape of a challenge token, whose HMAC anyone can ask this webhook for' : verifySignature(definition.signature, request);
-    if (failure !== undefined) throw new HttpProblem('bad-signature', `The ${definition.signature.profile} signature is refused: ${failure}.`);
+    const failure = signsLikeChallenge(challenge, request.rawBody)
+      ? 'the body has the shape of a challenge token, whose HMAC anyone can ask this webhook for'
+      : verifySignature(definition.signature, request);
+    if (failure !== undefined)
+      throw new HttpProblem('bad-signature', `The ${definition.signature.profile} signature is refused: ${failure}.`);
   }
   if (challenge && !challengeBeforeSignature(challenge.profile)) {
     const answered = answerChallenge(challenge, request);
@@ -149,7 +174,11 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
   if (definition.rateLimit) {
     const decision = takeRateLimit(definition.id, definition.rateLimit);
     if (!decision.allowed) {
-      throw new HttpProblem('rate-limited', `Webhook ${definition.id} allows ${definition.rateLimit.requests} calls per ${definition.rateLimit.per}; try again in ${decision.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      throw new HttpProblem(
+        'rate-limited',
+        `Webhook ${definition.id} allows ${definition.rateLimit.requests} calls per ${definition.rateLimit.per}; try again in ${decision.retryAfterSeconds} s.`,
+        { headers: { 'Retry-After': String(decision.retryAfterSeconds) } },
+      );
     }
   }
   const schema = definition.requestSchema;
@@ -157,12 +186,18 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
   if (schema && hasTextFields(request)) request = { ...request, data: coerceTextFields(request.data, schema) };
   if (entry.validateRequest && !entry.validateRequest(request.data)) {
     const errors = schemaErrors(entry.validateRequest.errors ?? []);
-    throw new HttpProblem('invalid-request', `The request does not match the request schema of webhook ${definition.id}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}.`, { errors });
+    throw new HttpProblem(
+      'invalid-request',
+      `The request does not match the request schema of webhook ${definition.id}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}.`,
+      { errors },
+    );
   }
   checkRequestShape(definition, request.data);
   if (entry.condition) {
     if (!evaluateCondition(entry.condition, recordScope(request.data))) {
-      ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, { condition: definition.condition });
+      ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, {
+        condition: definition.condition,
+      });
       return { status: 204, headers: {} };
     }
     ticker.say('condition', 'the execution condition is true', { condition: definition.condition });
@@ -171,33 +206,61 @@ async function stages(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRe
 }
 
 /** The action with idempotency: a key's first call runs, a repeat gets its answer. */
-async function runOnce(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, ticker: Ticker, options: ExecuteOptions): Promise<Answer> {
+async function runOnce(
+  deps: WebhookDeps,
+  entry: WebhookEntry,
+  request: WebhookRequest,
+  ticker: Ticker,
+  options: ExecuteOptions,
+): Promise<Answer> {
   const settings = entry.definition.idempotency!;
   const key = idempotencyKeyOf(settings, request);
   if (key === undefined) {
-    ticker.say('warning', `the call has no idempotency key (${settings.bodyPath === undefined ? `header ${settings.header}` : `body field ${settings.bodyPath}`}); it runs without the repeat check`);
+    ticker.say(
+      'warning',
+      `the call has no idempotency key (${settings.bodyPath === undefined ? `header ${settings.header}` : `body field ${settings.bodyPath}`}); it runs without the repeat check`,
+    );
     return runAction(deps, entry, request, ticker, options);
   }
   const claim = await claimIdempotencyKey(deps.db, entry.definition.id, key, idempotencyWindowMs(settings));
-  if (claim.kind === 'running') throw new HttpProblem('idempotency-conflict', 'A call with this idempotency key is still running; repeat it later to get its answer.');
+  if (claim.kind === 'running')
+    throw new HttpProblem('idempotency-conflict', 'A call with this idempotency key is still running; repeat it later to get its answer.');
   if (claim.kind === 'done') {
     ticker.say('warning', 'a repeat of an earlier call with this idempotency key: answered as before, nothing ran');
-    return { status: claim.answer.status, headers: { ...claim.answer.headers, 'Idempotent-Replayed': 'true' }, ...(claim.answer.body === undefined ? {} : { body: claim.answer.body }) };
+    return {
+      status: claim.answer.status,
+      headers: { ...claim.answer.headers, 'Idempotent-Replayed': 'true' },
+      ...(claim.answer.body === undefined ? {} : { body: claim.answer.body }),
+    };
   }
   let answer: Answer;
   try {
     answer = await runAction(deps, entry, request, ticker, options);
   } catch (error) {
     // A failed call frees its key: the sender's retry runs again.
-    await claim.release().catch((releaseError: unknown) => deps.log.warn({ err: releaseError, webhookId: entry.definition.id }, 'could not release an idempotency key'));
+    await claim
+      .release()
+      .catch((releaseError: unknown) =>
+        deps.log.warn({ err: releaseError, webhookId: entry.definition.id }, 'could not release an idempotency key'),
+      );
     throw error;
   }
-  const remembered: RememberedAnswer = { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }) };
+  const remembered: RememberedAnswer = {
+    status: answer.status,
+    headers: answer.headers,
+    ...(answer.body === undefined ? {} : { body: answer.body }),
+  };
   await claim.complete(remembered);
   return answer;
 }
 
-async function runAction(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, ticker: Ticker, options: ExecuteOptions): Promise<Answer> {
+async function runAction(
+  deps: WebhookDeps,
+  entry: WebhookEntry,
+  request: WebhookRequest,
+  ticker: Ticker,
+  options: ExecuteOptions,
+): Promise<Answer> {
   const call: WebhookCall = {
     entry,
     snapshot: deps.snapshot,
@@ -224,7 +287,11 @@ function challengeAnswer(ticker: Ticker, profile: string, answered: ChallengeAns
 }
 
 function problemAnswer(problem: HttpProblem, instance: string): Omit<Answer, 'unlogged'> {
-  return { status: problem.status, headers: { ...problem.extra.headers, 'Content-Type': 'application/problem+json' }, body: problem.toJSON(instance) };
+  return {
+    status: problem.status,
+    headers: { ...problem.extra.headers, 'Content-Type': 'application/problem+json' },
+    body: problem.toJSON(instance),
+  };
 }
 
 /** Why a refused body is not in the log, as an entry's note: `body refused (400): the body is not valid JSON …`. */
@@ -237,7 +304,12 @@ function refusalNote(problem: HttpProblem): string {
 export function schemaErrors(errors: readonly ErrorObject[]): ProblemDetail[] {
   return errors.map((error) => {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
-    const child = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined;
+    const child =
+      error.keyword === 'required'
+        ? params.missingProperty
+        : error.keyword === 'additionalProperties'
+          ? params.additionalProperty
+          : undefined;
     const path = child === undefined ? error.instancePath : `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     return { path, message: error.message ?? error.keyword };
   });
@@ -257,7 +329,12 @@ interface Timing {
 /** Answers to callers that were not let in: logged without payload. */
 const refusedStatuses = new Set([401, 403, 410]);
 
-async function record(deps: WebhookDeps, entry: WebhookEntry, request: WebhookRequest, { at, started, callId, ticker, answer, redaction, refusal }: Timing): Promise<void> {
+async function record(
+  deps: WebhookDeps,
+  entry: WebhookEntry,
+  request: WebhookRequest,
+  { at, started, callId, ticker, answer, redaction, refusal }: Timing,
+): Promise<void> {
   const definition = entry.definition;
   try {
     await deps.record!({

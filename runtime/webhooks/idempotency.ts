@@ -63,7 +63,13 @@ export function idempotencyWindowMs(settings: Settings): number {
   return parseDuration(settings.window ?? '') ?? defaultWindowMs;
 }
 
-export async function claimIdempotencyKey(db: RuntimeDatabase, webhookId: string, key: string, windowMs: number, now = new Date()): Promise<KeyClaim> {
+export async function claimIdempotencyKey(
+  db: RuntimeDatabase,
+  webhookId: string,
+  key: string,
+  windowMs: number,
+  now = new Date(),
+): Promise<KeyClaim> {
   const keyHash = createHash('sha256').update(key).digest('hex');
   const at = (ms: number) => toDatabaseTime(db.dialect, new Date(now.getTime() + ms));
   const row = { webhook_id: webhookId, key_hash: keyHash };
@@ -73,7 +79,9 @@ export async function claimIdempotencyKey(db: RuntimeDatabase, webhookId: string
   for (let attempt = 0; attempt < 2; attempt += 1) {
     await db.knex(table).where(row).andWhere('expires_at', '<', at(0)).delete();
     try {
-      await db.knex(table).insert({ ...row, state: 'running', claim_id: claimId, answer: null, created_at: at(0), expires_at: at(runningLeaseMs) });
+      await db
+        .knex(table)
+        .insert({ ...row, state: 'running', claim_id: claimId, answer: null, created_at: at(0), expires_at: at(runningLeaseMs) });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const held = (await db.knex(table).where(row).first('state', 'answer')) as { state: string; answer: unknown } | undefined;
@@ -88,10 +96,17 @@ export async function claimIdempotencyKey(db: RuntimeDatabase, webhookId: string
         await db
           .knex(table)
           .where({ ...row, claim_id: claimId })
-          .update({ state: 'done', answer: JSON.stringify(answer), expires_at: toDatabaseTime(db.dialect, new Date(done.getTime() + windowMs)) });
+          .update({
+            state: 'done',
+            answer: JSON.stringify(answer),
+            expires_at: toDatabaseTime(db.dialect, new Date(done.getTime() + windowMs)),
+          });
       },
       async release() {
-        await db.knex(table).where({ ...row, claim_id: claimId }).delete();
+        await db
+          .knex(table)
+          .where({ ...row, claim_id: claimId })
+          .delete();
       },
     };
   }

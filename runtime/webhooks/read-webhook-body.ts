@@ -37,7 +37,8 @@ export async function readWebhookRequest(ctx: Context, limit: number): Promise<W
 
 async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type)) return raw.length === 0 ? {} : parseJsonBody(raw);
+  if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type))
+    return raw.length === 0 ? {} : parseJsonBody(raw);
   if (type === 'application/x-www-form-urlencoded') return fieldsOf(new URLSearchParams(raw.toString('utf8')));
   if (type === 'multipart/form-data') return multipartFields(contentType, raw);
   throw new HttpProblem('unsupported-media-type', `A webhook accepts ${acceptedTypes}, not ${type}.`);
@@ -53,7 +54,8 @@ async function multipartFields(contentType: string, raw: Buffer): Promise<Fields
   }
   const entries: Array<[string, string]> = [];
   for (const [name, value] of form.entries()) {
-    if (typeof value !== 'string') throw new HttpProblem('unsupported-media-type', `Field ${name} is a file; a webhook accepts form fields only.`);
+    if (typeof value !== 'string')
+      throw new HttpProblem('unsupported-media-type', `Field ${name} is a file; a webhook accepts form fields only.`);
     entries.push([name, value]);
   }
   return fieldsOf(entries);

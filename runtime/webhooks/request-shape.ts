@@ -17,7 +17,13 @@
 import type { WebhookDefinition } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
 
-const readsFields: ReadonlySet<WebhookDefinition['action']> = new Set(['readWithSync', 'readQueryWithSync', 'readWithSystem', 'readQueryWithSystem', 'saveWithSystem']);
+const readsFields: ReadonlySet<WebhookDefinition['action']> = new Set([
+  'readWithSync',
+  'readQueryWithSync',
+  'readWithSystem',
+  'readQueryWithSystem',
+  'saveWithSystem',
+]);
 
 /** Throws 400 when the webhook's action cannot work with `data`. */
 export function checkRequestShape(definition: WebhookDefinition, data: unknown): void {
@@ -27,7 +33,9 @@ export function checkRequestShape(definition: WebhookDefinition, data: unknown):
     definition.action === 'saveWithSystem'
       ? `saveWithSystem writes one record: send it as one JSON object${Array.isArray(data) ? ' (several records are written by saveWithSync)' : ''}`
       : `${definition.action} takes request values from the fields of one JSON object, e.g. {"email": "ada@example.com"}`;
-  throw new HttpProblem('invalid-request', `The request data of webhook ${definition.id} is ${what}; ${hint}.`, { errors: [{ path: '', message: `expected a JSON object, not ${what}` }] });
+  throw new HttpProblem('invalid-request', `The request data of webhook ${definition.id} is ${what}; ${hint}.`, {
+    errors: [{ path: '', message: `expected a JSON object, not ${what}` }],
+  });
 }
 
 function isObject(value: unknown): boolean {

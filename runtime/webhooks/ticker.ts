@@ -39,7 +39,10 @@ const maxMessages = 200;
  * details before it is kept or published: a message quoting a connector's error or a request value
  * must not carry a credential into the log or the live stream.
  */
-export function createTicker(callId: string, redact: (message: string, data?: Record<string, unknown>) => [string, Record<string, unknown>?] = (message, data) => [message, data]): Ticker {
+export function createTicker(
+  callId: string,
+  redact: (message: string, data?: Record<string, unknown>) => [string, Record<string, unknown>?] = (message, data) => [message, data],
+): Ticker {
   const messages: TickerMessage[] = [];
   let truncated = false;
   return {

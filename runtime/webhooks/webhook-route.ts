@@ -39,7 +39,9 @@ export function webhookRouter(options: WebhookRouteOptions): Router {
   const router = new Router({ sensitive: false });
   router.all(webhookPath, async (ctx) => {
     if (!methods.has(ctx.method)) {
-      throw new HttpProblem('method-not-allowed', `A webhook answers GET, POST and OPTIONS, not ${ctx.method}.`, { headers: { Allow: 'GET, POST, OPTIONS' } });
+      throw new HttpProblem('method-not-allowed', `A webhook answers GET, POST and OPTIONS, not ${ctx.method}.`, {
+        headers: { Allow: 'GET, POST, OPTIONS' },
+      });
     }
     const webhookId = String(ctx.params.webhookId);
     const { request, refusal } = await readRequest(ctx, options.bodyLimit);
@@ -49,7 +51,10 @@ export function webhookRouter(options: WebhookRouteOptions): Router {
     };
     ctx.res.once('close', abandon);
     const snapshot = ctx.state.snapshot as Snapshot;
-    const result = await executeWebhook(depsFor(snapshot, options), webhookId, request, { signal: controller.signal, ...(refusal ? { refusal } : {}) });
+    const result = await executeWebhook(depsFor(snapshot, options), webhookId, request, {
+      signal: controller.signal,
+      ...(refusal ? { refusal } : {}),
+    });
     ctx.status = result.status;
     ctx.set(result.headers);
     const body = webhookResponseBody(result);
@@ -74,7 +79,9 @@ export function depsFor(snapshot: Snapshot, options: Omit<WebhookRouteOptions, '
 /** The answer's body as sent: text as it is, anything else as JSON; undefined for none. */
 export function webhookResponseBody(result: Pick<WebhookResult, 'body' | 'headers'>): string | undefined {
   if (result.body === undefined) return undefined;
-  return typeof result.body === 'string' && /^text\//.test(result.headers['Content-Type'] ?? '') ? result.body : JSON.stringify(result.body);
+  return typeof result.body === 'string' && /^text\//.test(result.headers['Content-Type'] ?? '')
+    ? result.body
+    : JSON.stringify(result.body);
 }
 
 /**
@@ -87,6 +94,9 @@ async function readRequest(ctx: Context, limit: number): Promise<{ request: Webh
   } catch (error) {
     if (!(error instanceof HttpProblem)) throw error;
     const query = Object.fromEntries(new URLSearchParams(ctx.querystring));
-    return { request: { method: ctx.method.toUpperCase(), data: undefined, query, headers: { ...ctx.headers }, rawBody: Buffer.alloc(0) }, refusal: error };
+    return {
+      request: { method: ctx.method.toUpperCase(), data: undefined, query, headers: { ...ctx.headers }, rawBody: Buffer.alloc(0) },
+      refusal: error,
+    };
   }
 }

@@ -40,7 +40,6 @@ interface Servers {
   body: string;
 }
 
-
 /** The same request for both servers; only the path differs. */
 const request = {
   method: 'POST',
@@ -57,11 +56,21 @@ async function serveBoth(): Promise<void> {
   while (id < recordCount) {
     id += 1;
     await app.crm('customers').insert({ id, name: `Customer ${id}`, email: `customer${id}@example.com`, active: id % 3 === 0 ? 0 : 1 });
-    await app.crm('customer_addresses').insert({ customer_id: id, type: 'main', street: `${id} Main Street`, city: 'Springfield', zip: String(10000 + id), country: 'US' });
-    if (id % 2 === 0) await app.crm('customer_addresses').insert({ customer_id: id, type: 'invoice', street: `PO Box ${id}`, city: 'Shelbyville', zip: null, country: 'US' });
+    await app
+      .crm('customer_addresses')
+      .insert({ customer_id: id, type: 'main', street: `${id} Main Street`, city: 'Springfield', zip: String(10000 + id), country: 'US' });
+    if (id % 2 === 0)
+      await app
+        .crm('customer_addresses')
+        .insert({ customer_id: id, type: 'invoice', street: `PO Box ${id}`, city: 'Shelbyville', zip: null, country: 'US' });
   }
-  const first = await app.call(request.method, '/api/RunConnectionGetDataMin/crm/Customer', { raw: request.body, headers: request.headers, token: null });
-  if (first.status !== 200 || (first.json as unknown[]).length !== recordCount) throw new Error(`unexpected answer: ${first.status} ${first.text.slice(0, 200)}`);
+  const first = await app.call(request.method, '/api/RunConnectionGetDataMin/crm/Customer', {
+    raw: request.body,
+    headers: request.headers,
+    token: null,
+  });
+  if (first.status !== 200 || (first.json as unknown[]).length !== recordCount)
+    throw new Error(`unexpected answer: ${first.status} ${first.text.slice(0, 200)}`);
   const records = first.json as unknown[];
 
   const bare = new Koa();
@@ -89,7 +98,10 @@ async function serveBoth(): Promise<void> {
 // ---------------------------------------------------------------- parent: the load
 
 export async function run(): Promise<void> {
-  const child: ChildProcess = fork(import.meta.filename, ['--serve'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(import.meta.filename, ['--serve'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   try {
     const [servers] = (await Promise.race([
       once(child, 'message'),
@@ -103,10 +115,14 @@ export async function run(): Promise<void> {
       `\nPOST, ${recordCount} records (${(Buffer.byteLength(servers.body) / 1024).toFixed(1)} KiB of JSON) per answer; autocannon: ${connections} connections, ` +
         `pipelining ${pipelining}, ${rounds} alternating rounds of ${seconds} s per server after a ${warmupSeconds} s warm-up each; servers in one child process`,
     );
-    for (const target of targets) checked(`${target.name} (warm-up)`, await load(target.url, warmupSeconds, request, { connections, pipelining }, servers.body));
+    for (const target of targets)
+      checked(`${target.name} (warm-up)`, await load(target.url, warmupSeconds, request, { connections, pipelining }, servers.body));
     const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round += 1) {
-      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) results.get(target.name)!.push(checked(target.name, await load(target.url, seconds, request, { connections, pipelining }, servers.body)));
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse())
+        results
+          .get(target.name)!
+          .push(checked(target.name, await load(target.url, seconds, request, { connections, pipelining }, servers.body)));
     }
 
     const summary = targets.map((target) => {
@@ -130,8 +146,18 @@ export async function run(): Promise<void> {
           summary.map((s) => [s.name, s.perSecond.toFixed(0), ms(s.p50), ms(s.p99), String(s.total)]),
         ),
     );
-    const perRound = results.get(syncline.name)!.map((r, index) => (r.requests.total / r.duration / (results.get(bare.name)![index]!.requests.total / results.get(bare.name)![index]!.duration)).toFixed(2));
-    console.log(`\nratio Syncline / bare: ${ratio.toFixed(2)}× (goal ≥ ${goalRatio}×: ${ratio >= goalRatio ? 'met' : 'NOT met'}); by round: ${perRound.join(', ')}; p50 and p99 are the worst round's`);
+    const perRound = results
+      .get(syncline.name)!
+      .map((r, index) =>
+        (
+          r.requests.total /
+          r.duration /
+          (results.get(bare.name)![index]!.requests.total / results.get(bare.name)![index]!.duration)
+        ).toFixed(2),
+      );
+    console.log(
+      `\nratio Syncline / bare: ${ratio.toFixed(2)}× (goal ≥ ${goalRatio}×: ${ratio >= goalRatio ? 'met' : 'NOT met'}); by round: ${perRound.join(', ')}; p50 and p99 are the worst round's`,
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');

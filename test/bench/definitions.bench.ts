@@ -112,8 +112,22 @@ async function validateBench(dir: string, files: readonly string[]): Promise<voi
       ['', 'median', 'p95', 'runs', '× floor', `goal: < ${validateGoalMs / 1000} s`],
       [
         ['read + parseAllDocuments (the floor)', ms(median(floorTimes)), ms(percentile(floorTimes, 95)), String(validateRuns), '1.0', ''],
-        ['loadDefinitions, in process, new content', ms(median(validateTimes)), ms(percentile(validateTimes, 95)), String(validateRuns), ratio.toFixed(1), goal(percentile(validateTimes, 95))],
-        ['loadDefinitions, in process, unchanged files', ms(median(unchangedTimes)), ms(percentile(unchangedTimes, 95)), String(validateRuns), (median(unchangedTimes) / median(floorTimes)).toFixed(1), goal(percentile(unchangedTimes, 95))],
+        [
+          'loadDefinitions, in process, new content',
+          ms(median(validateTimes)),
+          ms(percentile(validateTimes, 95)),
+          String(validateRuns),
+          ratio.toFixed(1),
+          goal(percentile(validateTimes, 95)),
+        ],
+        [
+          'loadDefinitions, in process, unchanged files',
+          ms(median(unchangedTimes)),
+          ms(percentile(unchangedTimes, 95)),
+          String(validateRuns),
+          (median(unchangedTimes) / median(floorTimes)).toFixed(1),
+          goal(percentile(unchangedTimes, 95)),
+        ],
         ['loadDefinitions, first call in the process', ms(first), '', '1', (first / median(floorTimes)).toFixed(1), goal(first)],
         ['syncline validate DIR, cold CLI (wall)', ms(cli), '', '1', (cli / median(floorTimes)).toFixed(1), goal(cli)],
         ['  of which: syncline --help (start-up alone)', ms(startup), '', '1', '', ''],
@@ -154,7 +168,10 @@ async function reloadBench(label: string, dir: string, file: string, runs: numbe
   await migrate(db);
   const log = createLogger('silent');
   const runner = { db, snapshot: () => holder.current, connections, log, runProcess, workerId: 'bench', leaseMs: 30_000 };
-  const server = createApp({ holder, log, connections, adminTokenHash: sha256(randomUUID()), db, runner, syncTimeLimitMs: 60_000 }).listen(0, '127.0.0.1');
+  const server = createApp({ holder, log, connections, adminTokenHash: sha256(randomUUID()), db, runner, syncTimeLimitMs: 60_000 }).listen(
+    0,
+    '127.0.0.1',
+  );
   try {
     await Promise.all([watcher.ready, once(server, 'listening')]);
     const readyz = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
@@ -193,7 +210,15 @@ async function reloadBench(label: string, dir: string, file: string, runs: numbe
     }
 
     const goal = (samples: number[]) => (percentile(samples, 95) < reloadGoalMs ? 'met' : 'NOT met');
-    const row = (until: string, samples: number[]) => [label, until, ms(median(samples)), ms(percentile(samples, 95)), String(samples.length), ms(median(loadTimes)), goal(samples)];
+    const row = (until: string, samples: number[]) => [
+      label,
+      until,
+      ms(median(samples)),
+      ms(percentile(samples, 95)),
+      String(samples.length),
+      ms(median(loadTimes)),
+      goal(samples),
+    ];
     return [row('swap event', toSwap), row('GET /readyz', toReadyz)];
   } finally {
     server.close();

@@ -37,9 +37,16 @@ async function memory(pid: number): Promise<{ rss: number; peak: number }> {
 async function measure(database: TestDatabase): Promise<string[][]> {
   const dir = await mkdtemp(join(tmpdir(), 'syncline-bench-query-'));
   const { engine, connection, baseDirectory } = database;
-  const target = engine === 'sqlite' ? `{ client: sqlite3, filename: ${JSON.stringify(join(baseDirectory, String(connection.filename)))} }` : `{ client: ${engine === 'postgres' ? 'pg' : 'mysql2'}, url: ${JSON.stringify(String(connection.url))} }`;
+  const target =
+    engine === 'sqlite'
+      ? `{ client: sqlite3, filename: ${JSON.stringify(join(baseDirectory, String(connection.filename)))} }`
+      : `{ client: ${engine === 'postgres' ? 'pg' : 'mysql2'}, url: ${JSON.stringify(String(connection.url))} }`;
   await writeFile(join(dir, 'systems.yaml'), `kind: System\nid: big\nconnector: sql\nconnection: ${target}\n`);
-  const child = spawn(process.execPath, [bin, 'serve', '--definitions', dir, '--port', '0', '--db', `sqlite:${join(dir, 'runtime.sqlite')}`], { cwd: projectRoot, env: cliEnv({ SYNCLINE_ADMIN_TOKEN: token }), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'serve', '--definitions', dir, '--port', '0', '--db', `sqlite:${join(dir, 'runtime.sqlite')}`],
+    { cwd: projectRoot, env: cliEnv({ SYNCLINE_ADMIN_TOKEN: token }), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const exited = once(child, 'exit');
   try {
     const base = await new Promise<string>((resolve, reject) => {

@@ -30,14 +30,16 @@ const syncShape: Record<ObjectName, { where: string; precondition: string; mappi
   Customer: {
     where: "active = 1 AND updated_at > '2024-01-01T00:00:00Z'",
     precondition: "#email# <> '' AND #name# <> ''",
-    mapping: '{\n  "id": id,\n  "name": $trim(name),\n  "email": $lowercase(email),\n  "active": active,\n  "city": addresses.main.city,\n  "updated_at": $now()\n}',
+    mapping:
+      '{\n  "id": id,\n  "name": $trim(name),\n  "email": $lowercase(email),\n  "active": active,\n  "city": addresses.main.city,\n  "updated_at": $now()\n}',
     match: 'email = #email#',
     order: 'updated_at desc, id asc',
   },
   Order: {
     where: "status IN ('paid', 'shipped') AND total > 0",
     precondition: '#total# > 0',
-    mapping: '{\n  "id": id,\n  "customer_id": customer_id,\n  "total": $round(total, 2),\n  "status": $uppercase(status),\n  "created_at": created_at\n}',
+    mapping:
+      '{\n  "id": id,\n  "customer_id": customer_id,\n  "total": $round(total, 2),\n  "status": $uppercase(status),\n  "created_at": created_at\n}',
     match: 'id = #id#',
     order: 'created_at asc',
   },
@@ -231,7 +233,7 @@ schedule: { every: 1h }
 }
 
 function apiClient(i: number, counts: DefinitionCounts): string {
-  const hash = (`${i.toString(16).padStart(2, '0')}ab`).repeat(16);
+  const hash = `${i.toString(16).padStart(2, '0')}ab`.repeat(16);
   return `kind: ApiClient
 id: client-${pad(i)}
 name: Partner ${i}
@@ -248,7 +250,11 @@ syncs: [${syncId(counts.flows + (i % (counts.syncs - counts.flows)))}]
  */
 export async function generateDefinitions(dir: string, counts: DefinitionCounts = thousand, salt = ''): Promise<string[]> {
   const files: string[] = [];
-  const emit = async (kind: keyof DefinitionCounts, folder: string, make: (i: number, counts: DefinitionCounts, salt: string) => string) => {
+  const emit = async (
+    kind: keyof DefinitionCounts,
+    folder: string,
+    make: (i: number, counts: DefinitionCounts, salt: string) => string,
+  ) => {
     await mkdir(join(dir, folder), { recursive: true });
     for (let start = 0; start < counts[kind]; start += perFile[kind]) {
       const documents = [];

@@ -29,9 +29,17 @@ export interface LoadSettings {
 }
 
 /** `duration` seconds of `request` against `url`; answers whose body is not `expectBody` count as mismatches. */
-export function load(url: string, duration: number, request: LoadRequest, settings: LoadSettings, expectBody?: string): Promise<LoadResult> {
+export function load(
+  url: string,
+  duration: number,
+  request: LoadRequest,
+  settings: LoadSettings,
+  expectBody?: string,
+): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, duration, ...settings, ...request, ...(expectBody === undefined ? {} : { expectBody }) }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, duration, ...settings, ...request, ...(expectBody === undefined ? {} : { expectBody }) }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
@@ -39,7 +47,9 @@ export function load(url: string, duration: number, request: LoadRequest, settin
 export function checked(name: string, result: LoadResult): LoadResult {
   const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
   if (bad > 0 || result.requests.total === 0) {
-    throw new Error(`${name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result.mismatches} wrong bodies of ${result.requests.total}`);
+    throw new Error(
+      `${name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result.mismatches} wrong bodies of ${result.requests.total}`,
+    );
   }
   return result;
 }

@@ -126,11 +126,15 @@ concurrency: { limit: ${processes * concurrency} }
     enqueue: (count) => concurrently(count, () => enqueue(db, { processId: 'noop', startType: 'manual', concurrency: noopConcurrency })),
     remaining: () => countRows(db.knex, "SELECT COUNT(*) AS n FROM queue_items WHERE status <> 'Complete'"),
     startWorker() {
-      const child = spawn(process.execPath, [join(root, 'bin', 'syncline.js'), 'daemon', '--definitions', folder, '--db', url, '--concurrency', String(concurrency)], {
-        cwd: root,
-        env: { ...process.env, SYNCLINE_LOG_LEVEL: 'info', SYNCLINE_POLL_INTERVAL: '1s' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [join(root, 'bin', 'syncline.js'), 'daemon', '--definitions', folder, '--db', url, '--concurrency', String(concurrency)],
+        {
+          cwd: root,
+          env: { ...process.env, SYNCLINE_LOG_LEVEL: 'info', SYNCLINE_POLL_INTERVAL: '1s' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       // The daemon's first log line about itself comes once it is about to claim.
       return whenReady(child, (line) => /daemon/i.test(line) && /start/i.test(line), 'Syncline');
     },
@@ -148,7 +152,10 @@ async function graphileSide(url: string): Promise<Side> {
     enqueue: (count) => concurrently(count, () => utils.addJob('noop', {})),
     remaining: () => countRows(knex, 'SELECT COUNT(*) AS n FROM graphile_worker._private_jobs'),
     startWorker() {
-      const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--graphile-worker', url], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--graphile-worker', url], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       return whenReady(child, (line) => line === 'ready', 'graphile-worker');
     },
     async close() {
@@ -163,7 +170,14 @@ async function graphileWorker(url: string): Promise<void> {
   const { run, Logger } = await import('graphile-worker');
   // Silent, as the Syncline daemons' logs go nowhere either.
   const silent = new Logger(() => () => {});
-  const runner = await run({ connectionString: url, concurrency, noHandleSignals: true, pollInterval: 1000, logger: silent, taskList: { noop: async () => {} } });
+  const runner = await run({
+    connectionString: url,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger: silent,
+    taskList: { noop: async () => {} },
+  });
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => void runner.stop().then(() => process.exit(0)));
   await runner.promise;
@@ -194,11 +208,17 @@ async function measure(side: Side): Promise<RoundResult> {
 
 async function main(): Promise<void> {
   const server = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
-  const names = { syncline: `syncline_bench_${randomBytes(4).toString('hex')}`, graphile: `graphile_bench_${randomBytes(4).toString('hex')}` };
+  const names = {
+    syncline: `syncline_bench_${randomBytes(4).toString('hex')}`,
+    graphile: `graphile_bench_${randomBytes(4).toString('hex')}`,
+  };
   const folder = mkdtempSync(join(tmpdir(), 'syncline-bench-queue-'));
   try {
     for (const name of Object.values(names)) await server.raw('CREATE DATABASE ??', [name]);
-    const sides = [await synclineSide(withDatabase(serverUrl, names.syncline), folder), await graphileSide(withDatabase(serverUrl, names.graphile))];
+    const sides = [
+      await synclineSide(withDatabase(serverUrl, names.syncline), folder),
+      await graphileSide(withDatabase(serverUrl, names.graphile)),
+    ];
     const results = new Map<string, RoundResult[]>(sides.map((side) => [side.name, []]));
     try {
       for (let round = 0; round < rounds; round += 1) {
@@ -216,10 +236,19 @@ async function main(): Promise<void> {
       };
     });
     const [syncline, graphile] = summary as [(typeof summary)[number], (typeof summary)[number]];
-    console.log(`\n${items} no-op items per round, ${rounds} rounds; enqueue from ${callers} concurrent callers; drain by ${processes} processes × ${concurrency} at once; PostgreSQL ${new URL(serverUrl).host}\n`);
-    console.log(table(['queue', 'enqueue items/s', 'drain items/s'], summary.map((s) => [s.name, s.enqueuePerSecond.toFixed(0), s.drainPerSecond.toFixed(0)])));
+    console.log(
+      `\n${items} no-op items per round, ${rounds} rounds; enqueue from ${callers} concurrent callers; drain by ${processes} processes × ${concurrency} at once; PostgreSQL ${new URL(serverUrl).host}\n`,
+    );
+    console.log(
+      table(
+        ['queue', 'enqueue items/s', 'drain items/s'],
+        summary.map((s) => [s.name, s.enqueuePerSecond.toFixed(0), s.drainPerSecond.toFixed(0)]),
+      ),
+    );
     const drainRatio = syncline.drainPerSecond / graphile.drainPerSecond;
-    console.log(`\nSyncline / graphile-worker: drain ${drainRatio.toFixed(2)}× (goal ≥ ${goalRatio}×: ${drainRatio >= goalRatio ? 'met' : 'NOT met'}), enqueue ${(syncline.enqueuePerSecond / graphile.enqueuePerSecond).toFixed(2)}× (medians of the rounds)`);
+    console.log(
+      `\nSyncline / graphile-worker: drain ${drainRatio.toFixed(2)}× (goal ≥ ${goalRatio}×: ${drainRatio >= goalRatio ? 'met' : 'NOT met'}), enqueue ${(syncline.enqueuePerSecond / graphile.enqueuePerSecond).toFixed(2)}× (medians of the rounds)`,
+    );
   } finally {
     for (const name of Object.values(names)) await server.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => {});
     await server.destroy();

@@ -25,5 +25,7 @@ for (const name of benches) {
     console.log(`\n${name}: FAILED (exit ${result.status ?? result.signal}) after ${seconds} s`);
   }
 }
-console.log(`\nnode ${process.version}, ${process.platform}/${process.arch}; ${benches.length - failed.length} of ${benches.length} benchmarks ran`);
+console.log(
+  `\nnode ${process.version}, ${process.platform}/${process.arch}; ${benches.length - failed.length} of ${benches.length} benchmarks ran`,
+);
 process.exitCode = failed.length === 0 ? 0 : 1;

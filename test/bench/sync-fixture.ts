@@ -46,7 +46,13 @@ export async function createSource(filename: string, count: number): Promise<voi
     await knex.transaction(async (trx) => {
       const batch: Array<Record<string, unknown>> = [];
       for (let id = 1; id <= count; id += 1) {
-        batch.push({ id, first_name: `First${id}`, last_name: `Last${id % 977}`, email: `Person.${id}@Example.COM`, city: cities[id % cities.length] });
+        batch.push({
+          id,
+          first_name: `First${id}`,
+          last_name: `Last${id % 977}`,
+          email: `Person.${id}@Example.COM`,
+          city: cities[id % cities.length],
+        });
         // Knex inserts many rows on SQLite as one compound SELECT, which SQLite caps at 500 terms.
         if (batch.length === 400 || id === count) await trx('people').insert(batch.splice(0));
       }
@@ -144,7 +150,10 @@ export async function handWrittenCopy(files: { source: string; target: string })
       await target.transaction(async (trx) => {
         // Four bindings per row; 250 rows per statement.
         for (let start = 0; start < rows.length; start += 250) {
-          await trx('contacts').insert(rows.slice(start, start + 250)).onConflict('ContactNumber').merge();
+          await trx('contacts')
+            .insert(rows.slice(start, start + 250))
+            .onConflict('ContactNumber')
+            .merge();
         }
       });
       copied += page.length;
@@ -163,7 +172,9 @@ export async function targetDigest(filename: string): Promise<{ rows: number; di
     const hash = createHash('sha256');
     let rows = 0;
     for (let after = ''; ; ) {
-      const page = (await knex('contacts').where('ContactNumber', '>', after).orderBy('ContactNumber').limit(5000)) as Array<Record<string, unknown>>;
+      const page = (await knex('contacts').where('ContactNumber', '>', after).orderBy('ContactNumber').limit(5000)) as Array<
+        Record<string, unknown>
+      >;
       if (page.length === 0) break;
       for (const row of page) hash.update(JSON.stringify([row.ContactNumber, row.FullName, row.Email, row.City])).update('\n');
       rows += page.length;

@@ -34,7 +34,10 @@ async function child(files: { source: string; target: string }, idle: boolean): 
     const report: ChildReport = { maxRssMb: 0, seconds: 0 };
     if (!idle) {
       const outcome = await runProcess(bench.environment, { processId: syncId });
-      if (outcome.status !== 'Complete' || outcome.statistics.read !== records) throw new Error(`the sync ended ${outcome.status}: ${JSON.stringify(outcome.statistics)} ${JSON.stringify(outcome.errors.slice(0, 3))}`);
+      if (outcome.status !== 'Complete' || outcome.statistics.read !== records)
+        throw new Error(
+          `the sync ended ${outcome.status}: ${JSON.stringify(outcome.statistics)} ${JSON.stringify(outcome.errors.slice(0, 3))}`,
+        );
       report.statistics = outcome.statistics;
     }
     report.seconds = (performance.now() - started) / 1000;
@@ -47,7 +50,10 @@ async function child(files: { source: string; target: string }, idle: boolean): 
 }
 
 async function measure(files: { source: string; target: string }, idle: boolean): Promise<ChildReport> {
-  const worker = fork(import.meta.filename, ['--child', files.source, files.target, idle ? 'idle' : 'run'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const worker = fork(import.meta.filename, ['--child', files.source, files.target, idle ? 'idle' : 'run'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const reports: ChildReport[] = [];
   worker.on('message', (message) => reports.push(message as ChildReport));
   const [code] = (await once(worker, 'exit')) as [number | null];
@@ -76,7 +82,9 @@ if (process.argv[2] === '--child') {
           ],
         ),
     );
-    console.log(`\npeak RSS ${run.maxRssMb.toFixed(0)} MB = ${(run.maxRssMb / floor.maxRssMb).toFixed(2)}× the floor; goal < ${goalMb} MB: ${run.maxRssMb < goalMb ? 'met' : 'NOT met'}; ${(records / run.seconds).toFixed(0)} records/s`);
+    console.log(
+      `\npeak RSS ${run.maxRssMb.toFixed(0)} MB = ${(run.maxRssMb / floor.maxRssMb).toFixed(2)}× the floor; goal < ${goalMb} MB: ${run.maxRssMb < goalMb ? 'met' : 'NOT met'}; ${(records / run.seconds).toFixed(0)} records/s`,
+    );
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

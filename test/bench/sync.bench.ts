@@ -19,7 +19,11 @@ const records = Number(process.env.BENCH_SYNC_RECORDS ?? 100_000);
 const goalRatio = 0.5;
 
 const folder = mkdtempSync(join(tmpdir(), 'syncline-bench-sync-'));
-const files = { source: join(folder, 'people.sqlite'), handTarget: join(folder, 'hand.sqlite'), engineTarget: join(folder, 'engine.sqlite') };
+const files = {
+  source: join(folder, 'people.sqlite'),
+  handTarget: join(folder, 'hand.sqlite'),
+  engineTarget: join(folder, 'engine.sqlite'),
+};
 try {
   await createSource(files.source, records);
   await createTarget(files.handTarget);
@@ -44,7 +48,13 @@ try {
         });
         const expected = round === 0 ? { created: records, updated: 0 } : { created: 0, updated: records };
         const s = outcome!.statistics;
-        if (outcome!.status !== 'Complete' || s.read !== records || s.created !== expected.created || s.updated !== expected.updated || s.failed !== 0) {
+        if (
+          outcome!.status !== 'Complete' ||
+          s.read !== records ||
+          s.created !== expected.created ||
+          s.updated !== expected.updated ||
+          s.failed !== 0
+        ) {
           throw new Error(`the sync ended ${outcome!.status} with ${JSON.stringify(s)}: ${JSON.stringify(outcome!.errors.slice(0, 3))}`);
         }
         return elapsed;
@@ -60,17 +70,29 @@ try {
         handMs = await runHand();
       }
       const [hand, engine] = [await targetDigest(files.handTarget), await targetDigest(files.engineTarget)];
-      if (hand.digest !== engine.digest || hand.rows !== records) throw new Error(`the targets differ after the ${label}: ${hand.rows} rows by hand, ${engine.rows} by the engine`);
+      if (hand.digest !== engine.digest || hand.rows !== records)
+        throw new Error(`the targets differ after the ${label}: ${hand.rows} rows by hand, ${engine.rows} by the engine`);
       engineTimes.push(engineMs);
-      rows.push([label, ms(handMs), (records / (handMs / 1000)).toFixed(0), ms(engineMs), (records / (engineMs / 1000)).toFixed(0), `${(handMs / engineMs).toFixed(2)}×`]);
+      rows.push([
+        label,
+        ms(handMs),
+        (records / (handMs / 1000)).toFixed(0),
+        ms(engineMs),
+        (records / (engineMs / 1000)).toFixed(0),
+        `${(handMs / engineMs).toFixed(2)}×`,
+      ]);
     }
-    console.log(`\n${records.toLocaleString('en')} records, SQLite → SQLite, JSONata mapping, match on the target key; identical target rows checked after each run\n`);
+    console.log(
+      `\n${records.toLocaleString('en')} records, SQLite → SQLite, JSONata mapping, match on the target key; identical target rows checked after each run\n`,
+    );
     console.log(table(['run', 'hand-written', 'records/s', 'sync engine', 'records/s', 'ratio'], rows));
     const ratios = rows.map((row) => Number.parseFloat(row[5]!));
     const worst = Math.min(...ratios);
     const secondOverFirst = engineTimes[1]! / engineTimes[0]!;
     console.log(`\nengine / hand-written: worst ${worst.toFixed(2)}× (goal ≥ ${goalRatio}×: ${worst >= goalRatio ? 'met' : 'NOT met'})`);
-    console.log(`engine second run / first run time: ${secondOverFirst.toFixed(2)} (goal ≤ 1.10, as fast: ${secondOverFirst <= 1.1 ? 'met' : 'NOT met'})`);
+    console.log(
+      `engine second run / first run time: ${secondOverFirst.toFixed(2)} (goal ≤ 1.10, as fast: ${secondOverFirst <= 1.1 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await bench.close();
   }

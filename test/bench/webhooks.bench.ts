@@ -79,7 +79,6 @@ interface Servers {
 }
 type Engine = 'sqlite' | 'postgres';
 
-
 // ---------------------------------------------------------------- child: the servers
 
 async function serve(kind: Kind, engine: Engine): Promise<void> {
@@ -111,14 +110,21 @@ async function serve(kind: Kind, engine: Engine): Promise<void> {
   bare.use(router.routes());
   const bareServer = bare.listen(0, '127.0.0.1');
   await once(bareServer, 'listening');
-  const servers: Servers = { webhook: `${app.base}${path}`, bare: `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/bare`, ...(kind === 'read' ? { body: first.text } : {}) };
+  const servers: Servers = {
+    webhook: `${app.base}${path}`,
+    bare: `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/bare`,
+    ...(kind === 'read' ? { body: first.text } : {}),
+  };
   process.send!(servers);
   process.on('message', (message) => {
     if (message !== 'count') return;
     // Log entries are written behind the answers (call-log-writer.ts): count them once written.
     void (async () => {
       await flushCallLog(app.db);
-      const [items, entries] = await Promise.all([app.db.knex('queue_items').count({ n: '*' }).first(), app.db.knex('webhook_log').where({ webhook_id: startId }).count({ n: '*' }).first()]);
+      const [items, entries] = await Promise.all([
+        app.db.knex('queue_items').count({ n: '*' }).first(),
+        app.db.knex('webhook_log').where({ webhook_id: startId }).count({ n: '*' }).first(),
+      ]);
       process.send!({ items: Number(items?.n ?? 0), entries: Number(entries?.n ?? 0) });
     })();
   });
@@ -135,7 +141,10 @@ async function serve(kind: Kind, engine: Engine): Promise<void> {
 // ---------------------------------------------------------------- parent: the load
 
 async function compare(kind: Kind, engine: Engine, label: string): Promise<void> {
-  const child: ChildProcess = fork(import.meta.filename, ['--serve', kind, engine], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(import.meta.filename, ['--serve', kind, engine], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   try {
     const [servers] = (await Promise.race([
       once(child, 'message'),
@@ -158,7 +167,8 @@ async function compare(kind: Kind, engine: Engine, label: string): Promise<void>
     for (const target of targets) await run(`${target.name} (warm-up)`, target.url, warmupSeconds);
     const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round += 1) {
-      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) results.get(target.name)!.push(await run(target.name, target.url, seconds));
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse())
+        results.get(target.name)!.push(await run(target.name, target.url, seconds));
     }
     if (kind === 'start') {
       child.send('count');
@@ -166,20 +176,36 @@ async function compare(kind: Kind, engine: Engine, label: string): Promise<void>
       // autocannon does not count the requests still in flight when a run ends (at most one per connection).
       const most = starts + connections * webhookRuns;
       if (counts.items !== counts.entries || counts.items < starts || counts.items > most) {
-        throw new Error(`${label}: ${starts} starts answered 200 (${most} at most were sent), but ${counts.items} queue items and ${counts.entries} log entries exist`);
+        throw new Error(
+          `${label}: ${starts} starts answered 200 (${most} at most were sent), but ${counts.items} queue items and ${counts.entries} log entries exist`,
+        );
       }
     }
     const summary = targets.map((target) => {
       const list = results.get(target.name)!;
       const total = list.reduce((sum, r) => sum + r.requests.total, 0);
       const duration = list.reduce((sum, r) => sum + r.duration, 0);
-      return { name: target.name, perSecond: total / duration, p50: Math.max(...list.map((r) => r.latency.p50)), p99: Math.max(...list.map((r) => r.latency.p99)), total };
+      return {
+        name: target.name,
+        perSecond: total / duration,
+        p50: Math.max(...list.map((r) => r.latency.p50)),
+        p99: Math.max(...list.map((r) => r.latency.p99)),
+        total,
+      };
     });
     const [webhook, bare] = summary as [(typeof summary)[number], (typeof summary)[number]];
     const ratio = webhook.perSecond / bare.perSecond;
-    console.log(`\n${table(['route', 'requests/s', 'p50', 'p99', 'requests'], summary.map((s) => [s.name, s.perSecond.toFixed(0), ms(s.p50), ms(s.p99), String(s.total)]))}`);
-    const goal = kind === 'start' && engine === 'postgres' ? 'no goal set' : `goal ≥ ${goalRatio}×: ${ratio >= goalRatio ? 'met' : 'NOT met'}`;
-    console.log(`ratio webhook / bare: ${ratio.toFixed(2)}× (${goal})${kind === 'start' ? `; one queue item and one log entry per start checked` : '; every body checked'}`);
+    console.log(
+      `\n${table(
+        ['route', 'requests/s', 'p50', 'p99', 'requests'],
+        summary.map((s) => [s.name, s.perSecond.toFixed(0), ms(s.p50), ms(s.p99), String(s.total)]),
+      )}`,
+    );
+    const goal =
+      kind === 'start' && engine === 'postgres' ? 'no goal set' : `goal ≥ ${goalRatio}×: ${ratio >= goalRatio ? 'met' : 'NOT met'}`;
+    console.log(
+      `ratio webhook / bare: ${ratio.toFixed(2)}× (${goal})${kind === 'start' ? `; one queue item and one log entry per start checked` : '; every body checked'}`,
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
@@ -191,7 +217,9 @@ async function compare(kind: Kind, engine: Engine, label: string): Promise<void>
 }
 
 export async function run(): Promise<void> {
-  console.log(`\nPOST ${request.body} with the secret header; autocannon: ${connections} connections, pipelining ${pipelining}, ${rounds} alternating rounds of ${seconds} s after a ${warmupSeconds} s warm-up each`);
+  console.log(
+    `\nPOST ${request.body} with the secret header; autocannon: ${connections} connections, pipelining ${pipelining}, ${rounds} alternating rounds of ${seconds} s after a ${warmupSeconds} s warm-up each`,
+  );
   await compare('start', 'sqlite', 'start sync webhook (enqueue, SQLite)');
   const postgres = (await databaseTargets()).find((t) => t.engine === 'postgres');
   if (postgres && !postgres.unavailable) await compare('start', 'postgres', 'start sync webhook (enqueue, PostgreSQL)');

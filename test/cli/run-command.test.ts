@@ -31,7 +31,12 @@ describe('syncline run', () => {
     dir = await mkdtemp(join(tmpdir(), 'syncline-run-'));
     await createSqliteFromScript(join(dir, 'crm.sqlite'), join(quickstart, 'data', 'crm.sql'));
     await createSqliteFromScript(join(dir, 'erp.sqlite'), join(quickstart, 'data', 'erp.sql'));
-    env = { CRM_DB: join(dir, 'crm.sqlite'), ERP_DB: join(dir, 'erp.sqlite'), SYNCLINE_DB: `sqlite:${join(dir, 'runtime.db')}`, SYNCLINE_DEFINITIONS: quickstart };
+    env = {
+      CRM_DB: join(dir, 'crm.sqlite'),
+      ERP_DB: join(dir, 'erp.sqlite'),
+      SYNCLINE_DB: `sqlite:${join(dir, 'runtime.db')}`,
+      SYNCLINE_DEFINITIONS: quickstart,
+    };
   });
 
   after(async () => {
@@ -47,7 +52,11 @@ describe('syncline run', () => {
 
     const second = await run(['crm-customers-to-erp']);
     assert.equal(second.code, 0, second.stderr);
-    assert.deepEqual(statistics(second.stdout), { Read: 5, Created: 0, Updated: 4, Skipped: 1, Failed: 0 }, 'the second run updates what the first created');
+    assert.deepEqual(
+      statistics(second.stdout),
+      { Read: 5, Created: 0, Updated: 4, Skipped: 1, Failed: 0 },
+      'the second run updates what the first created',
+    );
 
     const runtime = knexFactory({ client: 'sqlite3', connection: { filename: join(dir, 'runtime.db') }, useNullAsDefault: true });
     try {
@@ -85,8 +94,20 @@ describe('syncline run', () => {
     const holdElsewhere = async (id: string) => {
       const now = new Date().toISOString();
       await runtime('queue_items').insert({
-        id, process_id: 'crm-customers-to-erp', start_type: 'repeat', status: 'InProgress', attempts: 1, max_attempts: 1, run_after: now, created_at: now, started_at: now,
-        locked_by: 'a-daemon-elsewhere', lease_until: new Date(Date.now() + 600_000).toISOString(), errors: '[]', concurrency_key: 'process:crm-customers-to-erp', concurrency_limit: 1,
+        id,
+        process_id: 'crm-customers-to-erp',
+        start_type: 'repeat',
+        status: 'InProgress',
+        attempts: 1,
+        max_attempts: 1,
+        run_after: now,
+        created_at: now,
+        started_at: now,
+        locked_by: 'a-daemon-elsewhere',
+        lease_until: new Date(Date.now() + 600_000).toISOString(),
+        errors: '[]',
+        concurrency_key: 'process:crm-customers-to-erp',
+        concurrency_limit: 1,
       });
     };
     const untilWaiting = async (child: ReturnType<typeof startCli>) => {
@@ -100,14 +121,20 @@ describe('syncline run', () => {
       const waiting = startCli(['run', 'crm-customers-to-erp'], { env });
       await untilWaiting(waiting);
       assert.match(waiting.stderr(), /waiting in line \(item [0-9a-f-]{36}\): its concurrency limit of 1 run\(s\) at once is reached/);
-      await runtime('queue_items').where('id', '00000000-0000-4000-8000-00000000000a').update({ status: 'Complete', finished_at: new Date().toISOString() });
+      await runtime('queue_items')
+        .where('id', '00000000-0000-4000-8000-00000000000a')
+        .update({ status: 'Complete', finished_at: new Date().toISOString() });
       assert.equal((await waiting.exited).code, 0, waiting.stderr());
 
       await holdElsewhere('00000000-0000-4000-8000-00000000000b');
       const stopped = startCli(['run', 'crm-customers-to-erp'], { env });
       await untilWaiting(stopped);
       assert.equal((await stopped.stop('SIGINT')).code, 1);
-      const [cancelled] = (await runtime('queue_items').where({ start_type: 'manual' }).orderBy('created_at', 'desc').limit(1)) as Array<{ status: string; errors: string; attempts: number }>;
+      const [cancelled] = (await runtime('queue_items').where({ start_type: 'manual' }).orderBy('created_at', 'desc').limit(1)) as Array<{
+        status: string;
+        errors: string;
+        attempts: number;
+      }>;
       assert.equal(cancelled!.status, 'Failed');
       assert.equal(Number(cancelled!.attempts), 0, 'it never ran');
       assert.match(cancelled!.errors, /interrupted by the operator while waiting in line/);

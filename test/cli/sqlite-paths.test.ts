@@ -39,7 +39,10 @@ describe('SQLite files are found from the definitions directory, whatever the wo
   });
 
   it('serve started in another directory reads the quickstart CRM', async () => {
-    const server = startCli(['serve', '--definitions', definitions, '--port', '0', '--db', `sqlite:${join(dir, 'serve.db')}`, '--no-daemon'], { cwd: elsewhere, env: { QUICKSTART_API_TOKEN: token } });
+    const server = startCli(
+      ['serve', '--definitions', definitions, '--port', '0', '--db', `sqlite:${join(dir, 'serve.db')}`, '--no-daemon'],
+      { cwd: elsewhere, env: { QUICKSTART_API_TOKEN: token } },
+    );
     processes.push(server);
     const base = (await server.waitForLog((entry) => /^serving on /.test(entry.msg))).msg.replace('serving on ', '');
     const response = await fetch(`${base}/api/RunConnectionGetDataMin/crm/Customer`, {
@@ -49,12 +52,18 @@ describe('SQLite files are found from the definitions directory, whatever the wo
     });
     const text = await response.text();
     assert.equal(response.status, 200, text);
-    assert.deepEqual((JSON.parse(text) as Array<{ name: string }>).map((record) => record.name), ['Ada Lovelace']);
+    assert.deepEqual(
+      (JSON.parse(text) as Array<{ name: string }>).map((record) => record.name),
+      ['Ada Lovelace'],
+    );
     assert.equal((await server.stop('SIGTERM')).code, 0);
   });
 
   it('run started in another directory syncs the quickstart CRM into its ERP', async () => {
-    const run = await runCli(['run', 'crm-customers-to-erp', '--definitions', definitions, '--db', `sqlite:${join(dir, 'run.db')}`], { cwd: elsewhere, env: { QUICKSTART_API_TOKEN: token } });
+    const run = await runCli(['run', 'crm-customers-to-erp', '--definitions', definitions, '--db', `sqlite:${join(dir, 'run.db')}`], {
+      cwd: elsewhere,
+      env: { QUICKSTART_API_TOKEN: token },
+    });
     assert.equal(run.code, 0, run.stderr + run.stdout);
     assert.match(run.stdout, /Read\s+5/);
     assert.match(run.stdout, /Failed\s+0/);

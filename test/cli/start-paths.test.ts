@@ -57,7 +57,12 @@ describe('quickstart sync through the queue, with real processes', () => {
     dir = await mkdtemp(join(tmpdir(), 'syncline-start-paths-'));
     await createSqliteFromScript(join(dir, 'crm.sqlite'), join(quickstart, 'data', 'crm.sql'));
     await createSqliteFromScript(join(dir, 'erp.sqlite'), join(quickstart, 'data', 'erp.sql'));
-    env = { CRM_DB: join(dir, 'crm.sqlite'), ERP_DB: join(dir, 'erp.sqlite'), QUICKSTART_API_TOKEN: token, SYNCLINE_POLL_INTERVAL: '200ms' };
+    env = {
+      CRM_DB: join(dir, 'crm.sqlite'),
+      ERP_DB: join(dir, 'erp.sqlite'),
+      QUICKSTART_API_TOKEN: token,
+      SYNCLINE_POLL_INTERVAL: '200ms',
+    };
   });
 
   after(async () => {
@@ -78,7 +83,11 @@ describe('quickstart sync through the queue, with real processes', () => {
     assert.equal(whole.status, 200);
     const all = await finished(base, whole.json.ID);
     assert.equal(all.Status, 'Complete');
-    assert.deepEqual(all.Statistics, { Read: 5, Created: 2, Updated: 2, Skipped: 1, Failed: 0 }, 'customer 1 is updated now, the other active ones created or updated, the one without email skipped');
+    assert.deepEqual(
+      all.Statistics,
+      { Read: 5, Created: 2, Updated: 2, Skipped: 1, Failed: 0 },
+      'customer 1 is updated now, the other active ones created or updated, the one without email skipped',
+    );
     assert.equal((await processes[0]!.stop('SIGTERM')).code, 0);
   });
 
@@ -88,7 +97,9 @@ describe('quickstart sync through the queue, with real processes', () => {
     const added = await call(base, 'POST', '/api/AddAction', { ProcessId: 'crm-customers-to-erp', StartType: 'manual' });
     await sleep(1500);
     assert.equal((await call(base, 'GET', `/api/GetAction/${added.json.ID}`)).json.Status, 'Pending', 'no daemon, no run');
-    const ready = await fetch(`${base}/readyz`).then((response) => response.json() as Promise<{ queue: { Pending: number; daemon: string } }>);
+    const ready = await fetch(`${base}/readyz`).then(
+      (response) => response.json() as Promise<{ queue: { Pending: number; daemon: string } }>,
+    );
     assert.equal(ready.queue.Pending, 1);
     assert.equal(ready.queue.daemon, 'inactive');
 

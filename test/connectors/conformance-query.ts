@@ -39,7 +39,7 @@ const WRITES = [
   'ALTER TABLE accounts ADD COLUMN intruder INTEGER',
   'SELECT 1; DELETE FROM customers',
   "WITH x AS (SELECT 1 AS one) INSERT INTO accounts (AccountNumber, AccountName) SELECT 'Z', 'z' FROM x",
-  "WITH d AS (DELETE FROM customers RETURNING id) SELECT * FROM d",
+  'WITH d AS (DELETE FROM customers RETURNING id) SELECT * FROM d',
 ];
 
 /** The first statements of WRITES are plain writes, refused as such ('read-only') everywhere. */
@@ -49,8 +49,9 @@ export function queryConformance(context: SuiteContext): void {
   const connection = () => context.connection();
 
   test('a query replaces #FlowFilter# with the bound filter and counts with the count statement', async () => {
-    const expected = CUSTOMERS.filter((row) => row.score !== null && ADDRESSES.some((a) => a.customer_id === row.id && a.type === 'main' && a.city === "St John's"))
-      .sort((a, b) => b.id - a.id);
+    const expected = CUSTOMERS.filter(
+      (row) => row.score !== null && ADDRESSES.some((a) => a.customer_id === row.id && a.type === 'main' && a.city === "St John's"),
+    ).sort((a, b) => b.id - a.id);
     const result = await connection().query({
       statement: STATEMENT,
       countStatement: COUNT,
@@ -59,7 +60,10 @@ export function queryConformance(context: SuiteContext): void {
       placeholders: (path) => resolvePath({ city: "St John's" }, path),
     });
     assert.equal(result.total, expected.length);
-    assert.deepEqual(result.rows.map((row) => row.id), expected.map((row) => row.id));
+    assert.deepEqual(
+      result.rows.map((row) => row.id),
+      expected.map((row) => row.id),
+    );
     assert.deepEqual(Object.keys(result.rows[0] ?? {}), ['id', 'name', 'city', 'active']);
     assert.ok(result.rows.every((row) => typeof row.active === 'boolean' || row.active === null));
   });
@@ -69,23 +73,49 @@ export function queryConformance(context: SuiteContext): void {
     assert.equal(all.total, await connection().count('Customer', { filter: parseExpression('score IS NOT NULL') }));
     assert.equal(all.rows.length, all.total);
     const page = await connection().query({ statement: `${STATEMENT};`, columns: [...COLUMNS], skip: 5, limit: 7 });
-    assert.deepEqual(page.rows.map((row) => row.id), all.rows.slice(5, 12).map((row) => row.id));
+    assert.deepEqual(
+      page.rows.map((row) => row.id),
+      all.rows.slice(5, 12).map((row) => row.id),
+    );
     const tail = await connection().query({ statement: STATEMENT, columns: [...COLUMNS], skip: all.rows.length - 3 });
-    assert.deepEqual(tail.rows.map((row) => row.id), all.rows.slice(-3).map((row) => row.id));
-    const cte = await connection().query({ statement: 'WITH x AS (SELECT id, score FROM customers WHERE #FlowFilter#) SELECT id FROM x ORDER BY id DESC', filter: parseExpression('id < 10'), limit: 3, skip: 1 });
-    assert.deepEqual(cte.rows.map((row) => Number(row.id)), [8, 7, 6]);
+    assert.deepEqual(
+      tail.rows.map((row) => row.id),
+      all.rows.slice(-3).map((row) => row.id),
+    );
+    const cte = await connection().query({
+      statement: 'WITH x AS (SELECT id, score FROM customers WHERE #FlowFilter#) SELECT id FROM x ORDER BY id DESC',
+      filter: parseExpression('id < 10'),
+      limit: 3,
+      skip: 1,
+    });
+    assert.deepEqual(
+      cte.rows.map((row) => Number(row.id)),
+      [8, 7, 6],
+    );
   });
 
   test('a query that writes is refused, and every table is unchanged', async () => {
     const before = await tableCounts(context.database().admin);
     for (const [index, statement] of WRITES.entries()) {
-      const error = await connection().query({ statement }).then(() => undefined, (caught: unknown) => caught);
+      const error = await connection()
+        .query({ statement })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
       assert.ok(error instanceof ConnectorError, `${statement}: expected a refusal, got ${String(error)}`);
       // A write hidden in a statement that starts like a query is refused by the database, or by its parser.
-      assert.ok(index < PLAIN_WRITES ? error.code === 'read-only' : ['read-only', 'rejected'].includes(error.code), `${statement}: ${error.code} ${error.message}`);
+      assert.ok(
+        index < PLAIN_WRITES ? error.code === 'read-only' : ['read-only', 'rejected'].includes(error.code),
+        `${statement}: ${error.code} ${error.message}`,
+      );
       assert.doesNotMatch(error.message, /customers|intruder/);
     }
-    await rejectsWith(() => connection().query({ statement: 'SELECT * FROM no_such_table' }), 'rejected', /names a table that does not exist/);
+    await rejectsWith(
+      () => connection().query({ statement: 'SELECT * FROM no_such_table' }),
+      'rejected',
+      /names a table that does not exist/,
+    );
     assert.deepEqual(await tableCounts(context.database().admin), before);
   });
 
@@ -93,7 +123,9 @@ export function queryConformance(context: SuiteContext): void {
     const database = context.database();
     const engine = engineOfClient(database.connection.client);
     const dialect = engine.name;
-    const pool = knexFactory(engine.systemConfig(database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))));
+    const pool = knexFactory(
+      engine.systemConfig(database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))),
+    );
     const before = await tableCounts(database.admin);
     try {
       for (const [index, statement] of WRITES.entries()) {
@@ -106,11 +138,15 @@ export function queryConformance(context: SuiteContext): void {
         }
         // SQLite runs the first statement of "SELECT 1; DELETE …" only; the others must fail in the database.
         if (dialect === 'sqlite' && statement.startsWith('SELECT 1;')) assert.deepEqual(rows, [{ 1: 1 }]);
-        else if (index < PLAIN_WRITES) assert.ok(error instanceof ConnectorError && error.code === 'read-only', `${statement}: ${String(error)}`);
+        else if (index < PLAIN_WRITES)
+          assert.ok(error instanceof ConnectorError && error.code === 'read-only', `${statement}: ${String(error)}`);
         // The rest may also be beyond the engine's syntax (MariaDB has no WITH … INSERT), which is a refusal too.
         else assert.ok(error instanceof ConnectorError && ['read-only', 'rejected'].includes(error.code), `${statement}: ${String(error)}`);
       }
-      assert.equal((await withReadOnlySession(pool, engine, (session) => session.all('SELECT COUNT(*) AS n FROM customers', []))).length, 1);
+      assert.equal(
+        (await withReadOnlySession(pool, engine, (session) => session.all('SELECT COUNT(*) AS n FROM customers', []))).length,
+        1,
+      );
     } finally {
       await pool.destroy();
     }

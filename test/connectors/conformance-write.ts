@@ -33,7 +33,12 @@ export function writeConformance(context: SuiteContext): void {
     assert.equal(result.action, 'created');
     assert.equal(typeof result.key.id, 'number');
     const stored = await readOne(context, 'Customer', { id: result.key.id });
-    assert.deepEqual(stored, { id: result.key.id, ...values, updated_at: '2024-12-31T22:59:58.123Z', addresses: { main: { street: null, city: 'Paris', zip: '75001', country: null } } });
+    assert.deepEqual(stored, {
+      id: result.key.id,
+      ...values,
+      updated_at: '2024-12-31T22:59:58.123Z',
+      addresses: { main: { street: null, city: 'Paris', zip: '75001', country: null } },
+    });
   });
 
   test('update by key changes only the given fields', async () => {
@@ -44,7 +49,10 @@ export function writeConformance(context: SuiteContext): void {
   });
 
   test('update by match columns; no match creates with the match values', async () => {
-    const updated = await connection().write('Account', { match: { Email: 'first@example.com' }, values: { AccountName: 'First, renamed' } });
+    const updated = await connection().write('Account', {
+      match: { Email: 'first@example.com' },
+      values: { AccountName: 'First, renamed' },
+    });
     assert.deepEqual(updated, { action: 'updated', key: { AccountNumber: 'A-1' } });
     assert.equal((await readOne(context, 'Account', { AccountNumber: 'A-1' }))?.AccountName, 'First, renamed');
     assert.equal((await readOne(context, 'Account', { AccountNumber: 'a-1' }))?.AccountName, 'first lower', 'matching is case-sensitive');
@@ -57,7 +65,10 @@ export function writeConformance(context: SuiteContext): void {
   test('group entries are upserted by type', async () => {
     const before = (await readOne(context, 'Customer', { id: 1 }))!;
     const previous = before.addresses as Record<string, RecordData>;
-    await connection().write('Customer', { values: { id: 1 }, groups: { addresses: { main: { city: 'Leeds' }, invoice: { street: '1 Invoice Rd', country: 'IE' } } } });
+    await connection().write('Customer', {
+      values: { id: 1 },
+      groups: { addresses: { main: { city: 'Leeds' }, invoice: { street: '1 Invoice Rd', country: 'IE' } } },
+    });
     const after = (await readOne(context, 'Customer', { id: 1 }))!;
     assert.deepEqual(after.addresses, {
       main: { ...previous.main, city: 'Leeds' },
@@ -79,13 +90,25 @@ export function writeConformance(context: SuiteContext): void {
       [{ name: { first: 'x' } }, /Customer\.name: expected text/],
     ];
     for (const [values, message] of cases) await rejectsWith(() => connection().write('Customer', { values }), 'invalid-value', message);
-    await rejectsWith(() => connection().write('Customer', { values: { id: 2 }, groups: { addresses: { home: { city: 'x' } } } }), 'invalid-value', /'home' is not one of its types \(main, invoice\)/);
+    await rejectsWith(
+      () => connection().write('Customer', { values: { id: 2 }, groups: { addresses: { home: { city: 'x' } } } }),
+      'invalid-value',
+      /'home' is not one of its types \(main, invoice\)/,
+    );
   });
 
   test('undeclared fields are refused with unknown-field listing the known ones', async () => {
-    await rejectsWith(() => connection().write('Customer', { values: { name: 'x', nope: 1 } }), 'unknown-field', /Customer has no field 'nope'; its fields are id, name, email/);
+    await rejectsWith(
+      () => connection().write('Customer', { values: { name: 'x', nope: 1 } }),
+      'unknown-field',
+      /Customer has no field 'nope'; its fields are id, name, email/,
+    );
     await rejectsWith(() => connection().write('Customer', { values: { name: 'x', addresses: {} } }), 'unknown-field', /it is a group/);
-    await rejectsWith(() => connection().write('Customer', { values: { id: 2 }, groups: { addresses: { main: { planet: 'x' } } } }), 'unknown-field', /addresses\.main\.planet/);
+    await rejectsWith(
+      () => connection().write('Customer', { values: { id: 2 }, groups: { addresses: { main: { planet: 'x' } } } }),
+      'unknown-field',
+      /addresses\.main\.planet/,
+    );
     await rejectsWith(() => connection().write('Customer', { values: { id: 2 }, groups: { contacts: {} } }), 'unknown-field', /contacts/);
     await rejectsWith(() => connection().write('Customer', { match: { nope: 1 }, values: { name: 'x' } }), 'unknown-field');
     await rejectsWith(() => connection().write('Nope', { values: {} }), 'unknown-object');
@@ -93,13 +116,27 @@ export function writeConformance(context: SuiteContext): void {
 
   test('read-only objects, systems and fields refuse writes', async () => {
     await rejectsWith(() => connection().write('ReadOnlyCustomer', { values: { id: 1, name: 'x' } }), 'read-only', /ReadOnlyCustomer/);
-    await rejectsWith(() => connection().write('Customer', { match: { email: 'changed@example.com' }, values: { id: 5, name: 'x' } }), 'read-only', /Customer\.id is read-only/);
-    await rejectsWith(() => connection().write('Customer', { values: { id: 999_999, name: 'x' } }), 'read-only', /Customer\.id is read-only/);
+    await rejectsWith(
+      () => connection().write('Customer', { match: { email: 'changed@example.com' }, values: { id: 5, name: 'x' } }),
+      'read-only',
+      /Customer\.id is read-only/,
+    );
+    await rejectsWith(
+      () => connection().write('Customer', { values: { id: 999_999, name: 'x' } }),
+      'read-only',
+      /Customer\.id is read-only/,
+    );
     // The full write's idcolumns name the record; a different value for the same read-only field in
     // columns is an attempt to change it, not a no-op.
-    await rejectsWith(() => connection().write('Customer', { match: { id: 1 }, values: { id: 5, name: 'x' } }), 'read-only', /Customer\.id is read-only/);
+    await rejectsWith(
+      () => connection().write('Customer', { match: { id: 1 }, values: { id: 5, name: 'x' } }),
+      'read-only',
+      /Customer\.id is read-only/,
+    );
     assert.equal((await readOne(context, 'Customer', { id: 1 }))?.name === 'x', false, 'nothing was written');
-    const readOnlySystem = context.module.createConnection(crmSystem(context.database(), { readOnly: true }), { baseDirectory: context.database().baseDirectory });
+    const readOnlySystem = context.module.createConnection(crmSystem(context.database(), { readOnly: true }), {
+      baseDirectory: context.database().baseDirectory,
+    });
     try {
       await rejectsWith(() => readOnlySystem.write('Customer', { values: { id: 1, name: 'x' } }), 'read-only');
     } finally {
@@ -109,12 +146,28 @@ export function writeConformance(context: SuiteContext): void {
 
   test('ambiguous matches, missing required values and constraint violations are rejected safely', async () => {
     const counts = await context.connection().count('Customer');
-    await rejectsWith(() => connection().write('Customer', { match: { active: true }, values: { notes: 'x' } }), 'rejected', /more than one record matches active/);
-    await rejectsWith(() => connection().write('Customer', { values: { email: 'no-name@example.com' } }), 'rejected', /a new record needs name/);
-    const duplicate = await rejectsWith(() => connection().write('Account', { values: { AccountNumber: 'C-1', AccountName: 'Dup', Email: 'lower@example.com' } }), 'rejected', /same unique value/);
+    await rejectsWith(
+      () => connection().write('Customer', { match: { active: true }, values: { notes: 'x' } }),
+      'rejected',
+      /more than one record matches active/,
+    );
+    await rejectsWith(
+      () => connection().write('Customer', { values: { email: 'no-name@example.com' } }),
+      'rejected',
+      /a new record needs name/,
+    );
+    const duplicate = await rejectsWith(
+      () => connection().write('Account', { values: { AccountNumber: 'C-1', AccountName: 'Dup', Email: 'lower@example.com' } }),
+      'rejected',
+      /same unique value/,
+    );
     assert.doesNotMatch(duplicate.message, /insert|accounts|lower@example|constraint failed|duplicate entry/i);
     assert.ok(duplicate.cause, 'the driver error is kept as cause');
     assert.equal(await context.connection().count('Customer'), counts);
-    assert.equal((await readAll(connection(), 'Account', { id: { AccountNumber: 'C-1' } })).records.length, 0, 'nothing of a refused write remains');
+    assert.equal(
+      (await readAll(connection(), 'Account', { id: { AccountNumber: 'C-1' } })).records.length,
+      0,
+      'nothing of a refused write remains',
+    );
   });
 }

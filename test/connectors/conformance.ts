@@ -25,7 +25,11 @@ export interface SuiteContext {
   module: ConnectorModule;
 }
 
-export async function readAll(connection: Connection, object: string, request: ReadRequest = {}): Promise<{ records: RecordData[]; pages: number[] }> {
+export async function readAll(
+  connection: Connection,
+  object: string,
+  request: ReadRequest = {},
+): Promise<{ records: RecordData[]; pages: number[] }> {
   const records: RecordData[] = [];
   const pages: number[] = [];
   for await (const page of connection.read(object, request)) {
@@ -47,7 +51,10 @@ export async function rejectsWith(action: () => Promise<unknown>, code: Connecto
   assert.fail(`expected a ConnectorError '${code}', but it succeeded`);
 }
 
-const placeholderFn = (values: Record<string, unknown> = {}) => (path: readonly string[]) => resolvePath(values, path);
+const placeholderFn =
+  (values: Record<string, unknown> = {}) =>
+  (path: readonly string[]) =>
+    resolvePath(values, path);
 const ids = (records: readonly RecordData[]): number[] => records.map((record) => Number(record.id));
 
 /** Code-unit order with nulls first, as the connector promises for String fields. */
@@ -78,16 +85,28 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
   test('describe gives the declared fields, key and groups', () => {
     const description = connection!.describe('Customer');
     assert.deepEqual(description.key, ['id']);
-    assert.deepEqual(description.fields.find((field) => field.name === 'id'), { name: 'id', type: 'Integer', required: false, readOnly: true });
-    assert.deepEqual(description.groups.map((group) => [group.name, group.types, group.fields.map((field) => field.name)]), [['addresses', ['main', 'invoice'], ['street', 'city', 'zip', 'country']]]);
+    assert.deepEqual(
+      description.fields.find((field) => field.name === 'id'),
+      { name: 'id', type: 'Integer', required: false, readOnly: true },
+    );
+    assert.deepEqual(
+      description.groups.map((group) => [group.name, group.types, group.fields.map((field) => field.name)]),
+      [['addresses', ['main', 'invoice'], ['street', 'city', 'zip', 'country']]],
+    );
     assert.ok(connection!.describe('ReadOnlyCustomer').fields.every((field) => field.readOnly));
-    assert.throws(() => connection!.describe('Nope'), (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-object');
+    assert.throws(
+      () => connection!.describe('Nope'),
+      (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-object',
+    );
   });
 
   test('check resolves for a reachable database and says unavailable otherwise', async () => {
     await connection!.check();
     const settings = database().connection;
-    const broken = settings.client === 'sqlite3' ? { ...settings, filename: 'missing/nothing.sqlite' } : { ...settings, url: String(settings.url).replace(/:(5432|3306)\//, ':1/') };
+    const broken =
+      settings.client === 'sqlite3'
+        ? { ...settings, filename: 'missing/nothing.sqlite' }
+        : { ...settings, url: String(settings.url).replace(/:(5432|3306)\//, ':1/') };
     const unreachable = module.createConnection(crmSystem(database(), { connection: broken }), { baseDirectory: database().baseDirectory });
     try {
       const error = await rejectsWith(() => unreachable.check(), 'unavailable');
@@ -101,7 +120,10 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
     const { records, pages } = await readAll(connection!, 'Customer', { pageSize: 7 });
     assert.equal(records.length, CUSTOMERS.length);
     assert.ok(pages.length > 2 && pages.slice(0, -1).every((size) => size === 7), `pages ${pages.join(',')}`);
-    assert.deepEqual(ids(records), CUSTOMERS.map((row) => row.id));
+    assert.deepEqual(
+      ids(records),
+      CUSTOMERS.map((row) => row.id),
+    );
     const first = records[0]!;
     const expected = CUSTOMERS[0]!;
     assert.deepEqual({ ...first, addresses: undefined }, { ...expected, addresses: undefined });
@@ -110,7 +132,11 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
   test('records carry typed values as declared', () => {
     for (const record of everyone) {
       const row = CUSTOMERS.find((candidate) => candidate.id === record.id)!;
-      assert.deepEqual([record.name, record.email, record.active, record.score, record.balance, record.birthday, record.updated_at, record.meta], [row.name, row.email, row.active, row.score, row.balance, row.birthday, row.updated_at, row.meta], `customer ${row.id}`);
+      assert.deepEqual(
+        [record.name, record.email, record.active, record.score, record.balance, record.birthday, record.updated_at, record.meta],
+        [row.name, row.email, row.active, row.score, row.balance, row.birthday, row.updated_at, row.meta],
+        `customer ${row.id}`,
+      );
     }
   });
 
@@ -147,7 +173,11 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
       const error = await rejectsWith(() => connection!.count('Customer', { filter: parseExpression(filter) }), 'unknown-field');
       assert.match(error.message, /its fields are id, name/);
     }
-    await rejectsWith(() => connection!.count('Customer', { filter: parseExpression("addresses.city = 'x'") }), 'unknown-field', /addresses\.main\.city or addresses\.invoice\.city/);
+    await rejectsWith(
+      () => connection!.count('Customer', { filter: parseExpression("addresses.city = 'x'") }),
+      'unknown-field',
+      /addresses\.main\.city or addresses\.invoice\.city/,
+    );
   });
 
   test('id reads one record, or none', async () => {
@@ -156,12 +186,22 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
     assert.deepEqual((await readAll(connection!, 'Customer', { id: { id: 999_999 } })).records, []);
     await rejectsWith(() => readAll(connection!, 'Customer', { id: { id: 'x' } }), 'invalid-value');
     const account = await readAll(connection!, 'Account', { id: { AccountNumber: 'a-1' } });
-    assert.deepEqual(account.records.map((record) => record.AccountName), ['first lower']);
+    assert.deepEqual(
+      account.records.map((record) => record.AccountName),
+      ['first lower'],
+    );
     await rejectsWith(() => readAll(connection!, 'Customer', { id: { name: 'Ada' } }), 'unknown-field');
     await rejectsWith(() => readAll(connection!, 'Account', { id: {} }), 'invalid-value');
   });
 
-  const orders = ['name asc', 'name desc', 'active desc, score asc', 'birthday, balance desc', 'email', 'addresses.main.city desc, id desc'];
+  const orders = [
+    'name asc',
+    'name desc',
+    'active desc, score asc',
+    'birthday, balance desc',
+    'email',
+    'addresses.main.city desc, id desc',
+  ];
   for (const clause of orders) {
     test(`order ${clause}, with skip and limit across pages`, async () => {
       const terms = parseOrder(clause);
@@ -173,31 +213,49 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
         return Number(a.id) - Number(b.id);
       });
       assert.deepEqual(ids((await readAll(connection!, 'Customer', { order: terms, pageSize: 5 })).records), ids(sorted));
-      assert.deepEqual(ids((await readAll(connection!, 'Customer', { order: terms, skip: 4, limit: 11, pageSize: 3 })).records), ids(sorted.slice(4, 15)));
+      assert.deepEqual(
+        ids((await readAll(connection!, 'Customer', { order: terms, skip: 4, limit: 11, pageSize: 3 })).records),
+        ids(sorted.slice(4, 15)),
+      );
     });
   }
 
   test('the default order is the key; skip, limit and small pages page by key', async () => {
     const { records, pages } = await readAll(connection!, 'Customer', { skip: 3, limit: 10, pageSize: 4 });
-    assert.deepEqual(ids(records), CUSTOMERS.slice(3, 13).map((row) => row.id));
+    assert.deepEqual(
+      ids(records),
+      CUSTOMERS.slice(3, 13).map((row) => row.id),
+    );
     assert.deepEqual(pages, [4, 4, 2]);
     assert.deepEqual((await readAll(connection!, 'Customer', { limit: 0 })).records, []);
-    assert.deepEqual(ids((await readAll(connection!, 'Customer', { skip: CUSTOMERS.length - 2 })).records), CUSTOMERS.slice(-2).map((row) => row.id));
+    assert.deepEqual(
+      ids((await readAll(connection!, 'Customer', { skip: CUSTOMERS.length - 2 })).records),
+      CUSTOMERS.slice(-2).map((row) => row.id),
+    );
     await rejectsWith(() => readAll(connection!, 'Customer', { limit: -1 }), 'invalid-value');
     await rejectsWith(() => readAll(connection!, 'Customer', { order: parseOrder('nope') }), 'unknown-field');
   });
 
   test('keyset paging over a string key keeps code point order', async () => {
     const { records, pages } = await readAll(connection!, 'Account', { pageSize: 1 });
-    assert.deepEqual(records.map((record) => record.AccountNumber), ["A-'2", 'A-1', 'a-1']);
+    assert.deepEqual(
+      records.map((record) => record.AccountNumber),
+      ["A-'2", 'A-1', 'a-1'],
+    );
     assert.deepEqual(pages, [1, 1, 1]);
     const descending = await readAll(connection!, 'Account', { pageSize: 2, order: parseOrder('AccountNumber desc') });
-    assert.deepEqual(descending.records.map((record) => record.AccountNumber), ['a-1', 'A-1', "A-'2"]);
+    assert.deepEqual(
+      descending.records.map((record) => record.AccountNumber),
+      ['a-1', 'A-1', "A-'2"],
+    );
   });
 
   test('count with and without a filter', async () => {
     assert.equal(await connection!.count('Customer'), CUSTOMERS.length);
-    assert.equal(await connection!.count('Customer', { filter: parseExpression('score >= 50') }), CUSTOMERS.filter((row) => row.score !== null && row.score >= 50).length);
+    assert.equal(
+      await connection!.count('Customer', { filter: parseExpression('score >= 50') }),
+      CUSTOMERS.filter((row) => row.score !== null && row.score >= 50).length,
+    );
     await rejectsWith(() => connection!.count('Nope'), 'unknown-object');
   });
 
@@ -218,7 +276,21 @@ export function conformanceSuite(database: () => TestDatabase, module: Connector
     const customers = objects.find((object) => object.name === 'customers')!;
     assert.deepEqual(customers.key, ['id']);
     const types = Object.fromEntries(customers.fields.map((field) => [field.name, field.type]));
-    assert.deepEqual({ ...types, meta: undefined }, { id: 'Integer', name: 'String', email: 'String', active: 'Boolean', score: 'Integer', balance: 'Number', birthday: 'Date', updated_at: 'DateTime', notes: 'String', meta: undefined });
+    assert.deepEqual(
+      { ...types, meta: undefined },
+      {
+        id: 'Integer',
+        name: 'String',
+        email: 'String',
+        active: 'Boolean',
+        score: 'Integer',
+        balance: 'Number',
+        birthday: 'Date',
+        updated_at: 'DateTime',
+        notes: 'String',
+        meta: undefined,
+      },
+    );
     assert.deepEqual(objects.find((object) => object.name === 'customer_addresses')?.key, ['customer_id', 'type']);
     assert.deepEqual(objects.find((object) => object.name === 'accounts')?.key, ['AccountNumber']);
     assert.equal(customers.fields.find((field) => field.name === 'email')?.nullable, true);

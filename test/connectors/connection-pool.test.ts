@@ -63,7 +63,14 @@ test('an unknown connector fails, and is not cached', async () => {
 
 test('the digest ignores key order and sees every change', () => {
   const a = system('crm');
-  const reordered = { queries: {}, objects: {}, connection: { filename: 'a.sqlite', client: 'sqlite3' }, connector: 'fake', id: 'crm', kind: 'System' } as SystemDefinition;
+  const reordered = {
+    queries: {},
+    objects: {},
+    connection: { filename: 'a.sqlite', client: 'sqlite3' },
+    connector: 'fake',
+    id: 'crm',
+    kind: 'System',
+  } as SystemDefinition;
   assert.equal(systemDigest(a), systemDigest(reordered));
   assert.notEqual(systemDigest(a), systemDigest({ ...a, readOnly: true }));
 });

@@ -24,9 +24,38 @@ export interface CustomerRow {
 }
 
 const SPECIAL_NAMES = [
-  'Ada Lovelace', 'ada lovelace', 'ADA LOVELACE', 'Ada', 'Ada ', ' Ada', "O'Brien", 'Say "hi"', 'back\\slash',
-  '100% sure', 'under_score', 'Zoë', 'Łukasz Żółć', '日本語', 'Smile 🙂', '🙂', 'true', 'False', '0', 'Grace Hopper',
-  'alan turing', 'Barbara Liskov', 'edsger', 'Katherine', 'b', 'B', 'M', 'm', 'a🙂', 'star*', 'what?', '[a-z] set',
+  'Ada Lovelace',
+  'ada lovelace',
+  'ADA LOVELACE',
+  'Ada',
+  'Ada ',
+  ' Ada',
+  "O'Brien",
+  'Say "hi"',
+  'back\\slash',
+  '100% sure',
+  'under_score',
+  'Zoë',
+  'Łukasz Żółć',
+  '日本語',
+  'Smile 🙂',
+  '🙂',
+  'true',
+  'False',
+  '0',
+  'Grace Hopper',
+  'alan turing',
+  'Barbara Liskov',
+  'edsger',
+  'Katherine',
+  'b',
+  'B',
+  'M',
+  'm',
+  'a🙂',
+  'star*',
+  'what?',
+  '[a-z] set',
 ];
 
 function customer(id: number, name: string): CustomerRow {
@@ -39,9 +68,12 @@ function customer(id: number, name: string): CustomerRow {
     email: id % 9 === 0 ? null : id % 11 === 0 ? '' : `${name.replace(/[^A-Za-z]/g, '').slice(0, 8) || 'x'}${id}@Example.com`,
     active: id % 7 === 0 ? null : id % 3 !== 0,
     score: id % 8 === 0 ? null : n % 100,
-    balance: id % 10 === 0 ? null : ((n % 1000) / 4) - 50,
+    balance: id % 10 === 0 ? null : (n % 1000) / 4 - 50,
     birthday: id % 6 === 0 ? null : `19${String(50 + (n % 50))}-${month}-${day}`,
-    updated_at: id % 13 === 0 ? null : `2024-${month}-${day}T${String(n % 24).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}:07.${String(n % 1000).padStart(3, '0')}Z`,
+    updated_at:
+      id % 13 === 0
+        ? null
+        : `2024-${month}-${day}T${String(n % 24).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}:07.${String(n % 1000).padStart(3, '0')}Z`,
     notes: id % 4 === 0 ? null : `note ${id}`,
     meta: id % 5 === 0 ? null : { tier: id % 3, tags: ['a', String(id)] },
   };
@@ -70,8 +102,22 @@ const ZIPS = ['02139', ' 22202 ', '1e3', '+5', '.5', '5.', 'abc', '', 'SW1Y 4JH'
 const CITIES = ['London', 'london', 'Cambridge', 'Arlington', "St John's", 'Zürich', null];
 
 export const ADDRESSES: readonly AddressRow[] = CUSTOMERS.filter((row) => row.id % 4 !== 3).flatMap((row) => {
-  const main: AddressRow = { customer_id: row.id, type: 'main', street: `${row.id} Main St`, city: CITIES[row.id % CITIES.length]!, zip: ZIPS[row.id % ZIPS.length]!, country: row.id % 2 ? 'GB' : 'US' };
-  const invoice: AddressRow = { customer_id: row.id, type: 'invoice', street: `PO Box ${row.id}`, city: CITIES[(row.id + 3) % CITIES.length]!, zip: null, country: 'GB' };
+  const main: AddressRow = {
+    customer_id: row.id,
+    type: 'main',
+    street: `${row.id} Main St`,
+    city: CITIES[row.id % CITIES.length]!,
+    zip: ZIPS[row.id % ZIPS.length]!,
+    country: row.id % 2 ? 'GB' : 'US',
+  };
+  const invoice: AddressRow = {
+    customer_id: row.id,
+    type: 'invoice',
+    street: `PO Box ${row.id}`,
+    city: CITIES[(row.id + 3) % CITIES.length]!,
+    zip: null,
+    country: 'GB',
+  };
   return row.id % 2 === 0 ? [main, invoice] : [main];
 });
 
@@ -120,7 +166,13 @@ export async function createCrm(database: TestDatabase): Promise<void> {
     t.string('AccountName', 200).notNullable();
     t.string('Email', 200).unique();
   });
-  await admin('customers').insert(CUSTOMERS.map((row) => ({ ...row, updated_at: dateTimeFor(engine, row.updated_at), meta: row.meta === null ? null : JSON.stringify(row.meta) })));
+  await admin('customers').insert(
+    CUSTOMERS.map((row) => ({
+      ...row,
+      updated_at: dateTimeFor(engine, row.updated_at),
+      meta: row.meta === null ? null : JSON.stringify(row.meta),
+    })),
+  );
   await admin('customer_addresses').insert([...ADDRESSES]);
   await admin('accounts').insert(ACCOUNTS);
   if (engine === 'postgres') await admin.raw(`SELECT setval(pg_get_serial_sequence('customers', 'id'), (SELECT MAX(id) FROM customers))`);
@@ -169,7 +221,11 @@ export function crmSystem(database: TestDatabase, overrides: Partial<SystemDefin
       Account: {
         table: 'accounts',
         key: ['AccountNumber'],
-        fields: { AccountNumber: { type: 'String', required: true, maxLength: 40 }, AccountName: { type: 'String', required: true, maxLength: 200 }, Email: { type: 'String', maxLength: 200 } },
+        fields: {
+          AccountNumber: { type: 'String', required: true, maxLength: 40 },
+          AccountName: { type: 'String', required: true, maxLength: 200 },
+          Email: { type: 'String', maxLength: 200 },
+        },
       },
     },
     queries: {},

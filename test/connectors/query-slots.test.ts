@@ -12,7 +12,8 @@ class Busy extends Error {
   }
 }
 
-const slots = (size: number, waitMs: number, holdMs = 60_000) => new QuerySlots({ size, waitMs, holdMs, busy: (running, retryAfter) => new Busy(running, retryAfter) });
+const slots = (size: number, waitMs: number, holdMs = 60_000) =>
+  new QuerySlots({ size, waitMs, holdMs, busy: (running, retryAfter) => new Busy(running, retryAfter) });
 
 test('a freed turn goes to the first waiter, before any newcomer', async () => {
   const turns = slots(1, 60_000);
@@ -41,7 +42,10 @@ test('a freed turn goes to the first waiter, before any newcomer', async () => {
 test('a waiter without a turn fails with busy, naming how many run and when one is sure to end', async () => {
   const turns = slots(2, 20, 10_000);
   const ends = [await turns.acquire(), await turns.acquire()];
-  const error = await turns.acquire().then(() => undefined, (caught: unknown) => caught);
+  const error = await turns.acquire().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof Busy);
   assert.equal(error.running, 2);
   assert.ok(error.retryAfter >= 1 && error.retryAfter <= 10, `retry after ${error.retryAfter} s: within the hold time`);

@@ -47,7 +47,10 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
   const admin = (): Knex => database().admin;
 
   before(async () => {
-    for (const [table, unique] of [['people_plain', false], ['people_unique', true]] as const) {
+    for (const [table, unique] of [
+      ['people_plain', false],
+      ['people_unique', true],
+    ] as const) {
       await admin().schema.createTable(table, (t) => {
         t.increments('id');
         const ext = t.string('ext', 40).notNullable();
@@ -86,7 +89,10 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
     return (await admin()(table).where({ ext }).select('id', 'name')) as Array<{ id: number; name: string }>;
   }
 
-  for (const [object, table, how] of [['Plain', 'people_plain', 'no unique index'], ['Unique', 'people_unique', 'a unique index']] as const) {
+  for (const [object, table, how] of [
+    ['Plain', 'people_plain', 'no unique index'],
+    ['Unique', 'people_unique', 'a unique index'],
+  ] as const) {
     it(`${how}: ${writers} writes of one new record at once create it once and update it ${writers - 1} times`, async () => {
       const results = await together(object, (n) => ({ values: { name: `writer ${n}` }, match: { ext: 'A-1' } }));
       const stored = await rows(table, 'A-1');
@@ -104,18 +110,37 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
     });
   }
 
-  for (const [object, table, how] of [['BatchPlain', 'batch_plain', 'no unique index'], ['BatchUnique', 'batch_unique', 'a unique key']] as const) {
-    it(`${how}: four batches of 600 overlapping in opposite orders give one record per key, one create each`, { timeout: 120_000 }, async () => {
+  for (const [object, table, how] of [
+    ['BatchPlain', 'batch_plain', 'no unique index'],
+    ['BatchUnique', 'batch_unique', 'a unique key'],
+  ] as const) {
+    it(`${how}: four batches of 600 overlapping in opposite orders give one record per key, one create each`, {
+      timeout: 120_000,
+    }, async () => {
       const batch = (from: number, descending: boolean): WriteRequest[] => {
         const numbers = Array.from({ length: 600 }, (_, n) => from + n);
         if (descending) numbers.reverse();
-        return numbers.map((n) => ({ values: { ext: `K-${String(n).padStart(5, '0')}`, name: `from ${from}` }, match: { ext: `K-${String(n).padStart(5, '0')}` } }));
+        return numbers.map((n) => ({
+          values: { ext: `K-${String(n).padStart(5, '0')}`, name: `from ${from}` },
+          match: { ext: `K-${String(n).padStart(5, '0')}` },
+        }));
       };
-      const answers = await Promise.all([first.writeMany(object, batch(0, false)), second.writeMany(object, batch(0, true)), first.writeMany(object, batch(300, true)), second.writeMany(object, batch(300, false))]);
+      const answers = await Promise.all([
+        first.writeMany(object, batch(0, false)),
+        second.writeMany(object, batch(0, true)),
+        first.writeMany(object, batch(300, true)),
+        second.writeMany(object, batch(300, false)),
+      ]);
       const failures = answers.flat().filter((answer): answer is ConnectorError => answer instanceof ConnectorError);
-      assert.deepEqual(failures.map((failure) => failure.message), []);
+      assert.deepEqual(
+        failures.map((failure) => failure.message),
+        [],
+      );
       const created = answers.flat().filter((answer) => (answer as WriteResult).action === 'created').length;
-      const [totals] = (await admin()(table).count({ rows: '*' }).countDistinct({ keys: 'ext' })) as Array<{ rows: number | string; keys: number | string }>;
+      const [totals] = (await admin()(table).count({ rows: '*' }).countDistinct({ keys: 'ext' })) as Array<{
+        rows: number | string;
+        keys: number | string;
+      }>;
       assert.deepEqual({ rows: Number(totals!.rows), keys: Number(totals!.keys), created }, { rows: 900, keys: 900, created: 900 });
     });
   }
@@ -124,7 +149,10 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
   async function holdLock(ext: string): Promise<{ insert(name: string): Promise<void>; release(): Promise<void> }> {
     const { engine } = database();
     const connection: unknown = await admin().client.acquireConnection();
-    const run = (sql: string, bindings: unknown[] = []) => admin().raw(sql, bindings as Knex.RawBinding[]).connection(connection);
+    const run = (sql: string, bindings: unknown[] = []) =>
+      admin()
+        .raw(sql, bindings as Knex.RawBinding[])
+        .connection(connection);
     // SQLite's lock is the single writer lock: a write transaction of another connection.
     if (engine === 'sqlite') await run('BEGIN IMMEDIATE');
     else {
@@ -136,7 +164,9 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
     return {
       insert: async (name) => void (await run('INSERT INTO people_plain (ext, name) VALUES (?, ?)', [ext, name])),
       async release() {
-        await run(engine === 'sqlite' ? 'COMMIT' : engine === 'postgres' ? 'SELECT pg_advisory_unlock_all()' : 'SELECT RELEASE_ALL_LOCKS()');
+        await run(
+          engine === 'sqlite' ? 'COMMIT' : engine === 'postgres' ? 'SELECT pg_advisory_unlock_all()' : 'SELECT RELEASE_ALL_LOCKS()',
+        );
         await admin().client.releaseConnection(connection);
       },
     };
@@ -159,7 +189,9 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
       // The lock went with the transaction: no pooled session keeps it.
       const object = buildObjects(peopleSystem(database())).get('Plain')!;
       const facts = (await readTableFacts(admin(), 'mysql', 'people_plain'))!;
-      const [used] = (await admin().raw('SELECT IS_USED_LOCK(?) AS holder', [sessionLockName(facts.lockScope, matchBucket(object, { ext: 'C-1' }))])) as [Array<{ holder: number | null }>];
+      const [used] = (await admin().raw('SELECT IS_USED_LOCK(?) AS holder', [
+        sessionLockName(facts.lockScope, matchBucket(object, { ext: 'C-1' })),
+      ])) as [Array<{ holder: number | null }>];
       assert.equal(used[0]!.holder, null);
     }
   });
@@ -172,11 +204,23 @@ await describeEachDatabase('sql writes atomic per match key', (database) => {
       const object = buildObjects(peopleSystem(database())).get('Plain')!;
       const facts = (await readTableFacts(admin(), engine === 'postgres' ? 'postgres' : 'mysql', 'people_plain'))!;
       await assert.rejects(
-        admin().transaction((trx) => takeMatchLocks(trx, engine === 'postgres' ? 'postgres' : 'mysql', facts.lockScope, [matchBucket(object, { ext: 'D-1' })], { systemId: 'people', objectName: 'Plain' }, 1)),
+        admin().transaction((trx) =>
+          takeMatchLocks(
+            trx,
+            engine === 'postgres' ? 'postgres' : 'mysql',
+            facts.lockScope,
+            [matchBucket(object, { ext: 'D-1' })],
+            { systemId: 'people', objectName: 'Plain' },
+            1,
+          ),
+        ),
         (error: unknown) => {
           assert.ok(error instanceof ConnectorError);
           assert.equal(error.code, 'unavailable');
-          assert.equal(error.message, "system 'people': writing Plain waited more than 1 s for another write of records with the same match values (another run, sync or webhook call writing Plain); try again");
+          assert.equal(
+            error.message,
+            "system 'people': writing Plain waited more than 1 s for another write of records with the same match values (another run, sync or webhook call writing Plain); try again",
+          );
           return true;
         },
       );

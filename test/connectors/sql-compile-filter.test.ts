@@ -38,10 +38,20 @@ for (const dialect of Object.keys(CLIENTS) as Dialect[]) {
     const knex = knexFactory({ client: CLIENTS[dialect], useNullAsDefault: true });
     try {
       for (const filter of FILTERS) {
-        const fragment = compileFilter(parseExpression(filter), { engine: engines[dialect], column, placeholders: (path) => resolvePath({ p: PAYLOAD }, path) });
-        const native = knex.raw(fragment.sql, fragment.bindings as never).toSQL().toNative();
+        const fragment = compileFilter(parseExpression(filter), {
+          engine: engines[dialect],
+          column,
+          placeholders: (path) => resolvePath({ p: PAYLOAD }, path),
+        });
+        const native = knex
+          .raw(fragment.sql, fragment.bindings as never)
+          .toSQL()
+          .toNative();
         assert.doesNotMatch(native.sql, /DROP TABLE/, filter);
-        assert.ok(native.bindings.some((binding) => typeof binding === 'string' && binding.includes('DROP TABLE')), filter);
+        assert.ok(
+          native.bindings.some((binding) => typeof binding === 'string' && binding.includes('DROP TABLE')),
+          filter,
+        );
       }
     } finally {
       await knex.destroy();
@@ -50,7 +60,8 @@ for (const dialect of Object.keys(CLIENTS) as Dialect[]) {
 }
 
 test('parts without fields are decided by the evaluator', () => {
-  const compile = (filter: string, p: unknown) => compileFilter(parseExpression(filter), { engine: engines.sqlite, column, placeholders: (path) => resolvePath({ p }, path) }).sql;
+  const compile = (filter: string, p: unknown) =>
+    compileFilter(parseExpression(filter), { engine: engines.sqlite, column, placeholders: (path) => resolvePath({ p }, path) }).sql;
   assert.equal(compile('#p# > 0', '5'), '(1 = 1)');
   assert.equal(compile('#p# > 0', 'abc'), '(NULL = 1)');
   assert.equal(compile("'a' = 'b'", null), '(1 = 0)');
@@ -58,5 +69,8 @@ test('parts without fields are decided by the evaluator', () => {
 });
 
 test('undeclared fields are refused while compiling', () => {
-  assert.throws(() => compileFilter(parseExpression("nope = 'x' OR name = 'y'"), { engine: engines.postgres, column }), (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field');
+  assert.throws(
+    () => compileFilter(parseExpression("nope = 'x' OR name = 'y'"), { engine: engines.postgres, column }),
+    (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field',
+  );
 });

@@ -10,7 +10,7 @@ function pgError(code: string, message: string): Error {
 
 const query = { systemId: 'shop', action: 'running a query', statement: true } as const;
 
-test('a free query with $1 (PostgreSQL protocol violation 08P01) is the caller\'s mistake, not an unreachable database', () => {
+test("a free query with $1 (PostgreSQL protocol violation 08P01) is the caller's mistake, not an unreachable database", () => {
   const error = toConnectorError(pgError('08P01', 'bind message supplies 0 parameters, but prepared statement "" requires 1'), query);
   assert.ok(error instanceof ConnectorError);
   assert.equal(error.code, 'rejected');
@@ -34,11 +34,17 @@ test('division by zero in a free query says so instead of blaming a value that d
 test('PostgreSQL refusing NUL (U+0000), in text or in jsonb, is said as such; other bytes it refuses stay a value that does not fit', () => {
   const reading = { systemId: 'shop', action: 'reading Customer' };
   const text = toConnectorError(pgError('22021', 'invalid byte sequence for encoding "UTF8": 0x00'), reading);
-  const json = toConnectorError(Object.assign(pgError('22P05', 'unsupported Unicode escape sequence'), { detail: '\\u0000 cannot be converted to text.' }), reading);
+  const json = toConnectorError(
+    Object.assign(pgError('22P05', 'unsupported Unicode escape sequence'), { detail: '\\u0000 cannot be converted to text.' }),
+    reading,
+  );
   for (const error of [text, json]) {
     assert.ok(error instanceof ConnectorError);
     assert.equal(error.code, 'invalid-value');
-    assert.match(error.message, /^system 'shop': a text value holds the NUL character \(U\+0000\), which PostgreSQL cannot store or compare, while reading Customer/);
+    assert.match(
+      error.message,
+      /^system 'shop': a text value holds the NUL character \(U\+0000\), which PostgreSQL cannot store or compare, while reading Customer/,
+    );
     assert.doesNotMatch(error.message, /0x00|escape sequence/);
   }
   const other = toConnectorError(pgError('22021', 'invalid byte sequence for encoding "UTF8": 0xc3 0x28'), reading);

@@ -22,8 +22,8 @@ import { createCrm, crmSystem, tableCounts } from './crm-fixture.js';
 const PAYLOADS: readonly string[] = [
   "' OR 1=1 --",
   "' OR '1'='1",
-  "1; DROP TABLE customers",
-  "1); DROP TABLE customers; --",
+  '1; DROP TABLE customers',
+  '1); DROP TABLE customers; --',
   "') UNION SELECT id, name, email FROM customers --",
   "' UNION SELECT NULL, NULL, NULL --",
   "admin'--",
@@ -68,7 +68,16 @@ const LITERAL_FILTERS = (quoted: string): string[] => [
   `score = ${quoted}`,
   `birthday = ${quoted}`,
 ];
-const PLACEHOLDER_FILTERS = ['name = #p#', 'name <> #p#', 'startswith(name, #p#)', 'name LIKE #p#', 'id = #p#', 'active = #p#', 'updated_at = #p#', 'addresses.invoice.street <> #p#'];
+const PLACEHOLDER_FILTERS = [
+  'name = #p#',
+  'name <> #p#',
+  'startswith(name, #p#)',
+  'name LIKE #p#',
+  'id = #p#',
+  'active = #p#',
+  'updated_at = #p#',
+  'addresses.invoice.street <> #p#',
+];
 const ONE_MB = 1024 * 1024;
 
 function quote(text: string): string {
@@ -76,9 +85,17 @@ function quote(text: string): string {
 }
 
 /** The records the connector selects, or the refusal it gives for a value its database cannot hold or match. */
-async function select(connection: Connection, filter: Expression, placeholders: Record<string, unknown>): Promise<number[] | ConnectorError> {
+async function select(
+  connection: Connection,
+  filter: Expression,
+  placeholders: Record<string, unknown>,
+): Promise<number[] | ConnectorError> {
   try {
-    const { records } = await readAll(connection, 'Customer', { filter, placeholders: (path) => resolvePath(placeholders, path), pageSize: 10 });
+    const { records } = await readAll(connection, 'Customer', {
+      filter,
+      placeholders: (path) => resolvePath(placeholders, path),
+      pageSize: 10,
+    });
     return records.map((record) => Number(record.id));
   } catch (error) {
     if (error instanceof ConnectorError) return error;
@@ -92,7 +109,10 @@ async function select(connection: Connection, filter: Expression, placeholders: 
  * driver message, never SQL.
  */
 function refusedCleanly(database: TestDatabase, payload: string, result: ConnectorError): void {
-  const allowed = database.engine === 'postgres' ? payload.includes('\u0000') && result.code === 'invalid-value' : database.engine === 'sqlite' && result.code === 'unsupported' && (payload.includes('\u0000') || payload.length > 50_000);
+  const allowed =
+    database.engine === 'postgres'
+      ? payload.includes('\u0000') && result.code === 'invalid-value'
+      : database.engine === 'sqlite' && result.code === 'unsupported' && (payload.includes('\u0000') || payload.length > 50_000);
   assert.ok(allowed, `${JSON.stringify(payload.slice(0, 40))} refused with '${result.code}': ${result.message}`);
   assert.doesNotMatch(result.message, /SELECT|customers|OR 1=1/);
 }
@@ -118,7 +138,9 @@ function injectionSuite(database: () => TestDatabase): void {
 
   async function compare(filter: string | Expression, placeholders: Record<string, unknown>, payload: string): Promise<void> {
     const ast = typeof filter === 'string' ? parseExpression(filter) : filter;
-    const expected = everyone.filter((record) => evaluateCondition(ast, recordScope(record, placeholders))).map((record) => Number(record.id));
+    const expected = everyone
+      .filter((record) => evaluateCondition(ast, recordScope(record, placeholders)))
+      .map((record) => Number(record.id));
     const actual = await select(connection, ast, placeholders);
     if (actual instanceof ConnectorError) refusedCleanly(database(), payload, actual);
     else assert.deepEqual(actual, expected, `${typeof filter === 'string' ? filter.slice(0, 80) : 'filter'} selected other records`);
@@ -140,7 +162,11 @@ function injectionSuite(database: () => TestDatabase): void {
     for (const payload of [...PAYLOADS, `${'x'.repeat(ONE_MB)}' OR 1=1 --`]) {
       for (const filter of PLACEHOLDER_FILTERS) await compare(filter, { p: payload }, payload);
       try {
-        const result = await connection.query({ statement: 'SELECT id FROM customers WHERE #FlowFilter# ORDER BY id', filter: parseExpression('name = #p# OR email = #p#'), placeholders: (path) => resolvePath({ p: payload }, path) });
+        const result = await connection.query({
+          statement: 'SELECT id FROM customers WHERE #FlowFilter# ORDER BY id',
+          filter: parseExpression('name = #p# OR email = #p#'),
+          placeholders: (path) => resolvePath({ p: payload }, path),
+        });
         assert.deepEqual(result.rows, [], 'no customer has the payload as name or email');
       } catch (error) {
         assert.ok(error instanceof ConnectorError, String(error));
@@ -152,10 +178,17 @@ function injectionSuite(database: () => TestDatabase): void {
 
   test('payloads as id values find nothing, or are refused as values of an Integer key', async () => {
     for (const payload of PAYLOADS) {
-      for (const [object, id] of [['Account', { AccountNumber: payload }], ['Customer', { id: payload }]] as const) {
+      for (const [object, id] of [
+        ['Account', { AccountNumber: payload }],
+        ['Customer', { id: payload }],
+      ] as const) {
         if (object === 'Customer') {
           // The Customer key is an Integer: a payload is refused as a value, before any SQL.
-          await assert.rejects(() => readAll(connection, object, { id }), (error: unknown) => error instanceof ConnectorError && error.code === 'invalid-value' && !/SELECT|customers|OR 1=1/.test(error.message));
+          await assert.rejects(
+            () => readAll(connection, object, { id }),
+            (error: unknown) =>
+              error instanceof ConnectorError && error.code === 'invalid-value' && !/SELECT|customers|OR 1=1/.test(error.message),
+          );
           continue;
         }
         try {
@@ -171,11 +204,30 @@ function injectionSuite(database: () => TestDatabase): void {
 
   test('payloads as order or filter field names are refused as unknown fields', async () => {
     for (const payload of PAYLOADS) {
-      await assert.rejects(readAll(connection, 'Customer', { order: [{ field: [payload], direction: 'asc', start: 0 }] }), (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field');
-      await assert.rejects(readAll(connection, 'Customer', { order: [{ field: ['addresses', 'main', payload], direction: 'desc', start: 0 }] }), (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field');
-      const field: Expression = { type: 'compare', op: '=', left: { type: 'field', path: [payload], start: 0, end: 0 }, right: { type: 'literal', literalType: 'number', value: 1, start: 0, end: 0 }, start: 0, end: 0 };
-      await assert.rejects(connection.count('Customer', { filter: field }), (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field');
-      await assert.rejects(connection.write('Customer', { values: { name: 'x', [payload]: 1 } }), (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field');
+      await assert.rejects(
+        readAll(connection, 'Customer', { order: [{ field: [payload], direction: 'asc', start: 0 }] }),
+        (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field',
+      );
+      await assert.rejects(
+        readAll(connection, 'Customer', { order: [{ field: ['addresses', 'main', payload], direction: 'desc', start: 0 }] }),
+        (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field',
+      );
+      const field: Expression = {
+        type: 'compare',
+        op: '=',
+        left: { type: 'field', path: [payload], start: 0, end: 0 },
+        right: { type: 'literal', literalType: 'number', value: 1, start: 0, end: 0 },
+        start: 0,
+        end: 0,
+      };
+      await assert.rejects(
+        connection.count('Customer', { filter: field }),
+        (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field',
+      );
+      await assert.rejects(
+        connection.write('Customer', { values: { name: 'x', [payload]: 1 } }),
+        (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field',
+      );
     }
     await assertIntact();
   });
@@ -203,13 +255,21 @@ function injectionSuite(database: () => TestDatabase): void {
   });
 
   test('1 MB values are written, read back and matched exactly', async () => {
-    const big = Array.from({ length: ONE_MB / 16 }, (_, i) => `'"\\;--/*%_${String(i % 1000).padStart(3, '0')}🙂`).join('').slice(0, ONE_MB);
+    const big = Array.from({ length: ONE_MB / 16 }, (_, i) => `'"\\;--/*%_${String(i % 1000).padStart(3, '0')}🙂`)
+      .join('')
+      .slice(0, ONE_MB);
     const result = await connection.write('Customer', { values: { name: 'Big', notes: big } });
     expectedCounts.customers! += 1;
     const [stored] = (await readAll(connection, 'Customer', { id: result.key })).records;
     assert.equal(stored?.notes, big);
-    const found = await readAll(connection, 'Customer', { filter: parseExpression('notes = #p#'), placeholders: (path) => resolvePath({ p: big }, path) });
-    assert.deepEqual(found.records.map((record) => record.id), [result.key.id]);
+    const found = await readAll(connection, 'Customer', {
+      filter: parseExpression('notes = #p#'),
+      placeholders: (path) => resolvePath({ p: big }, path),
+    });
+    assert.deepEqual(
+      found.records.map((record) => record.id),
+      [result.key.id],
+    );
     await assertIntact();
   });
 }

@@ -21,15 +21,57 @@ const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres', 'mysql'];
 
 /** Spellings that equal each other under some type, and near misses. */
 const TRICKY: readonly unknown[] = [
-  0, 1, -0, 7, 7.5, -3, 1e21, 12345678901234567890n, 7n,
-  '7', ' 7 ', '7.0', '07', '+7', '1e1', '10', '0', '1', '-0', '7.5', '', ' ',
-  'true', 'TRUE', ' false ', 'False', 'yes', true, false,
-  'abc', 'ABC', 'abc ', 'Ada', 'ada@example.com',
-  '2024-01-05', '2024-01-05T00:00:00Z', '2024-01-05T00:00:00.000Z', '2024-01-05T10:00:00+02:00', '2024-01-05T08:00:00.000Z', '2024-01-06',
-  new Date('2024-01-05T00:00:00Z'), new Date('2024-01-05T08:00:00Z'),
+  0,
+  1,
+  -0,
+  7,
+  7.5,
+  -3,
+  1e21,
+  12345678901234567890n,
+  7n,
+  '7',
+  ' 7 ',
+  '7.0',
+  '07',
+  '+7',
+  '1e1',
+  '10',
+  '0',
+  '1',
+  '-0',
+  '7.5',
+  '',
+  ' ',
+  'true',
+  'TRUE',
+  ' false ',
+  'False',
+  'yes',
+  true,
+  false,
+  'abc',
+  'ABC',
+  'abc ',
+  'Ada',
+  'ada@example.com',
+  '2024-01-05',
+  '2024-01-05T00:00:00Z',
+  '2024-01-05T00:00:00.000Z',
+  '2024-01-05T10:00:00+02:00',
+  '2024-01-05T08:00:00.000Z',
+  '2024-01-06',
+  new Date('2024-01-05T00:00:00Z'),
+  new Date('2024-01-05T08:00:00Z'),
 ];
 
-const value = fc.oneof(fc.constantFrom(...TRICKY), fc.integer({ min: -20, max: 20 }), fc.double({ noNaN: true, min: -100, max: 100 }), fc.string({ maxLength: 4 }), fc.boolean());
+const value = fc.oneof(
+  fc.constantFrom(...TRICKY),
+  fc.integer({ min: -20, max: 20 }),
+  fc.double({ noNaN: true, min: -100, max: 100 }),
+  fc.string({ maxLength: 4 }),
+  fc.boolean(),
+);
 
 /** What a create with match value `raw` stores, as the connector reads it back; undefined when it cannot be stored. */
 function stored(type: FieldType, raw: unknown, dialect: Dialect): unknown {
@@ -62,7 +104,11 @@ describe('lockToken', () => {
           // The connector refuses to compare a String field with a date (compare-column.ts).
           if (type === 'String' && searched instanceof Date) return;
           if (record === undefined || !matchesValue(record, searched)) return;
-          assert.equal(lockToken(type, searched), lockToken(type, created), `${type} ${String(created)} stored as ${String(record)} is found by ${String(searched)}`);
+          assert.equal(
+            lockToken(type, searched),
+            lockToken(type, created),
+            `${type} ${String(created)} stored as ${String(record)} is found by ${String(searched)}`,
+          );
         }),
         { numRuns: 3000 },
       );

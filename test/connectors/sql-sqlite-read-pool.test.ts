@@ -30,7 +30,15 @@ function system(filename: string, key = 'id'): SystemDefinition {
         table: 'customers',
         key: [key],
         fields: { id: { type: 'Integer' }, name: { type: 'String' } },
-        groups: { addresses: { table: 'customer_addresses', foreignKey: 'customer_id', typeField: 'type', types: ['main', 'invoice'], fields: { city: { type: 'String' } } } },
+        groups: {
+          addresses: {
+            table: 'customer_addresses',
+            foreignKey: 'customer_id',
+            typeField: 'type',
+            types: ['main', 'invoice'],
+            fields: { city: { type: 'String' } },
+          },
+        },
       },
     },
     queries: {},
@@ -47,7 +55,9 @@ before(async () => {
   directory = await mkdtemp(join(tmpdir(), 'syncline-read-pool-'));
   const setup = knexFactory({ client: 'sqlite3', useNullAsDefault: true, connection: { filename: join(directory, 'crm.sqlite') } });
   await setup.raw('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
-  await setup.raw('CREATE TABLE customer_addresses (customer_id INTEGER NOT NULL, type TEXT NOT NULL, city TEXT, PRIMARY KEY (customer_id, type))');
+  await setup.raw(
+    'CREATE TABLE customer_addresses (customer_id INTEGER NOT NULL, type TEXT NOT NULL, city TEXT, PRIMARY KEY (customer_id, type))',
+  );
   await setup.destroy();
   connection = createConnection(system('crm.sqlite'), { baseDirectory: directory });
 });
@@ -60,7 +70,10 @@ after(async () => {
 test('reads side by side with writes all succeed, and see every write that finished', async () => {
   const writes = (async () => {
     for (let id = 1; id <= 30; id += 1) {
-      await connection.write('Customer', { values: { id, name: `Customer ${id}` }, groups: { addresses: { main: { city: `City ${id}` } } } });
+      await connection.write('Customer', {
+        values: { id, name: `Customer ${id}` },
+        groups: { addresses: { main: { city: `City ${id}` } } },
+      });
     }
   })();
   const reads = Array.from({ length: 24 }, () => readAll(connection));
@@ -74,8 +87,14 @@ test('reads side by side with writes all succeed, and see every write that finis
 
 test('a SQLite file gets a read pool, whose sessions refuse to write; an in-memory database does not', async () => {
   assert.equal(engines.sqlite.hasOwnReadPool({ filename: 'crm.sqlite' }, { baseDirectory: directory }), true);
-  assert.equal(engines.sqlite.hasOwnReadPool({ filename: ':memory:' }, { baseDirectory: directory }), false, 'another connection would open another, empty database');
-  const reader = knexFactory(engines.sqlite.systemConfig({ filename: 'crm.sqlite' }, { baseDirectory: directory }, 'read', systemLimits(system('crm.sqlite'))));
+  assert.equal(
+    engines.sqlite.hasOwnReadPool({ filename: ':memory:' }, { baseDirectory: directory }),
+    false,
+    'another connection would open another, empty database',
+  );
+  const reader = knexFactory(
+    engines.sqlite.systemConfig({ filename: 'crm.sqlite' }, { baseDirectory: directory }, 'read', systemLimits(system('crm.sqlite'))),
+  );
   try {
     await assert.rejects(reader.raw("INSERT INTO customers (id, name) VALUES (1000, 'x')"), /readonly/i);
   } finally {
@@ -91,7 +110,10 @@ test('records sharing a key value each keep their own row in the one-statement g
     await connection.write('Customer', { values: { id: 32, name: 'Twin' } });
     const twins = (await readAll(byName)).filter((record) => record.name === 'Twin');
     assert.deepEqual(twins.map((record) => record.id).sort(), [31, 32]);
-    assert.deepEqual(twins.map((record) => record.addresses), [{}, {}]);
+    assert.deepEqual(
+      twins.map((record) => record.addresses),
+      [{}, {}],
+    );
   } finally {
     await byName.close();
   }

@@ -19,11 +19,17 @@ function refusal(run: () => unknown): string {
 const target = { engine: engines.postgres, label: 'Order.status' };
 
 test('an object where text belongs is "an object"', () => {
-  assert.equal(refusal(() => encodeValue('String', { a: 1 }, target)), 'Order.status: expected text, got an object');
+  assert.equal(
+    refusal(() => encodeValue('String', { a: 1 }, target)),
+    'Order.status: expected text, got an object',
+  );
 });
 
 test('a string of the wrong form is quoted, so that the caller sees which value is meant', () => {
-  assert.equal(refusal(() => encodeValue('DateTime', '2024-02-30T00:00:00Z', { ...target, label: 'Order.placed_at' })), "Order.placed_at: expected an ISO 8601 date-time, got '2024-02-30T00:00:00Z'");
+  assert.equal(
+    refusal(() => encodeValue('DateTime', '2024-02-30T00:00:00Z', { ...target, label: 'Order.placed_at' })),
+    "Order.placed_at: expected an ISO 8601 date-time, got '2024-02-30T00:00:00Z'",
+  );
   const long = refusal(() => encodeValue('Integer', 'x'.repeat(100), target));
   assert.ok(long.length < 120, long);
   assert.match(long, /got 'x+…'$/);

@@ -44,7 +44,13 @@ function gadgetSystem(database: TestDatabase, table: string): SystemDefinition {
         table,
         key: ['code'],
         // name is not declared required: the database's NOT NULL refuses a missing one.
-        fields: { code: { type: 'String', required: true, maxLength: 40 }, name: { type: 'String' }, qty: { type: 'Integer' }, email: { type: 'String' }, active: { type: 'Boolean' } },
+        fields: {
+          code: { type: 'String', required: true, maxLength: 40 },
+          name: { type: 'String' },
+          qty: { type: 'Integer' },
+          email: { type: 'String' },
+          active: { type: 'Boolean' },
+        },
       },
     },
     queries: {},
@@ -103,7 +109,8 @@ await describeEachDatabase('sql writeMany', (database) => {
   async function sameAsWrite(requests: readonly WriteRequest[]): Promise<Answer[]> {
     const expected = await oneByOne(single, 'Gadget', requests);
     const actual = await batched(batch, 'Gadget', requests);
-    for (const [index, answer] of expected.entries()) assert.deepEqual(actual[index], answer, `request ${index}: ${JSON.stringify(requests[index])}`);
+    for (const [index, answer] of expected.entries())
+      assert.deepEqual(actual[index], answer, `request ${index}: ${JSON.stringify(requests[index])}`);
     assert.deepEqual(await rowsOf(database().admin, 'gadgets_batch'), await rowsOf(database().admin, 'gadgets_single'));
     return actual;
   }
@@ -126,7 +133,15 @@ await describeEachDatabase('sql writeMany', (database) => {
     ]);
     assert.deepEqual(
       answers.map((answer) => ('action' in answer ? [answer.action, answer.key.code] : answer.code)),
-      [['updated', 'A2'], ['created', 'A4'], ['updated', 'A2'], ['created', 'A5'], ['created', 'A6'], ['created', 'A7'], ['updated', 'A1']],
+      [
+        ['updated', 'A2'],
+        ['created', 'A4'],
+        ['updated', 'A2'],
+        ['created', 'A5'],
+        ['created', 'A6'],
+        ['created', 'A7'],
+        ['updated', 'A1'],
+      ],
     );
   });
 
@@ -141,9 +156,20 @@ await describeEachDatabase('sql writeMany', (database) => {
     ]);
     assert.deepEqual(
       answers.map((answer) => ('action' in answer ? [answer.action, answer.key.code] : answer.code)),
-      [['skipped', 'S1'], ['skipped', 'S1'], ['created', 'S3'], ['skipped', 'S3'], ['updated', 'S2']],
+      [
+        ['skipped', 'S1'],
+        ['skipped', 'S1'],
+        ['created', 'S3'],
+        ['skipped', 'S3'],
+        ['updated', 'S2'],
+      ],
     );
-    assert.deepEqual((await rowsOf(database().admin, 'gadgets_batch')).filter((row) => String((row as { code: string }).code).startsWith('S')).map((row) => (row as { name: string }).name), ['kept', 'updated', 'created']);
+    assert.deepEqual(
+      (await rowsOf(database().admin, 'gadgets_batch'))
+        .filter((row) => String((row as { code: string }).code).startsWith('S'))
+        .map((row) => (row as { name: string }).name),
+      ['kept', 'updated', 'created'],
+    );
   });
 
   test('failures in the middle of a batch fail only those records, with the errors write gives', async () => {
@@ -165,7 +191,21 @@ await describeEachDatabase('sql writeMany', (database) => {
     ]);
     assert.deepEqual(
       answers.map((answer) => ('action' in answer ? answer.action : answer.code)),
-      ['created', 'rejected', 'created', 'rejected', 'rejected', 'invalid-value', 'updated', 'rejected', 'rejected', 'unknown-field', 'invalid-value', 'updated', 'created'],
+      [
+        'created',
+        'rejected',
+        'created',
+        'rejected',
+        'rejected',
+        'invalid-value',
+        'updated',
+        'rejected',
+        'rejected',
+        'unknown-field',
+        'invalid-value',
+        'updated',
+        'created',
+      ],
     );
     assert.match((answers[1] as { message: string }).message, /a required value is missing/);
     assert.match((answers[3] as { message: string }).message, /check constraint/);
@@ -189,16 +229,30 @@ await describeEachDatabase('sql writeMany', (database) => {
   });
 
   test('a match finding several records is refused alone', async () => {
-    await sameAsWrite([gadget('D1', { active: true, qty: 10 }), gadget('D2', { active: true, qty: 10 }), gadget('D3', { active: false, qty: 10 })]);
-    await sameAsWrite([{ match: { qty: 10, active: true }, values: { name: 'x' } }, { match: { qty: 10, active: false }, values: { name: 'only one' } }, { match: { name: 'Gadget D2' }, values: { qty: '11' } }]);
+    await sameAsWrite([
+      gadget('D1', { active: true, qty: 10 }),
+      gadget('D2', { active: true, qty: 10 }),
+      gadget('D3', { active: false, qty: 10 }),
+    ]);
+    await sameAsWrite([
+      { match: { qty: 10, active: true }, values: { name: 'x' } },
+      { match: { qty: 10, active: false }, values: { name: 'only one' } },
+      { match: { name: 'Gadget D2' }, values: { qty: '11' } },
+    ]);
   });
 
   test('a batch larger than the chunks: 1,200 creates, then 1,200 updates with failures spread through', async () => {
-    const creates = Array.from({ length: 1200 }, (_, index) => gadget(`E${String(index).padStart(4, '0')}`, { qty: index, email: `e${index}@example.com`, active: index % 2 === 0 }));
+    const creates = Array.from({ length: 1200 }, (_, index) =>
+      gadget(`E${String(index).padStart(4, '0')}`, { qty: index, email: `e${index}@example.com`, active: index % 2 === 0 }),
+    );
     const created = await sameAsWrite(creates);
     assert.ok(created.every((answer) => 'action' in answer && answer.action === 'created'));
     const updates = creates.map((request, index) => ({
-      values: { code: request.values.code, qty: index % 97 === 5 ? -1 : index + 1, ...(index % 101 === 7 ? { email: 'e0@example.com' } : {}) },
+      values: {
+        code: request.values.code,
+        qty: index % 97 === 5 ? -1 : index + 1,
+        ...(index % 101 === 7 ? { email: 'e0@example.com' } : {}),
+      },
     }));
     const answers = await sameAsWrite(updates);
     const failed = answers.filter((answer) => !('action' in answer)).length;
@@ -220,7 +274,10 @@ await describeEachDatabase('sql writeMany', (database) => {
     assert.deepEqual(updated, { action: 'updated', key: { id: 1 } });
     const read = async (id: unknown) => (await readAll(crm, 'Customer', { id: { id } })).records[0]!;
     assert.ok(one !== undefined && two !== undefined && !(one instanceof ConnectorError) && !(two instanceof ConnectorError));
-    assert.deepEqual((await read(one.key.id)).addresses, { main: { street: null, city: 'Oslo', zip: null, country: null }, invoice: { street: '1 Bill St', city: null, zip: null, country: null } });
+    assert.deepEqual((await read(one.key.id)).addresses, {
+      main: { street: null, city: 'Oslo', zip: null, country: null },
+      invoice: { street: '1 Bill St', city: null, zip: null, country: null },
+    });
     assert.deepEqual((await read(two.key.id)).addresses, { invoice: { street: null, city: null, zip: '0150', country: null } });
     assert.equal(((await read(1)).addresses as Record<string, RecordData>).main?.city, 'Bergen');
     const afterwards = await tableCounts(database().admin);
@@ -228,7 +285,10 @@ await describeEachDatabase('sql writeMany', (database) => {
   });
 
   test('generated keys are returned for each create, in order', async () => {
-    const outcomes = await crm.writeMany('Customer', Array.from({ length: 30 }, (_, index) => ({ values: { name: `Generated ${index}`, score: index } })));
+    const outcomes = await crm.writeMany(
+      'Customer',
+      Array.from({ length: 30 }, (_, index) => ({ values: { name: `Generated ${index}`, score: index } })),
+    );
     const ids = outcomes.map((outcome) => {
       assert.ok(!(outcome instanceof ConnectorError), String(outcome));
       assert.equal(outcome.action, 'created');
@@ -264,17 +324,29 @@ await describeEachDatabase('sql writeMany', (database) => {
     assert.equal((outcomes[1] as WriteResult).action, 'created');
     assert.deepEqual(outcomes[3], { action: 'updated', key: { id: 2 } });
     const readOnly = await crm.writeMany('ReadOnlyCustomer', [{ values: { id: 1, name: 'x' } }, { values: { id: 2, name: 'y' } }]);
-    assert.ok(readOnly.every((outcome) => outcome instanceof ConnectorError && outcome.code === 'read-only' && /ReadOnlyCustomer/.test(outcome.message)));
+    assert.ok(
+      readOnly.every(
+        (outcome) => outcome instanceof ConnectorError && outcome.code === 'read-only' && /ReadOnlyCustomer/.test(outcome.message),
+      ),
+    );
     const unknown = await crm.writeMany('Nope', [{ values: {} }]);
     assert.ok(unknown[0] instanceof ConnectorError && unknown[0].code === 'unknown-object');
   });
 
   test('an unreachable system rejects the whole batch', async () => {
     const settings = database().connection;
-    const broken = settings.client === 'sqlite3' ? { ...settings, filename: 'missing/nothing.sqlite' } : { ...settings, url: String(settings.url).replace(/:(5432|3306)\//, ':1/') };
-    const unreachable = sqlConnector.createConnection(gadgetSystem({ ...database(), connection: broken }, 'gadgets_batch'), { baseDirectory: database().baseDirectory });
+    const broken =
+      settings.client === 'sqlite3'
+        ? { ...settings, filename: 'missing/nothing.sqlite' }
+        : { ...settings, url: String(settings.url).replace(/:(5432|3306)\//, ':1/') };
+    const unreachable = sqlConnector.createConnection(gadgetSystem({ ...database(), connection: broken }, 'gadgets_batch'), {
+      baseDirectory: database().baseDirectory,
+    });
     try {
-      await assert.rejects(unreachable.writeMany('Gadget', [gadget('Z1')]), (error: unknown) => error instanceof ConnectorError && error.code === 'unavailable');
+      await assert.rejects(
+        unreachable.writeMany('Gadget', [gadget('Z1')]),
+        (error: unknown) => error instanceof ConnectorError && error.code === 'unavailable',
+      );
     } finally {
       await unreachable.close();
     }

@@ -19,8 +19,12 @@ import { eventually } from './fake-runner.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin', 'syncline.js');
-const quickstartEnv = { QUICKSTART_API_TOKEN: 'cli-daemon-test-token-0123456789', CRM_WEBHOOK_SECRET: 'cli-daemon-test-secret-0123456789', CRM_DB: '/nonexistent/crm.sqlite', ERP_DB: '/nonexistent/erp.sqlite' };
-
+const quickstartEnv = {
+  QUICKSTART_API_TOKEN: 'cli-daemon-test-token-0123456789',
+  CRM_WEBHOOK_SECRET: 'cli-daemon-test-secret-0123456789',
+  CRM_DB: '/nonexistent/crm.sqlite',
+  ERP_DB: '/nonexistent/erp.sqlite',
+};
 
 const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...quickstartEnv, ...extra } });
 

@@ -31,7 +31,10 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
     for (let i = 0; i < count; i += 1) ids.push((await enqueue(db, { processId: 'crm-to-erp', startType: 'manual' })).item.id);
     return ids;
   };
-  const daemon = async (runProcess: RunProcess, options: { concurrency?: number; pollIntervalMs?: number; drainMs?: number; workerId?: string; on?: RuntimeDatabase } = {}) => {
+  const daemon = async (
+    runProcess: RunProcess,
+    options: { concurrency?: number; pollIntervalMs?: number; drainMs?: number; workerId?: string; on?: RuntimeDatabase } = {},
+  ) => {
     const started = await startDaemon({
       runner: fakeRunner(options.on ?? db, runProcess, { workerId: options.workerId ?? 'daemon-1' }),
       concurrency: options.concurrency ?? 4,
@@ -47,13 +50,16 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
     await add(7);
     let now = 0;
     let most = 0;
-    await daemon(async () => {
-      now += 1;
-      most = Math.max(most, now);
-      await sleep(60);
-      now -= 1;
-      return completeOutcome();
-    }, { concurrency: 2, pollIntervalMs: 5000 });
+    await daemon(
+      async () => {
+        now += 1;
+        most = Math.max(most, now);
+        await sleep(60);
+        now -= 1;
+        return completeOutcome();
+      },
+      { concurrency: 2, pollIntervalMs: 5000 },
+    );
     await eventually(async () => (await allComplete()) === 7, 10_000, 'all items complete');
     assert.equal(most, 2);
   });
@@ -113,7 +119,9 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
       for (let i = 0; i < 12; i += 1) await enqueue(db, { processId: 'crm-to-erp', startType: 'manual' });
       await eventually(async () => (await allComplete()) === 12, 10_000, 'all items complete');
       assert.equal(runs.get('crm-to-erp'), 12);
-      const holders = new Set(((await db.knex('queue_items').select('locked_by')) as Array<{ locked_by: string }>).map((row) => row.locked_by));
+      const holders = new Set(
+        ((await db.knex('queue_items').select('locked_by')) as Array<{ locked_by: string }>).map((row) => row.locked_by),
+      );
       assert.ok(holders.size >= 1);
     } finally {
       await Promise.all(daemons.map((running) => running.stop()));

@@ -23,9 +23,20 @@ export interface FakeSync {
 export function fakeSnapshot(syncs: Record<string, FakeSync>, flows: Record<string, { schedule?: Schedule }> = {}): Snapshot {
   const syncEntries = Object.entries(syncs).map(([id, sync]) => [
     id,
-    { definition: { kind: 'Sync', id, timeout: sync.timeout ?? '30m', retries: sync.retries ?? { max: 3, backoff: '30s', maxBackoff: '1h' }, ...(sync.schedule ? { schedule: sync.schedule } : {}) } },
+    {
+      definition: {
+        kind: 'Sync',
+        id,
+        timeout: sync.timeout ?? '30m',
+        retries: sync.retries ?? { max: 3, backoff: '30s', maxBackoff: '1h' },
+        ...(sync.schedule ? { schedule: sync.schedule } : {}),
+      },
+    },
   ]);
-  const flowEntries = Object.entries(flows).map(([id, flow]) => [id, { definition: { kind: 'Flow', id, steps: [], ...(flow.schedule ? { schedule: flow.schedule } : {}) } }]);
+  const flowEntries = Object.entries(flows).map(([id, flow]) => [
+    id,
+    { definition: { kind: 'Flow', id, steps: [], ...(flow.schedule ? { schedule: flow.schedule } : {}) } },
+  ]);
   return {
     digest: 'f'.repeat(64),
     loadedAt: new Date(),
@@ -42,7 +53,12 @@ export function statistics(read: number, created = 0): ItemStatistics {
   return { read, created, updated: 0, skipped: 0, failed: 0 };
 }
 
-export const completeOutcome = (read = 3): RunOutcome => ({ status: 'Complete', statistics: statistics(read, read), errors: [], retryable: false });
+export const completeOutcome = (read = 3): RunOutcome => ({
+  status: 'Complete',
+  statistics: statistics(read, read),
+  errors: [],
+  retryable: false,
+});
 
 /** Resolves when the signal aborts. */
 export function aborted(signal: AbortSignal | undefined): Promise<void> {
@@ -74,14 +90,17 @@ export interface CapturedLog {
 
 export function captureLog(): CapturedLog {
   const lines: CapturedLog['lines'] = [];
-  const log = pino({ level: 'debug' }, {
-    write: (line: string) => {
-      const entry = JSON.parse(line) as CapturedLog['lines'][number];
-      lines.push(entry);
-      // For chasing a failure: SYNCLINE_TEST_ECHO_LOG=1 shows warnings and errors as they happen.
-      if (process.env.SYNCLINE_TEST_ECHO_LOG && entry.level >= 40) process.stderr.write(line);
+  const log = pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        const entry = JSON.parse(line) as CapturedLog['lines'][number];
+        lines.push(entry);
+        // For chasing a failure: SYNCLINE_TEST_ECHO_LOG=1 shows warnings and errors as they happen.
+        if (process.env.SYNCLINE_TEST_ECHO_LOG && entry.level >= 40) process.stderr.write(line);
+      },
     },
-  });
+  );
   return { log, lines };
 }
 

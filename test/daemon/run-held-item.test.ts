@@ -40,10 +40,13 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
   test('a complete run makes the item Complete with its statistics; the start reaches the run', async () => {
     const item = await start();
     let seen: unknown;
-    const final = await runHeldItem(fakeRunner(db, async (_environment, processStart) => {
-      seen = { processId: processStart.processId, whereClause: processStart.whereClause };
-      return completeOutcome(7);
-    }), item);
+    const final = await runHeldItem(
+      fakeRunner(db, async (_environment, processStart) => {
+        seen = { processId: processStart.processId, whereClause: processStart.whereClause };
+        return completeOutcome(7);
+      }),
+      item,
+    );
     assert.deepEqual(seen, { processId: 'crm-to-erp', whereClause: "a = 'b'" });
     assert.equal(final.status, 'Complete');
     assert.deepEqual(final.statistics, statistics(7, 7));
@@ -54,29 +57,55 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
   test('a retryable failure returns the item to Pending after the sync backoff', async () => {
     const item = await start(3);
     const before = Date.now();
-    const runner = fakeRunner(db, async () => ({ status: 'Failed', statistics: statistics(2), errors: [{ message: 'crm unreachable' }], retryable: true }), {
-      snapshot: () => fakeSnapshot({ 'crm-to-erp': { retries: { max: 2, backoff: '45s', maxBackoff: '1m' } } }),
-    });
+    const runner = fakeRunner(
+      db,
+      async () => ({ status: 'Failed', statistics: statistics(2), errors: [{ message: 'crm unreachable' }], retryable: true }),
+      {
+        snapshot: () => fakeSnapshot({ 'crm-to-erp': { retries: { max: 2, backoff: '45s', maxBackoff: '1m' } } }),
+      },
+    );
     const final = await runHeldItem(runner, item);
     assert.equal(final.status, 'Pending');
     assert.equal(final.lockedBy, null);
     const wait = final.runAfter.getTime() - before;
     // 45 s ± 20% jitter, plus the time the run took.
     assert.ok(wait >= 36_000 && wait <= 56_000, `waits ${wait}ms`);
-    assert.deepEqual(final.errors.map((error) => error.message), ['crm unreachable']);
+    assert.deepEqual(
+      final.errors.map((error) => error.message),
+      ['crm unreachable'],
+    );
   });
 
   test('a retryable failure of the last attempt fails the item', async () => {
     const item = await start(1);
-    const final = await runHeldItem(fakeRunner(db, async () => ({ status: 'Failed', statistics: statistics(0), errors: [{ message: 'crm unreachable' }], retryable: true })), item);
+    const final = await runHeldItem(
+      fakeRunner(db, async () => ({
+        status: 'Failed',
+        statistics: statistics(0),
+        errors: [{ message: 'crm unreachable' }],
+        retryable: true,
+      })),
+      item,
+    );
     assert.equal(final.status, 'Failed');
   });
 
   test('a failure that is not retryable fails the item at once', async () => {
     const item = await start(5);
-    const final = await runHeldItem(fakeRunner(db, async () => ({ status: 'Failed', statistics: statistics(0), errors: [{ message: 'WhereClause does not parse' }], retryable: false })), item);
+    const final = await runHeldItem(
+      fakeRunner(db, async () => ({
+        status: 'Failed',
+        statistics: statistics(0),
+        errors: [{ message: 'WhereClause does not parse' }],
+        retryable: false,
+      })),
+      item,
+    );
     assert.equal(final.status, 'Failed');
-    assert.deepEqual(final.errors.map((error) => error.message), ['WhereClause does not parse']);
+    assert.deepEqual(
+      final.errors.map((error) => error.message),
+      ['WhereClause does not parse'],
+    );
   });
 
   test("the sync's timeout stops the run and fails the attempt, saying so", async () => {
@@ -96,7 +125,11 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
   });
 
   test('a lost lease aborts the run and drops its result', async () => {
-    const item = await startItem(db, { processId: 'crm-to-erp', startType: 'manual', maxAttempts: 3 }, { workerId: 'test-worker', leaseMs: 300 });
+    const item = await startItem(
+      db,
+      { processId: 'crm-to-erp', startType: 'manual', maxAttempts: 3 },
+      { workerId: 'test-worker', leaseMs: 300 },
+    );
     const { log, lines } = captureLog();
     const run: RunProcess = async (_environment, processStart) => {
       // Another process's reaper decides this worker is gone.
@@ -111,7 +144,11 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
   });
 
   test('a run whose item was reaped and claimed again by the same worker records nothing over the new attempt', async () => {
-    const item = await startItem(db, { processId: 'crm-to-erp', startType: 'manual', maxAttempts: 3 }, { workerId: 'test-worker', leaseMs: 30_000 });
+    const item = await startItem(
+      db,
+      { processId: 'crm-to-erp', startType: 'manual', maxAttempts: 3 },
+      { workerId: 'test-worker', leaseMs: 30_000 },
+    );
     let again: QueueRow | undefined;
     const run: RunProcess = async () => {
       // The worker stalled past its lease: its own daemon's reaper took the item back, and its own
@@ -146,7 +183,10 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
 
   test('an item whose process is no longer defined fails, saying so', async () => {
     const item = await start(3, 'renamed-sync');
-    const final = await runHeldItem(fakeRunner(db, async () => assert.fail('must not run')), item);
+    const final = await runHeldItem(
+      fakeRunner(db, async () => assert.fail('must not run')),
+      item,
+    );
     assert.equal(final.status, 'Failed');
     assert.match(final.errors[0]?.message ?? '', /process 'renamed-sync' is no longer defined/);
   });
@@ -154,7 +194,16 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
   test('a run that throws fails the item with a generic message and logs the error', async () => {
     const item = await start(3);
     const { log, lines } = captureLog();
-    const final = await runHeldItem(fakeRunner(db, async () => { throw new TypeError('secret internals'); }, { log }), item);
+    const final = await runHeldItem(
+      fakeRunner(
+        db,
+        async () => {
+          throw new TypeError('secret internals');
+        },
+        { log },
+      ),
+      item,
+    );
     assert.equal(final.status, 'Failed');
     assert.match(final.errors[0]?.message ?? '', /internal error \(TypeError\)/);
     assert.doesNotMatch(final.errors[0]?.message ?? '', /secret internals/);
@@ -162,8 +211,11 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
     assert.match(JSON.stringify(logged), /secret internals/);
   });
 
-  test('a run whose end cannot be recorded for a moment (the runtime database locked) records it once the database is back, still as attempt 1', { timeout: 60_000 }, async (t) => {
-    if (db.dialect !== 'sqlite') return t.skip('a locked SQLite file is the outage a test can make here; the faults tests stop a real PostgreSQL');
+  test('a run whose end cannot be recorded for a moment (the runtime database locked) records it once the database is back, still as attempt 1', {
+    timeout: 60_000,
+  }, async (t) => {
+    if (db.dialect !== 'sqlite')
+      return t.skip('a locked SQLite file is the outage a test can make here; the faults tests stop a real PostgreSQL');
     const item = await start(3);
     const { log, lines } = captureLog();
     // Another connection holds the file's write lock across the end of the run, longer than the
@@ -173,16 +225,23 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
     const trx = await locked;
     await trx.raw('DELETE FROM queue_items WHERE id = ?', ['none']);
     const final = await runHeldItem(
-      fakeRunner(db, async () => {
-        setTimeout(() => void trx.commit().then(() => blocker.close()), 6500);
-        return completeOutcome(4);
-      }, { log }),
+      fakeRunner(
+        db,
+        async () => {
+          setTimeout(() => void trx.commit().then(() => blocker.close()), 6500);
+          return completeOutcome(4);
+        },
+        { log },
+      ),
       item,
     );
     assert.equal(final.status, 'Complete');
     assert.equal(final.attempts, 1);
     assert.deepEqual(final.errors, []);
-    assert.ok(lines.some((line) => /cannot record the end of the item \(the database is locked\); trying again/.test(String(line.msg))), 'the wait was logged');
+    assert.ok(
+      lines.some((line) => /cannot record the end of the item \(the database is locked\); trying again/.test(String(line.msg))),
+      'the wait was logged',
+    );
   });
 
   test('the caller stopping leaves an unfinished item held', async () => {

@@ -35,12 +35,23 @@ await describeEachRuntimeDatabase('the scheduler', (runtime, database) => {
     await db.knex('queue_items').delete();
     await db.knex('schedules').delete();
   });
-  const items = async () => (await db.knex('queue_items').select('slot_key', 'start_type', 'max_attempts', 'process_id').orderBy('slot_key')) as Array<{ slot_key: string; start_type: string; max_attempts: number; process_id: string }>;
+  const items = async () =>
+    (await db.knex('queue_items').select('slot_key', 'start_type', 'max_attempts', 'process_id').orderBy('slot_key')) as Array<{
+      slot_key: string;
+      start_type: string;
+      max_attempts: number;
+      process_id: string;
+    }>;
 
   test('two schedulers on one database enqueue one item per slot', async () => {
     const other = await openRuntimeDatabase(database());
-    const snapshot = fakeSnapshot({ tick: { schedule: { every: '1s' }, retries: { max: 2, backoff: '1s', maxBackoff: '1s' } } }, { nightly: { schedule: { cron: '* * * * * *' } } });
-    const schedulers = await Promise.all([db, other].map((on) => startScheduler({ db: on, log: captureLog().log, snapshot: () => snapshot })));
+    const snapshot = fakeSnapshot(
+      { tick: { schedule: { every: '1s' }, retries: { max: 2, backoff: '1s', maxBackoff: '1s' } } },
+      { nightly: { schedule: { cron: '* * * * * *' } } },
+    );
+    const schedulers = await Promise.all(
+      [db, other].map((on) => startScheduler({ db: on, log: captureLog().log, snapshot: () => snapshot })),
+    );
     await sleep(2600);
     await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
     await other.close();
@@ -73,7 +84,11 @@ await describeEachRuntimeDatabase('the scheduler', (runtime, database) => {
   });
 
   test('a schedule that never ran waits for its next slot', async () => {
-    const scheduler = await startScheduler({ db, log: captureLog().log, snapshot: () => fakeSnapshot({ hourly: { schedule: { every: '1h' } } }) });
+    const scheduler = await startScheduler({
+      db,
+      log: captureLog().log,
+      snapshot: () => fakeSnapshot({ hourly: { schedule: { every: '1h' } } }),
+    });
     await sleep(100);
     await scheduler.stop();
     assert.equal((await items()).length, 0);
@@ -82,7 +97,11 @@ await describeEachRuntimeDatabase('the scheduler', (runtime, database) => {
   test('a swapped snapshot adds and removes schedules', async () => {
     let snapshot = fakeSnapshot({});
     let swap: (() => void) | undefined;
-    const scheduler = await startScheduler({ db, log: captureLog().log, snapshot: () => snapshot, onSwap: (listener) => {
+    const scheduler = await startScheduler({
+      db,
+      log: captureLog().log,
+      snapshot: () => snapshot,
+      onSwap: (listener) => {
         swap = listener;
         return () => {
           swap = undefined;

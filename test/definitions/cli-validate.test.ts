@@ -18,7 +18,8 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const script = join(repo, 'bin', 'syncline.js');
 
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 interface Run {
   code: number;
@@ -62,13 +63,27 @@ describe('syncline validate', { concurrency: true }, () => {
     assert.equal(run.code, 1);
     const out = lines(run.stdout);
     assert.equal(out.length, 8, run.stdout);
-    assert.ok(out.includes('test/fixtures/invalid/system-limits/systems.yaml:7:14: System/crm: limits.queryRows: 0 is out of range: must be >= 1'), run.stdout);
-    assert.ok(out.includes('test/fixtures/invalid/system-limits/systems.yaml:24:21: System/erp: limits.statementTimeout: a statement timeout of 0 would stop every statement; give a duration such as 30s'), run.stdout);
+    assert.ok(
+      out.includes('test/fixtures/invalid/system-limits/systems.yaml:7:14: System/crm: limits.queryRows: 0 is out of range: must be >= 1'),
+      run.stdout,
+    );
+    assert.ok(
+      out.includes(
+        'test/fixtures/invalid/system-limits/systems.yaml:24:21: System/erp: limits.statementTimeout: a statement timeout of 0 would stop every statement; give a duration such as 30s',
+      ),
+      run.stdout,
+    );
   });
 
   test('--format json: parseable, with valid and problems as data; several directories form one set', async () => {
     // The extension refers to systems crm and erp, which only the other directory defines.
-    const run = await syncline('validate', '--format', 'json', 'test/fixtures/valid/quickstart-extension', 'test/fixtures/invalid/missing-system');
+    const run = await syncline(
+      'validate',
+      '--format',
+      'json',
+      'test/fixtures/valid/quickstart-extension',
+      'test/fixtures/invalid/missing-system',
+    );
     assert.equal(run.code, 1, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout), {
       valid: false,
@@ -93,17 +108,32 @@ describe('syncline validate', { concurrency: true }, () => {
     assert.equal(text.code, 0, text.stderr);
     const printed = lines(text.stdout);
     assert.equal(printed.length, 3, text.stdout);
-    assert.match(printed[0]!, new RegExp(`^${dir}/webhooks\\.yaml:7:12: warning: Webhook/wh_customerLookup00001: firstOnly answers the first record of an unsorted result`));
+    assert.match(
+      printed[0]!,
+      new RegExp(
+        `^${dir}/webhooks\\.yaml:7:12: warning: Webhook/wh_customerLookup00001: firstOnly answers the first record of an unsorted result`,
+      ),
+    );
     assert.match(printed[1]!, /webhooks\.yaml:21:9: warning: Webhook\/wh_saveAccount000000001: saveWithSystem without writeMapping/);
     assert.match(printed[2]!, /^valid: 3 files \(2 System, 1 Sync, 5 Webhook, 0 Flow, 0 ApiClient\), with 2 warnings$/);
     assert.equal(json.code, 0, json.stderr);
     const body = JSON.parse(json.stdout) as { valid: boolean; problems: Array<{ code: string; severity: string }> };
     assert.equal(body.valid, true);
-    assert.deepEqual(body.problems.map((problem) => [problem.code, problem.severity]), [['first-without-order', 'warning'], ['write-mapping-missing', 'warning']]);
+    assert.deepEqual(
+      body.problems.map((problem) => [problem.code, problem.severity]),
+      [
+        ['first-without-order', 'warning'],
+        ['write-mapping-missing', 'warning'],
+      ],
+    );
   });
 
   test('an error beside a warning fails, and the summary counts both', async () => {
-    const run = await syncline('validate', 'test/fixtures/invalid/warnings-first-only-save-without-write-mapping', 'test/fixtures/invalid/unknown-kind');
+    const run = await syncline(
+      'validate',
+      'test/fixtures/invalid/warnings-first-only-save-without-write-mapping',
+      'test/fixtures/invalid/unknown-kind',
+    );
     assert.equal(run.code, 1);
     assert.equal(lines(run.stdout).length, 3, run.stdout);
     assert.equal(run.stderr, '3 problems (2 warnings) in 2 files\n');
@@ -126,7 +156,10 @@ describe('syncline validate', { concurrency: true }, () => {
         `${join(definitions, 'shared')}:1:1: this symbolic link leads to a directory outside the definitions directory ${definitions}, which is not read; copy the directory into the directory or point the link at one inside it`,
         `${join(definitions, 'systems.yaml')}:1:1: this symbolic link leads to a file outside the definitions directory ${definitions}, which is not read; copy the file into the directory or point the link at one inside it`,
       ]);
-      assert.deepEqual(JSON.parse(json.stdout).problems.map((problem: { code: string }) => problem.code), ['link-outside', 'link-outside']);
+      assert.deepEqual(
+        JSON.parse(json.stdout).problems.map((problem: { code: string }) => problem.code),
+        ['link-outside', 'link-outside'],
+      );
       for (const run of [text, json]) assert.ok(!/CONFIDENTIAL/.test(run.stdout + run.stderr), 'the targets are not shown');
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -152,10 +185,13 @@ describe('syncline validate', { concurrency: true }, () => {
         `${join(definitions, 'flow.yaml')}:3:11: Flow/linked-inside: steps[0]: unknown property 'log'; allowed: sync, flow, name, continueOnError`,
         `${join(definitions, 'passwd.yaml')}:1:1: this symbolic link leads to a file outside its directory ${definitions}, which is not read; copy the file into the directory, point the link at one inside it, or name the file itself`,
       ]);
-      assert.deepEqual(JSON.parse(json.stdout).problems.map((problem: { code: string; file: string }) => [problem.code, problem.file]), [
-        ['schema-unknown-property', join(definitions, 'flow.yaml')],
-        ['link-outside', join(definitions, 'passwd.yaml')],
-      ]);
+      assert.deepEqual(
+        JSON.parse(json.stdout).problems.map((problem: { code: string; file: string }) => [problem.code, problem.file]),
+        [
+          ['schema-unknown-property', join(definitions, 'flow.yaml')],
+          ['link-outside', join(definitions, 'passwd.yaml')],
+        ],
+      );
       for (const run of [text, json]) assert.ok(!/CONFIDENTIAL/.test(run.stdout + run.stderr), 'the target is not shown');
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -186,7 +222,11 @@ describe('syncline schema', { concurrency: true }, () => {
     assert.equal(run.code, 0, run.stderr);
     const schema = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
-    assert.equal(run.stdout, committed, 'definitions/syncline.schema.json is stale: run `node bin/syncline.js schema --out definitions/syncline.schema.json`');
+    assert.equal(
+      run.stdout,
+      committed,
+      'definitions/syncline.schema.json is stale: run `node bin/syncline.js schema --out definitions/syncline.schema.json`',
+    );
   });
 
   test('the editor schema accepts every quickstart document and rejects an unknown property', () => {
@@ -207,7 +247,9 @@ describe('syncline schema', { concurrency: true }, () => {
     sync.match.onNoMach = 'skip';
     assert.equal(validate(sync), false);
     assert.ok(
-      validate.errors?.some((e) => e.keyword === 'additionalProperties' && e.instancePath === '/match' && e.params.additionalProperty === 'onNoMach'),
+      validate.errors?.some(
+        (e) => e.keyword === 'additionalProperties' && e.instancePath === '/match' && e.params.additionalProperty === 'onNoMach',
+      ),
       JSON.stringify(validate.errors),
     );
     const system = structuredClone(documents.find((d) => d.kind === 'System')!);

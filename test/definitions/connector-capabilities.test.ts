@@ -17,14 +17,19 @@ import { formatProblem, type Problem } from '../../definitions/problem.js';
 
 const connectors = await loadConnectorSpecs();
 const sql = connectors.get('sql')!;
-const unsorted: ConnectorSpecs = new Map([['sql', { ...sql, capabilities: { ...sql.capabilities, order: false, limit: false, skip: false } }]]);
+const unsorted: ConnectorSpecs = new Map([
+  ['sql', { ...sql, capabilities: { ...sql.capabilities, order: false, limit: false, skip: false } }],
+]);
 
 /** Where and what, without the temporary directory. */
 const said = (problem: Problem) => `${basename(problem.file)}:${problem.line}:${problem.column} ${problem.message}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'syncline-capabilities-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-cpSync(fileURLToPath(new URL('../../examples/quickstart/', import.meta.url)), dir, { recursive: true, filter: (path) => !path.endsWith('.sqlite') });
+cpSync(fileURLToPath(new URL('../../examples/quickstart/', import.meta.url)), dir, {
+  recursive: true,
+  filter: (path) => !path.endsWith('.sqlite'),
+});
 writeFileSync(
   join(dir, 'reads.yaml'),
   `kind: Webhook

@@ -97,7 +97,11 @@ describe('hot reload', () => {
     const text = await readFile(syncs, 'utf8');
     await writeAtomically(syncs, text.replace('name: CRM customers → ERP accounts', 'name: CRM customers → ERP accounts (nightly)'));
 
-    await until(holder, () => holder.current.syncs.get('crm-customers-to-erp')?.definition.name === 'CRM customers → ERP accounts (nightly)', 'the renamed sync');
+    await until(
+      holder,
+      () => holder.current.syncs.get('crm-customers-to-erp')?.definition.name === 'CRM customers → ERP accounts (nightly)',
+      'the renamed sync',
+    );
     assert.notEqual(holder.current.digest, before.digest);
     assert.equal(holder.status.ok, true);
     assert.deepEqual(holder.status.problems, []);
@@ -118,8 +122,15 @@ describe('hot reload', () => {
       await until(holder, () => !holder.status.ok && hasProblem(holder.status.problems, syncs, code, at.line), what);
       const problem = holder.status.problems.find((p) => resolve(p.file) === syncs && p.code === code)!;
       const column = at.column ?? problem.column;
-      assert.deepEqual({ line: problem.line, column: problem.column }, { line: at.line, column }, `${what}: position of ${JSON.stringify(problem)}`);
-      assert.ok(problem.column >= 1 && problem.column <= edited.split('\n')[at.line - 1]!.length + 1, `${what}: the column lies on the line`);
+      assert.deepEqual(
+        { line: problem.line, column: problem.column },
+        { line: at.line, column },
+        `${what}: position of ${JSON.stringify(problem)}`,
+      );
+      assert.ok(
+        problem.column >= 1 && problem.column <= edited.split('\n')[at.line - 1]!.length + 1,
+        `${what}: the column lies on the line`,
+      );
       assert.equal(holder.current, serving, `${what}: the old snapshot keeps serving`);
       assert.equal(holder.current.digest, serving.digest);
       return holder.status.problems;
@@ -129,8 +140,16 @@ describe('hot reload', () => {
     // the holder. The webhook that starts that sync is not reported as well: the sync exists, it is
     // broken. (Where on the line a YAML error points is the parser's choice; the line is not.)
     const brokenYaml = original.replace('where: "active = 1 AND', 'where: "active = 1 AND"');
-    const yamlProblems = await rejectedEdit(brokenYaml, 'yaml-syntax', { line: positionOf(original, 'where: "active = 1 AND').line }, 'broken YAML');
-    assert.ok(!hasProblem(yamlProblems, join(dir, 'webhooks.yaml'), 'unknown-reference'), 'no "unknown Sync" for a sync whose file is broken');
+    const yamlProblems = await rejectedEdit(
+      brokenYaml,
+      'yaml-syntax',
+      { line: positionOf(original, 'where: "active = 1 AND').line },
+      'broken YAML',
+    );
+    assert.ok(
+      !hasProblem(yamlProblems, join(dir, 'webhooks.yaml'), 'unknown-reference'),
+      'no "unknown Sync" for a sync whose file is broken',
+    );
 
     const schemaError = original.replace('batchSize: 500', 'batchSize: lots');
     await rejectedEdit(schemaError, 'schema-type', positionOf(schemaError, 'lots'), 'a schema error');
@@ -186,13 +205,20 @@ describe('hot reload', () => {
   it('rejects a link to a file or directory outside the directory without reading it, and recovers when it goes', async (t) => {
     const dir = await copyQuickstart(t);
     const outside = await tempDir(t, 'outside');
-    await writeFile(join(outside, 'elsewhere.yaml'), 'kind: System\nid: elsewhere\nconnector: sql\nconnection: { password: outside-secret-value }\n');
+    await writeFile(
+      join(outside, 'elsewhere.yaml'),
+      'kind: System\nid: elsewhere\nconnector: sql\nconnection: { password: outside-secret-value }\n',
+    );
     await mkdir(join(outside, 'folder'));
     const holder = await startWatching(t, dir);
     const serving = holder.current;
 
     await symlink(join(outside, 'elsewhere.yaml'), join(dir, 'linked.yaml'));
-    await until(holder, () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, 'linked.yaml'), 'link-outside', 1), 'the link to be refused');
+    await until(
+      holder,
+      () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, 'linked.yaml'), 'link-outside', 1),
+      'the link to be refused',
+    );
     assert.equal(holder.current, serving, 'the old snapshot keeps serving');
     assert.match(holder.status.problems[0]!.message, /leads to a file outside the definitions directory/);
     assert.ok(!JSON.stringify(holder.status.problems).includes('outside-secret-value'), 'the target is not read');
@@ -200,7 +226,11 @@ describe('hot reload', () => {
     await unlink(join(dir, 'linked.yaml'));
     await until(holder, () => holder.status.ok, 'the removed link');
     await symlink(join(outside, 'folder'), join(dir, 'folder'));
-    await until(holder, () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, 'folder'), 'link-outside', 1), 'the directory link to be refused');
+    await until(
+      holder,
+      () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, 'folder'), 'link-outside', 1),
+      'the directory link to be refused',
+    );
     assert.equal(holder.current.digest, serving.digest);
   });
 
@@ -257,7 +287,11 @@ describe('hot reload', () => {
         if (defect) {
           // The defective generation must really be seen, and rejected, before it is overwritten.
           const [file, code] = defectProblem[defect];
-          await until(holder, () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, file), code), `generation ${n} (${defect}) to be rejected (seed ${seed})`);
+          await until(
+            holder,
+            () => !holder.status.ok && hasProblem(holder.status.problems, join(dir, file), code),
+            `generation ${n} (${defect}) to be rejected (seed ${seed})`,
+          );
         } else if (n % 10 === 0) {
           await until(holder, () => generationOf(holder.current) === n, `generation ${n} (seed ${seed})`);
         } else {
@@ -268,7 +302,10 @@ describe('hot reload', () => {
     };
     // What the reader saw is the verdict that matters most, so it is reported even when the writer
     // gave up waiting.
-    const written = await writer().then(() => undefined, (error: unknown) => error);
+    const written = await writer().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     reading = false;
     await reader;
 

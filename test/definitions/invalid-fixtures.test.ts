@@ -38,7 +38,11 @@ const env = Object.freeze({ HOME_REGION: 'eu' });
 /** The problems of `caseDir`, which loads only when they are all warnings. */
 async function problemsOf(caseDir: string, { loads = false } = {}): Promise<Problem[]> {
   const result = await loadDefinitions([caseDir], { connectors, env });
-  assert.equal(result.ok, loads, loads ? `${caseDir} was refused: ${result.problems.map(formatProblem).join('; ')}` : `${caseDir} loaded without problems`);
+  assert.equal(
+    result.ok,
+    loads,
+    loads ? `${caseDir} was refused: ${result.problems.map(formatProblem).join('; ')}` : `${caseDir} loaded without problems`,
+  );
   return result.problems;
 }
 
@@ -107,12 +111,20 @@ describe('generated invalid definitions', () => {
     const text = `kind: System\nid: huge\n${line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))}`;
     const dir = caseDir('huge-file', { 'huge.yaml': text });
     assertProblems(dir, await problemsOf(dir), [
-      { code: 'file-too-large', file: 'huge.yaml', line: 1, column: 1, message: 'file is 10.0 MiB; definition files may be at most 4 MiB — split it' },
+      {
+        code: 'file-too-large',
+        file: 'huge.yaml',
+        line: 1,
+        column: 1,
+        message: 'file is 10.0 MiB; definition files may be at most 4 MiB — split it',
+      },
     ]);
   });
 
   test('a binary file is not read as YAML', async () => {
-    const dir = caseDir('binary-file', { 'logo.yaml': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]) });
+    const dir = caseDir('binary-file', {
+      'logo.yaml': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]),
+    });
     assertProblems(dir, await problemsOf(dir), [
       { code: 'not-yaml', file: 'logo.yaml', line: 1, column: 1, message: 'file contains NUL bytes: it is not a YAML text file' },
     ]);
@@ -135,7 +147,13 @@ describe('generated invalid definitions', () => {
     mkdirSync(join(dir, 'secrets'));
     symlinkSync(join(scratch, 'outside-secret.txt'), join(dir, 'secrets', 'password.txt'));
     assertProblems(dir, await problemsOf(dir), [
-      { code: 'file-outside', file: 'systems.yaml', line: 7, column: 13, message: "file 'secrets/password.txt' is outside the definitions directory" },
+      {
+        code: 'file-outside',
+        file: 'systems.yaml',
+        line: 7,
+        column: 13,
+        message: "file 'secrets/password.txt' is outside the definitions directory",
+      },
     ]);
   });
 
@@ -155,9 +173,27 @@ describe('generated invalid definitions', () => {
     assertProblems(dir, problems, [
       { code: 'file-unreadable', file: 'dangling.yaml', line: 1, column: 1, message: 'this symbolic link leads to nothing' },
       // Read through the link, and shown under the link's name.
-      { code: 'flow-cycle', file: 'flow.yaml', line: 3, column: 17, message: 'flows call each other in a cycle: shared → shared-too → shared' },
-      { code: 'link-outside', file: 'systems.yaml', line: 1, column: 1, message: 'this symbolic link leads to a file outside the definitions directory' },
-      { code: 'link-outside', file: 'team', line: 1, column: 1, message: 'this symbolic link leads to a directory outside the definitions directory' },
+      {
+        code: 'flow-cycle',
+        file: 'flow.yaml',
+        line: 3,
+        column: 17,
+        message: 'flows call each other in a cycle: shared → shared-too → shared',
+      },
+      {
+        code: 'link-outside',
+        file: 'systems.yaml',
+        line: 1,
+        column: 1,
+        message: 'this symbolic link leads to a file outside the definitions directory',
+      },
+      {
+        code: 'link-outside',
+        file: 'team',
+        line: 1,
+        column: 1,
+        message: 'this symbolic link leads to a directory outside the definitions directory',
+      },
     ]);
     assert.ok(!JSON.stringify(problems).includes('root-entry'), 'nothing of the target is shown');
   });

@@ -90,7 +90,12 @@ describe('the quickstart', () => {
     assert.match(sync.origin.file, /syncs\.yaml$/);
     assert.deepEqual({ line: sync.origin.line, column: sync.origin.column }, { line: 7, column: 1 });
     assert.ok(sync.where && sync.precondition && sync.matchWhere && sync.order, 'expressions are parsed once, at load');
-    const mapped = await sync.mapping.evaluate({ id: 7, name: 'Ada', email: 'ADA@EXAMPLE.COM', addresses: { main: { city: 'Oslo', country: 'NO' } } });
+    const mapped = await sync.mapping.evaluate({
+      id: 7,
+      name: 'Ada',
+      email: 'ADA@EXAMPLE.COM',
+      addresses: { main: { city: 'Oslo', country: 'NO' } },
+    });
     assert.equal(mapped.AccountNumber, 'C-7');
     assert.equal(mapped.Email, 'ada@example.com');
     assert.ok(snapshot.webhooks.get('wh_crmCustomerChanged01')!.validateRequest, 'the request schema is compiled');
@@ -317,7 +322,11 @@ objects:
     fields: *orderFields
 `;
     const snapshot = await load([definitionsDir({ 'shop.yaml': shared })]);
-    assert.deepEqual(snapshot.systems.get('shop')!.definition.objects.ArchivedOrder!.fields.total, { type: 'Number', required: false, readOnly: false });
+    assert.deepEqual(snapshot.systems.get('shop')!.definition.objects.ArchivedOrder!.fields.total, {
+      type: 'Number',
+      required: false,
+      readOnly: false,
+    });
   });
 });
 

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConnectorSpecs } from '../../connectors/index.js';
-import { generatedEnd, generatedStart, renderAllSections, renderPropertySection, replaceGeneratedSection } from '../../definitions/schema/reference-tables.js';
+import {
+  generatedEnd,
+  generatedStart,
+  renderAllSections,
+  renderPropertySection,
+  replaceGeneratedSection,
+} from '../../definitions/schema/reference-tables.js';
 import { definitionKinds } from '../../definitions/types.js';
 import { projectRoot, runCli } from '../support/cli-process.js';
 
@@ -19,7 +25,11 @@ const referenceDir = join(projectRoot, 'docs', 'definitions');
 test('the generated property tables of docs/definitions match the JSON Schemas', () => {
   for (const { page, section } of renderAllSections(specs)) {
     const text = readFileSync(join(referenceDir, page), 'utf8');
-    assert.equal(text, replaceGeneratedSection(text, section, page), `docs/definitions/${page} is stale: run \`node bin/syncline.js docs\``);
+    assert.equal(
+      text,
+      replaceGeneratedSection(text, section, page),
+      `docs/definitions/${page} is stale: run \`node bin/syncline.js docs\``,
+    );
   }
 });
 
@@ -27,15 +37,23 @@ test('every kind has a page, and each table has a row for every top-level proper
   const sections = renderAllSections(specs);
   assert.equal(sections.length, definitionKinds.length + 1);
   for (const kind of definitionKinds) {
-    const schema = JSON.parse(readFileSync(join(projectRoot, 'definitions', 'schemas', `${kind === 'ApiClient' ? 'api-client' : kind.toLowerCase()}.schema.json`), 'utf8')) as { properties: object };
+    const schema = JSON.parse(
+      readFileSync(
+        join(projectRoot, 'definitions', 'schemas', `${kind === 'ApiClient' ? 'api-client' : kind.toLowerCase()}.schema.json`),
+        'utf8',
+      ),
+    ) as { properties: object };
     const section = renderPropertySection(kind, specs);
     for (const name of Object.keys(schema.properties)) assert.match(section, new RegExp(`^\\| \`${name}\``, 'm'), `${kind}: ${name}`);
   }
   const sync = renderPropertySection('Sync', specs);
-  assert.match(sync, /^\| `match\.onMultipleMatches` \| `fail`, `updateFirst`, `updateAll`, `skip` \| `"fail"` \| Several target records found/m);
+  assert.match(
+    sync,
+    /^\| `match\.onMultipleMatches` \| `fail`, `updateFirst`, `updateAll`, `skip` \| `"fail"` \| Several target records found/m,
+  );
   assert.match(sync, /^\| `retries\.backoff` \| duration \| `"30s"` \|/m);
   const system = renderPropertySection('System', specs);
-  assert.match(system, /^\| `connection\.client` \(required\) \|/m, 'the connector\'s connection schema is part of the System table');
+  assert.match(system, /^\| `connection\.client` \(required\) \|/m, "the connector's connection schema is part of the System table");
   assert.match(system, /^\| `objects\.<name>\.groups\.<name>\.foreignKey` \(required\) \|/m);
   assert.match(renderPropertySection('Flow', specs), /^\| `steps\[\]\.continueOnError` \| boolean \| `false` \|/m);
 });

@@ -223,9 +223,24 @@ describe('functions', () => {
 
 describe('bare values as conditions', () => {
   const cases: Array<[unknown, Truth]> = [
-    [true, true], [false, false], [1, true], [-2.5, true], [0, false], [Number.NaN, null],
-    ['yes', true], ['true', true], ['false', false], [' FALSE ', false], ['0', false], ['', false],
-    [null, null], [undefined, null], [{}, null], [[1], null], [new Date(0), true], [0n, false],
+    [true, true],
+    [false, false],
+    [1, true],
+    [-2.5, true],
+    [0, false],
+    [Number.NaN, null],
+    ['yes', true],
+    ['true', true],
+    ['false', false],
+    [' FALSE ', false],
+    ['0', false],
+    ['', false],
+    [null, null],
+    [undefined, null],
+    [{}, null],
+    [[1], null],
+    [new Date(0), true],
+    [0n, false],
   ];
   for (const [value, expected] of cases) {
     it(`reads ${typeof value === 'string' ? JSON.stringify(value) : String(value)} as ${expected}`, () => {
@@ -264,7 +279,7 @@ describe('recordScope', () => {
   it('resolves nested paths, array indexes and separate placeholders', () => {
     const record = { address: { city: 'Oslo' }, items: [{ sku: 'A1' }] };
     assert.equal(holds("address.city = 'Oslo'", record), true);
-    assert.equal(holds("address/city = #city#", record, { city: 'Oslo' }), true);
+    assert.equal(holds('address/city = #city#', record, { city: 'Oslo' }), true);
     assert.equal(holds("#items.0.sku# = 'A1'", record), true);
     assert.equal(holds("#address.city# = 'Oslo'", record, {}), false, 'explicit placeholders replace the record');
   });

@@ -42,8 +42,21 @@ describe('precedence', () => {
 describe('SQL-like and OData spellings', () => {
   it('normalises every comparison operator', () => {
     const cases: Array<[string, string]> = [
-      ['=', '='], ['<>', '<>'], ['!=', '<>'], ['<', '<'], ['<=', '<='], ['>', '>'], ['>=', '>='],
-      ['eq', '='], ['ne', '<>'], ['lt', '<'], ['le', '<='], ['gt', '>'], ['ge', '>='], ['EQ', '='], ['Ge', '>='],
+      ['=', '='],
+      ['<>', '<>'],
+      ['!=', '<>'],
+      ['<', '<'],
+      ['<=', '<='],
+      ['>', '>'],
+      ['>=', '>='],
+      ['eq', '='],
+      ['ne', '<>'],
+      ['lt', '<'],
+      ['le', '<='],
+      ['gt', '>'],
+      ['ge', '>='],
+      ['EQ', '='],
+      ['Ge', '>='],
     ];
     for (const [written, op] of cases) assert.deepEqual(shape(`a ${written} 1`), cmp(field('a'), op, num(1)), written);
   });
@@ -57,7 +70,10 @@ describe('SQL-like and OData spellings', () => {
       ),
     );
     assert.deepEqual(shape("Name in ('Milk', 'Cheese')"), {
-      type: 'in', negated: false, value: field('Name'), list: [str('Milk'), str('Cheese')],
+      type: 'in',
+      negated: false,
+      value: field('Name'),
+      list: [str('Milk'), str('Cheese')],
     });
     assert.deepEqual(shape('Address/City eq null'), cmp(field('Address', 'City'), '=', nul()));
   });
@@ -66,34 +82,49 @@ describe('SQL-like and OData spellings', () => {
     assert.deepEqual(shape('a = 1 aNd b = 2 Or NoT c = 3'), or(and(a1, b2), not(c3)));
     assert.deepEqual(shape("x LiKe 'a%'"), { type: 'like', negated: false, value: field('x'), pattern: str('a%'), escape: null });
     assert.deepEqual(shape('x Is NoT nUlL'), { type: 'isNull', negated: true, value: field('x') });
-    assert.deepEqual(shape('x = TRUE OR y = False OR z = NULL'), or(
-      cmp(field('x'), '=', bool(true)), cmp(field('y'), '=', bool(false)), cmp(field('z'), '=', nul()),
-    ));
+    assert.deepEqual(
+      shape('x = TRUE OR y = False OR z = NULL'),
+      or(cmp(field('x'), '=', bool(true)), cmp(field('y'), '=', bool(false)), cmp(field('z'), '=', nul())),
+    );
     assert.deepEqual(shape("STARTSWITH(Name, 'A')"), { type: 'call', name: 'startswith', args: [field('Name'), str('A')] });
   });
 
   it('parses LIKE, IN, IS NULL and BETWEEN with their NOT forms', () => {
     assert.deepEqual(shape("x NOT LIKE 'a\\%' ESCAPE '\\'"), {
-      type: 'like', negated: true, value: field('x'), pattern: str('a\\%'), escape: '\\',
+      type: 'like',
+      negated: true,
+      value: field('x'),
+      pattern: str('a\\%'),
+      escape: '\\',
     });
     assert.deepEqual(shape('x NOT IN (1, 2)'), { type: 'in', negated: true, value: field('x'), list: [num(1), num(2)] });
     assert.deepEqual(shape('x IS NULL'), { type: 'isNull', negated: false, value: field('x') });
-    assert.deepEqual(shape('x BETWEEN 1 AND 5 AND y = 2'), and(
-      { type: 'between', negated: false, value: field('x'), low: num(1), high: num(5) },
-      cmp(field('y'), '=', num(2)),
-    ));
-    assert.deepEqual(shape('NOT x NOT BETWEEN -1 AND 1'), not({
-      type: 'between', negated: true, value: field('x'), low: num(-1), high: num(1),
-    }));
+    assert.deepEqual(
+      shape('x BETWEEN 1 AND 5 AND y = 2'),
+      and({ type: 'between', negated: false, value: field('x'), low: num(1), high: num(5) }, cmp(field('y'), '=', num(2))),
+    );
+    assert.deepEqual(
+      shape('NOT x NOT BETWEEN -1 AND 1'),
+      not({
+        type: 'between',
+        negated: true,
+        value: field('x'),
+        low: num(-1),
+        high: num(1),
+      }),
+    );
   });
 
   it('parses value functions and nests them', () => {
     assert.deepEqual(shape("contains(tolower(Name), 'x')"), {
-      type: 'call', name: 'contains', args: [{ type: 'call', name: 'tolower', args: [field('Name')] }, str('x')],
+      type: 'call',
+      name: 'contains',
+      args: [{ type: 'call', name: 'tolower', args: [field('Name')] }, str('x')],
     });
-    assert.deepEqual(shape('length(trim(Name)) > 3'), cmp(
-      { type: 'call', name: 'length', args: [{ type: 'call', name: 'trim', args: [field('Name')] }] }, '>', num(3),
-    ));
+    assert.deepEqual(
+      shape('length(trim(Name)) > 3'),
+      cmp({ type: 'call', name: 'length', args: [{ type: 'call', name: 'trim', args: [field('Name')] }] }, '>', num(3)),
+    );
     assert.deepEqual(shape("toupper(a) = 'X'"), cmp({ type: 'call', name: 'toupper', args: [field('a')] }, '=', str('X')));
   });
 
@@ -201,14 +232,26 @@ describe('source positions', () => {
     const inNode = second.operand;
     assert.ok(inNode.type === 'in');
     assert.deepEqual([inNode.start, inNode.end, inNode.value.start, inNode.value.end], [19, 35, 19, 24]);
-    assert.deepEqual(inNode.list.map((item) => [item.start, item.end]), [[29, 30], [32, 34]]);
+    assert.deepEqual(
+      inNode.list.map((item) => [item.start, item.end]),
+      [
+        [29, 30],
+        [32, 34],
+      ],
+    );
   });
 
   it('covers keywords, quotes and parentheses of calls but not grouping parentheses', () => {
     const call = parseExpression("  contains( [Order Date] , 'x' )  ");
     assert.deepEqual([call.start, call.end], [2, 32]);
     assert.ok(call.type === 'call');
-    assert.deepEqual(call.args.map((arg) => [arg.start, arg.end]), [[12, 24], [27, 30]]);
+    assert.deepEqual(
+      call.args.map((arg) => [arg.start, arg.end]),
+      [
+        [12, 24],
+        [27, 30],
+      ],
+    );
     const typed = parseExpression("d = DATE '2024-01-31'");
     assert.ok(typed.type === 'compare');
     assert.deepEqual([typed.right.start, typed.right.end], [4, 21]);
@@ -230,7 +273,11 @@ describe('syntax errors', () => {
     { source: 'a = #first name#', offset: 10, message: /invalid character ' ' in placeholder that begins "#first name#"/ },
     { source: 'a = #abc', offset: 4, message: /unterminated placeholder that begins "#abc"/ },
     { source: 'a = #a..b#', offset: 7, message: /empty name segment in placeholder/ },
-    { source: 'foo(a) = 1', offset: 0, message: /unknown function 'foo'; known functions are contains, endswith, length, startswith, tolower, toupper, trim/ },
+    {
+      source: 'foo(a) = 1',
+      offset: 0,
+      message: /unknown function 'foo'; known functions are contains, endswith, length, startswith, tolower, toupper, trim/,
+    },
     { source: 'contains(a)', offset: 10, message: /contains takes 2 arguments \(value, text\) but got 1/ },
     { source: "tolower(a, 'b') = 'c'", offset: 11, message: /tolower takes 1 argument \(value\) but got 2/ },
     { source: "name equals 'x'", offset: 5, message: /expected an operator such as '=', LIKE or IN after 'name' but found 'equals'/ },

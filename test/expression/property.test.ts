@@ -37,13 +37,89 @@ function checkText(source: string): void {
 
 // Pieces of the language, so random sequences often come close to valid expressions.
 const TOKENS = [
-  'a', 'b.c', 'x/y', '"Order Date"', '[Order Date]', '""', '[', ']', '"', "'", "'it''s'", "'x", "'%a_'",
-  '#p#', '#a.b#', '##', '#', '#a b#', '1', '-', '-2.5', '1e3', '1.', '.5', '12345678901234567890',
-  '2024-01-31', '2024-02-30', '2024-01-31T10:00:00Z', '2024-13-01', "DATE '2024-01-31'", "TIMESTAMP '2024-01-31 10:00'",
-  'date', 'timestamp', 'true', 'FALSE', 'null', 'AND', 'or', 'Not', 'LIKE', 'ESCAPE', "'\\'", 'IN', 'IS', 'BETWEEN',
-  '=', '==', '<>', '!=', '!', '<', '<=', '>', '>=', '=>', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', '&&', '||',
-  '(', ')', '(', ')', ',', '.', '/', 'contains(', 'startswith(', 'endswith(', 'tolower(', 'length(', 'foo(',
-  '%', '+', '@', '\n', '\t', 'é', '😀',
+  'a',
+  'b.c',
+  'x/y',
+  '"Order Date"',
+  '[Order Date]',
+  '""',
+  '[',
+  ']',
+  '"',
+  "'",
+  "'it''s'",
+  "'x",
+  "'%a_'",
+  '#p#',
+  '#a.b#',
+  '##',
+  '#',
+  '#a b#',
+  '1',
+  '-',
+  '-2.5',
+  '1e3',
+  '1.',
+  '.5',
+  '12345678901234567890',
+  '2024-01-31',
+  '2024-02-30',
+  '2024-01-31T10:00:00Z',
+  '2024-13-01',
+  "DATE '2024-01-31'",
+  "TIMESTAMP '2024-01-31 10:00'",
+  'date',
+  'timestamp',
+  'true',
+  'FALSE',
+  'null',
+  'AND',
+  'or',
+  'Not',
+  'LIKE',
+  'ESCAPE',
+  "'\\'",
+  'IN',
+  'IS',
+  'BETWEEN',
+  '=',
+  '==',
+  '<>',
+  '!=',
+  '!',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '=>',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  '&&',
+  '||',
+  '(',
+  ')',
+  '(',
+  ')',
+  ',',
+  '.',
+  '/',
+  'contains(',
+  'startswith(',
+  'endswith(',
+  'tolower(',
+  'length(',
+  'foo(',
+  '%',
+  '+',
+  '@',
+  '\n',
+  '\t',
+  'é',
+  '😀',
 ];
 const tokenSoup = fc
   .array(fc.tuple(fc.constantFrom(...TOKENS), fc.constantFrom('', ' ', ' ', '\n')), { maxLength: 20 })
@@ -73,7 +149,8 @@ function expressions(names: fc.Arbitrary<string>) {
   const dates = fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
   const literal = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 8 }).map((value) => ({ type: 'literal', literalType: 'string', value, ...at })),
-    fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e21, 2 ** 60, 5e-324))
+    fc
+      .oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e21, 2 ** 60, 5e-324))
       .map((value) => ({ type: 'literal', literalType: 'number', value, ...at })),
     fc.boolean().map((value) => ({ type: 'literal', literalType: 'boolean', value, ...at })),
     fc.constant({ type: 'literal', literalType: 'null', value: null, ...at }),
@@ -86,7 +163,13 @@ function expressions(names: fc.Arbitrary<string>) {
   );
   const fieldNode = fc.array(names, { minLength: 1, maxLength: 3 }).map((path) => ({ type: 'field', path, ...at }));
   const placeholderNode = fc
-    .array(fc.oneof(names.filter((n) => /^[A-Za-z0-9_-]+$/.test(n)), fc.stringMatching(/^[A-Za-z0-9_-]{1,6}$/)), { minLength: 1, maxLength: 3 })
+    .array(
+      fc.oneof(
+        names.filter((n) => /^[A-Za-z0-9_-]+$/.test(n)),
+        fc.stringMatching(/^[A-Za-z0-9_-]{1,6}$/),
+      ),
+      { minLength: 1, maxLength: 3 },
+    )
     .map((path) => ({ type: 'placeholder', path, ...at }));
   const escape = fc.option(fc.oneof(fc.constantFrom('\\', '!', "'"), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })));
 
@@ -96,22 +179,28 @@ function expressions(names: fc.Arbitrary<string>) {
       literal,
       fieldNode,
       placeholderNode,
-      fc.tuple(fc.constantFrom('tolower', 'toupper', 'trim', 'length'), tie('value'))
+      fc
+        .tuple(fc.constantFrom('tolower', 'toupper', 'trim', 'length'), tie('value'))
         .map(([name, arg]) => ({ type: 'call', name, args: [arg], ...at })),
     ),
     condition: fc.oneof(
       { maxDepth: 4 },
-      fc.tuple(fc.constantFrom('=', '<>', '<', '<=', '>', '>='), tie('value'), tie('value'))
+      fc
+        .tuple(fc.constantFrom('=', '<>', '<', '<=', '>', '>='), tie('value'), tie('value'))
         .map(([op, left, right]) => ({ type: 'compare', op, left, right, ...at })),
       tie('value'),
-      fc.tuple(fc.boolean(), tie('value'), tie('value'), escape)
+      fc
+        .tuple(fc.boolean(), tie('value'), tie('value'), escape)
         .map(([negated, value, pattern, esc]) => ({ type: 'like', negated, value, pattern, escape: esc, ...at })),
-      fc.tuple(fc.boolean(), tie('value'), fc.array(tie('value'), { minLength: 1, maxLength: 3 }))
+      fc
+        .tuple(fc.boolean(), tie('value'), fc.array(tie('value'), { minLength: 1, maxLength: 3 }))
         .map(([negated, value, list]) => ({ type: 'in', negated, value, list, ...at })),
       fc.tuple(fc.boolean(), tie('value')).map(([negated, value]) => ({ type: 'isNull', negated, value, ...at })),
-      fc.tuple(fc.boolean(), tie('value'), tie('value'), tie('value'))
+      fc
+        .tuple(fc.boolean(), tie('value'), tie('value'), tie('value'))
         .map(([negated, value, low, high]) => ({ type: 'between', negated, value, low, high, ...at })),
-      fc.tuple(fc.constantFrom('contains', 'startswith', 'endswith'), tie('value'), tie('value'))
+      fc
+        .tuple(fc.constantFrom('contains', 'startswith', 'endswith'), tie('value'), tie('value'))
         .map(([name, a, b]) => ({ type: 'call', name, args: [a, b], ...at })),
       fc.array(tie('condition'), { minLength: 2, maxLength: 3 }).map((operands) => ({ type: 'and', operands, ...at })),
       fc.array(tie('condition'), { minLength: 2, maxLength: 3 }).map((operands) => ({ type: 'or', operands, ...at })),

@@ -113,8 +113,13 @@ await describeEachDatabase('identical saveWithSystem calls at once', (database) 
       const saved = await postTogether('signup-form-0000000001', { email, name: `Signup ${round}` }, true);
       const rows = await rowsWith('signups', email);
       assert.equal(rows.length, 1, `round ${round}: one record, not ${rows.length}`);
-      assert.deepEqual(saved.map((answer) => answer.action).sort(), ['created', ...Array(calls - 1).fill('skipped')], `round ${round}: one created, the rest skipped`);
-      for (const answer of saved) assert.deepEqual({ id: Number(answer.id), name: answer.name }, { id: Number(rows[0]!.id), name: `Signup ${round}` });
+      assert.deepEqual(
+        saved.map((answer) => answer.action).sort(),
+        ['created', ...Array(calls - 1).fill('skipped')],
+        `round ${round}: one created, the rest skipped`,
+      );
+      for (const answer of saved)
+        assert.deepEqual({ id: Number(answer.id), name: answer.name }, { id: Number(rows[0]!.id), name: `Signup ${round}` });
     }
   });
 
@@ -124,8 +129,13 @@ await describeEachDatabase('identical saveWithSystem calls at once', (database) 
       const saved = await postTogether('member-save-0000000001', { email, name: `Member ${round}` }, false);
       const rows = await rowsWith('members', email);
       assert.equal(rows.length, 1, `round ${round}: one record, not ${rows.length}`);
-      assert.deepEqual(saved.map((answer) => answer.action).sort(), ['created', ...Array(calls - 1).fill('updated')], `round ${round}: one created, the rest updated`);
-      for (const answer of saved) assert.deepEqual({ id: Number(answer.id), name: answer.name }, { id: Number(rows[0]!.id), name: `Member ${round}` });
+      assert.deepEqual(
+        saved.map((answer) => answer.action).sort(),
+        ['created', ...Array(calls - 1).fill('updated')],
+        `round ${round}: one created, the rest updated`,
+      );
+      for (const answer of saved)
+        assert.deepEqual({ id: Number(answer.id), name: answer.name }, { id: Number(rows[0]!.id), name: `Member ${round}` });
     }
   });
 });

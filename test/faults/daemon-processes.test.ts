@@ -74,13 +74,16 @@ mapping: '{ "job_id": id }'
 schedule: { every: 2s }`;
 
 function daemon(definitions: string, url: string, env: Record<string, string> = {}): CliProcess {
-  return startCli(['daemon', '--definitions', definitions, '--db', url, '--concurrency', '4'], { env: { SYNCLINE_POLL_INTERVAL: '200ms', ...env } });
+  return startCli(['daemon', '--definitions', definitions, '--db', url, '--concurrency', '4'], {
+    env: { SYNCLINE_POLL_INTERVAL: '200ms', ...env },
+  });
 }
 
 /** Waits until every daemon exits after SIGTERM, and checks they exited cleanly. */
 async function stopAll(daemons: readonly CliProcess[]): Promise<void> {
   const exits = await Promise.all(daemons.map((d) => d.stop('SIGTERM')));
-  for (const [index, exit] of exits.entries()) assert.equal(exit.code, 0, `daemon ${index + 1} exited ${exit.code ?? exit.signal}: ${daemons[index]!.stderr().slice(-1000)}`);
+  for (const [index, exit] of exits.entries())
+    assert.equal(exit.code, 0, `daemon ${index + 1} exited ${exit.code ?? exit.signal}: ${daemons[index]!.stderr().slice(-1000)}`);
 }
 
 await describeEachDatabase('daemon processes', (database) => {
@@ -124,7 +127,8 @@ await describeEachDatabase('daemon processes', (database) => {
 
   it(`three daemons drain ${itemCount} items, each executed exactly once`, { timeout: 300_000 }, async () => {
     const enqueueRange = async (from: number, to: number) => {
-      for (let id = from; id <= to; id += 1) await enqueue(runtime, { processId: 'record-execution', startType: 'AdHoc', sourceId: String(id), maxAttempts: 3 });
+      for (let id = from; id <= to; id += 1)
+        await enqueue(runtime, { processId: 'record-execution', startType: 'AdHoc', sourceId: String(id), maxAttempts: 3 });
     };
     // Half waits before any daemon runs; the other half arrives while they work.
     await enqueueRange(1, itemCount / 2);
@@ -132,21 +136,32 @@ await describeEachDatabase('daemon processes', (database) => {
     running.push(...daemons);
     await Promise.all(daemons.map((d) => d.waitForLog((entry) => entry.msg === 'daemon running')));
     await enqueueRange(itemCount / 2 + 1, itemCount);
-    await waitUntil(`${itemCount} Complete items`, async () => (await countByStatus(runtime)).Complete === itemCount, 240_000, 250).catch(async (error: Error) => {
-      throw new Error(`${error.message}; queue: ${JSON.stringify(await countByStatus(runtime))}; daemon problems: ${JSON.stringify(daemons.flatMap((d) => d.logs.filter((entry) => entry.level >= 40)).slice(0, 5))}`);
-    });
+    await waitUntil(`${itemCount} Complete items`, async () => (await countByStatus(runtime)).Complete === itemCount, 240_000, 250).catch(
+      async (error: Error) => {
+        throw new Error(
+          `${error.message}; queue: ${JSON.stringify(await countByStatus(runtime))}; daemon problems: ${JSON.stringify(daemons.flatMap((d) => d.logs.filter((entry) => entry.level >= 40)).slice(0, 5))}`,
+        );
+      },
+    );
     await stopAll(daemons);
 
     assert.deepEqual(await countByStatus(runtime), { Pending: 0, InProgress: 0, Complete: itemCount, Failed: 0 });
     const admin = database().admin;
-    const [totals] = (await admin('executions').count({ executions: '*' }).countDistinct({ jobs: 'job_id' })) as Array<{ executions: number | string; jobs: number | string }>;
+    const [totals] = (await admin('executions').count({ executions: '*' }).countDistinct({ jobs: 'job_id' })) as Array<{
+      executions: number | string;
+      jobs: number | string;
+    }>;
     assert.equal(Number(totals!.executions), itemCount, 'executions in all');
     assert.equal(Number(totals!.jobs), itemCount, 'distinct jobs executed');
-    const workers = (await runtime.knex('queue_items').distinct('locked_by').where('process_id', 'record-execution')) as Array<{ locked_by: string }>;
+    const workers = (await runtime.knex('queue_items').distinct('locked_by').where('process_id', 'record-execution')) as Array<{
+      locked_by: string;
+    }>;
     assert.ok(workers.length >= 2, `the work was shared: ${workers.length} worker(s) ran items`);
   });
 
-  it(`a daemon killed with SIGKILL mid-sync: the item is taken back after the lease and the ${killedSyncRecords} records are written once each`, { timeout: 180_000 }, async () => {
+  it(`a daemon killed with SIGKILL mid-sync: the item is taken back after the lease and the ${killedSyncRecords} records are written once each`, {
+    timeout: 180_000,
+  }, async () => {
     const lease = { SYNCLINE_LEASE: '2s' };
     const first = daemon(definitions, runtimeUrl(database()), lease);
     running.push(first);
@@ -172,8 +187,14 @@ await describeEachDatabase('daemon processes', (database) => {
     assert.equal(statistics.read, killedSyncRecords);
     assert.equal(statistics.failed, 0);
     assert.equal(statistics.created + statistics.updated, killedSyncRecords);
-    assert.ok(statistics.updated >= atKill, `records the killed daemon wrote were updated, not duplicated (${statistics.updated} updated, ${atKill} written before the kill)`);
-    const [totals] = (await admin('copies').count({ rows: '*' }).countDistinct({ ids: 'id' })) as Array<{ rows: number | string; ids: number | string }>;
+    assert.ok(
+      statistics.updated >= atKill,
+      `records the killed daemon wrote were updated, not duplicated (${statistics.updated} updated, ${atKill} written before the kill)`,
+    );
+    const [totals] = (await admin('copies').count({ rows: '*' }).countDistinct({ ids: 'id' })) as Array<{
+      rows: number | string;
+      ids: number | string;
+    }>;
     assert.equal(Number(totals!.rows), killedSyncRecords);
     assert.equal(Number(totals!.ids), killedSyncRecords);
     const wrong = await admin('copies').join('people', 'people.id', 'copies.id').whereRaw('copies.name <> people.name').count({ n: '*' });
@@ -184,8 +205,18 @@ await describeEachDatabase('daemon processes', (database) => {
     const daemons = [daemon(scheduleDefinitions, runtimeUrl(database())), daemon(scheduleDefinitions, runtimeUrl(database()))];
     await Promise.all(daemons.map((d) => d.waitForLog((entry) => entry.msg === 'daemon running')));
     running.push(...daemons);
-    const scheduled = async () => (await runtime.knex('queue_items').where('process_id', 'every-two-seconds').select('slot_key', 'status', 'start_type')) as Array<{ slot_key: string; status: string; start_type: string }>;
-    await waitUntil('three scheduled slots to be run', async () => (await scheduled()).filter((item) => item.status === 'Complete').length >= 3, 30_000, 200);
+    const scheduled = async () =>
+      (await runtime.knex('queue_items').where('process_id', 'every-two-seconds').select('slot_key', 'status', 'start_type')) as Array<{
+        slot_key: string;
+        status: string;
+        start_type: string;
+      }>;
+    await waitUntil(
+      'three scheduled slots to be run',
+      async () => (await scheduled()).filter((item) => item.status === 'Complete').length >= 3,
+      30_000,
+      200,
+    );
     await stopAll(daemons);
 
     const items = await scheduled();
@@ -193,7 +224,11 @@ await describeEachDatabase('daemon processes', (database) => {
     assert.equal(slots.size, items.length, `one item per slot: ${items.map((item) => item.slot_key).join(', ')}`);
     for (const item of items) {
       assert.equal(item.start_type, 'repeat');
-      assert.match(item.slot_key, /^every-two-seconds@\d{4}-\d\d-\d\dT\d\d:\d\d:\d[02468]\.000Z$/, 'slots fall on multiples of the interval');
+      assert.match(
+        item.slot_key,
+        /^every-two-seconds@\d{4}-\d\d-\d\dT\d\d:\d\d:\d[02468]\.000Z$/,
+        'slots fall on multiples of the interval',
+      );
     }
   });
 });

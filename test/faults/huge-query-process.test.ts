@@ -26,14 +26,23 @@ await describeEachDatabase('a hundred-million-row free query against syncline se
     let served: CliProcess;
     let base: string;
     const post = (body: unknown) =>
-      fetch(`${base}/api/RunConnectionGetQueryData/big`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${base}/api/RunConnectionGetQueryData/big`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
     before(async () => {
       const { engine, connection, baseDirectory } = database();
       dir = await mkdtemp(join(tmpdir(), 'syncline-huge-query-'));
-      const target = engine === 'sqlite' ? `{ client: sqlite3, filename: ${JSON.stringify(join(baseDirectory, String(connection.filename)))} }` : `{ client: ${engine === 'postgres' ? 'pg' : 'mysql2'}, url: ${JSON.stringify(String(connection.url))} }`;
+      const target =
+        engine === 'sqlite'
+          ? `{ client: sqlite3, filename: ${JSON.stringify(join(baseDirectory, String(connection.filename)))} }`
+          : `{ client: ${engine === 'postgres' ? 'pg' : 'mysql2'}, url: ${JSON.stringify(String(connection.url))} }`;
       await writeFile(join(dir, 'systems.yaml'), `kind: System\nid: big\nconnector: sql\nconnection: ${target}\n`);
-      served = startCli(['serve', '--definitions', dir, '--port', '0', '--db', `sqlite:${join(dir, 'runtime.sqlite')}`], { env: { SYNCLINE_ADMIN_TOKEN: adminToken } });
+      served = startCli(['serve', '--definitions', dir, '--port', '0', '--db', `sqlite:${join(dir, 'runtime.sqlite')}`], {
+        env: { SYNCLINE_ADMIN_TOKEN: adminToken },
+      });
       const listening = await served.waitForLog((entry) => entry.msg.startsWith('serving on '));
       base = listening.msg.slice('serving on '.length);
     });

@@ -66,7 +66,13 @@ await describeEachDatabase('overlapping runs of one sync', (database) => {
       table.string('name', 100);
     });
     for (let start = 1; start <= sources; start += 500) {
-      await admin('sources').insert(Array.from({ length: 500 }, (_, offset) => ({ id: start + offset, ext_id: `X-${start + offset}`, name: `Record ${start + offset}` })));
+      await admin('sources').insert(
+        Array.from({ length: 500 }, (_, offset) => ({
+          id: start + offset,
+          ext_id: `X-${start + offset}`,
+          name: `Record ${start + offset}`,
+        })),
+      );
     }
     runtime = await openRuntime(database());
     definitions = writeDefinitions(database(), objects, syncs);
@@ -77,12 +83,16 @@ await describeEachDatabase('overlapping runs of one sync', (database) => {
     await runtime?.close();
   });
 
-  it(`${starts} AddAction starts at once, two daemons with 4 places each: one run at a time, ${sources} target rows for ${sources} sources`, { timeout: 240_000 }, async () => {
+  it(`${starts} AddAction starts at once, two daemons with 4 places each: one run at a time, ${sources} target rows for ${sources} sources`, {
+    timeout: 240_000,
+  }, async () => {
     const env = { SYNCLINE_ADMIN_TOKEN: token, SYNCLINE_POLL_INTERVAL: '200ms' };
     const server = startCli(['serve', '--no-daemon', '--definitions', definitions, '--db', runtimeUrl(database()), '--port', '0'], { env });
     processes.push(server);
     const address = (await server.waitForLog((entry) => /^serving on /.test(entry.msg), 60_000)).msg.replace('serving on ', '');
-    const daemons = [1, 2].map(() => startCli(['daemon', '--definitions', definitions, '--db', runtimeUrl(database()), '--concurrency', '4'], { env }));
+    const daemons = [1, 2].map(() =>
+      startCli(['daemon', '--definitions', definitions, '--db', runtimeUrl(database()), '--concurrency', '4'], { env }),
+    );
     processes.push(...daemons);
     await Promise.all(daemons.map((daemon) => daemon.waitForLog((entry) => entry.msg === 'daemon running', 60_000)));
 
@@ -95,9 +105,16 @@ await describeEachDatabase('overlapping runs of one sync', (database) => {
       assert.equal(response.status, 200, `${path}: ${await response.clone().text()}`);
       return (await response.json()) as Item;
     };
-    const added = await Promise.all(Array.from({ length: starts }, () => call('AddAction', { ProcessId: 'copy-by-ext-id', StartType: 'manual' })));
+    const added = await Promise.all(
+      Array.from({ length: starts }, () => call('AddAction', { ProcessId: 'copy-by-ext-id', StartType: 'manual' })),
+    );
     const finished = async (): Promise<Item[]> => Promise.all(added.map((item) => call(`GetAction/${item.ID}`)));
-    await waitUntil(`${starts} runs to finish`, async () => (await finished()).every((item) => item.Status === 'Complete' || item.Status === 'Failed'), 200_000, 250);
+    await waitUntil(
+      `${starts} runs to finish`,
+      async () => (await finished()).every((item) => item.Status === 'Complete' || item.Status === 'Failed'),
+      200_000,
+      250,
+    );
     const items = await finished();
 
     for (const item of items) {
@@ -105,12 +122,20 @@ await describeEachDatabase('overlapping runs of one sync', (database) => {
       assert.equal(item.Statistics.Read, sources);
       assert.equal(item.Statistics.Failed, 0);
     }
-    assert.deepEqual(items.map((item) => item.Statistics.Created).sort((x, y) => y - x), [sources, 0, 0, 0], 'the first run created every record, the others updated them');
+    assert.deepEqual(
+      items.map((item) => item.Statistics.Created).sort((x, y) => y - x),
+      [sources, 0, 0, 0],
+      'the first run created every record, the others updated them',
+    );
     const spans = items.map((item) => [Date.parse(item.StartedDate!), Date.parse(item.FinishedDate!)] as const).sort((x, y) => x[0] - y[0]);
-    for (let i = 1; i < spans.length; i += 1) assert.ok(spans[i]![0] >= spans[i - 1]![1], `run ${i + 1} started after run ${i} finished: ${JSON.stringify(spans)}`);
+    for (let i = 1; i < spans.length; i += 1)
+      assert.ok(spans[i]![0] >= spans[i - 1]![1], `run ${i + 1} started after run ${i} finished: ${JSON.stringify(spans)}`);
 
     const admin = database().admin;
-    const [totals] = (await admin('targets').count({ rows: '*' }).countDistinct({ keys: 'ext_id' })) as Array<{ rows: number | string; keys: number | string }>;
+    const [totals] = (await admin('targets').count({ rows: '*' }).countDistinct({ keys: 'ext_id' })) as Array<{
+      rows: number | string;
+      keys: number | string;
+    }>;
     assert.equal(Number(totals!.rows), sources, 'target rows');
     assert.equal(Number(totals!.keys), sources, 'distinct keys');
   });

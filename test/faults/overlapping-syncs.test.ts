@@ -53,7 +53,12 @@ mapping: '{ "ext_id": ext_id, "name": name, "origin": "${id}" }'
 match: { where: "ext_id = #ext_id#", onNoMatch: create, onMatch: update }
 batchSize: 100`;
   const name = target.toLowerCase();
-  return [sync(`${name}-a1`, 'PersonA', 'id asc'), sync(`${name}-a2`, 'PersonA', 'id asc'), sync(`${name}-b1`, 'PersonB', 'id desc'), sync(`${name}-b2`, 'PersonB', 'id desc')].join('\n---\n');
+  return [
+    sync(`${name}-a1`, 'PersonA', 'id asc'),
+    sync(`${name}-a2`, 'PersonA', 'id asc'),
+    sync(`${name}-b1`, 'PersonB', 'id desc'),
+    sync(`${name}-b2`, 'PersonB', 'id desc'),
+  ].join('\n---\n');
 }
 
 await describeEachDatabase('overlapping syncs into one target', (database) => {
@@ -100,7 +105,8 @@ await describeEachDatabase('overlapping syncs into one target', (database) => {
     directories.push(definitions);
     const ids = ['a1', 'a2', 'b1', 'b2'].map((suffix) => `${target.toLowerCase()}-${suffix}`);
     const runs = await Promise.all(ids.map((id) => runCli(['run', id, '--definitions', definitions, '--db', runtimeUrl(database())])));
-    for (const [index, run] of runs.entries()) assert.equal(run.code, 0, `syncline run ${ids[index]} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`);
+    for (const [index, run] of runs.entries())
+      assert.equal(run.code, 0, `syncline run ${ids[index]} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`);
     const statistics = new Map<string, ItemStatistics>();
     for (const id of ids) {
       const row = (await runtime.knex('queue_items').where({ process_id: id }).first('id')) as { id: string };
@@ -113,7 +119,10 @@ await describeEachDatabase('overlapping syncs into one target', (database) => {
 
   async function assertOnePerKey(table: string, statistics: Map<string, ItemStatistics>): Promise<void> {
     const admin = database().admin;
-    const [totals] = (await admin(table).count({ rows: '*' }).countDistinct({ keys: 'ext_id' })) as Array<{ rows: number | string; keys: number | string }>;
+    const [totals] = (await admin(table).count({ rows: '*' }).countDistinct({ keys: 'ext_id' })) as Array<{
+      rows: number | string;
+      keys: number | string;
+    }>;
     assert.equal(Number(totals!.keys), distinctKeys, 'every source key reached the target');
     assert.equal(Number(totals!.rows), distinctKeys, `one row per key: ${totals!.rows} rows for ${distinctKeys} keys`);
     let created = 0;
@@ -124,15 +133,21 @@ await describeEachDatabase('overlapping syncs into one target', (database) => {
       created += run.created;
     }
     assert.equal(created, distinctKeys, `the runs created one record per key between them: ${JSON.stringify([...statistics])}`);
-    const wrong = (await admin(table).whereNotIn('name', admin('people_a').select('name').unionAll(admin('people_b').select('name'))).count({ n: '*' })) as Array<{ n: number | string }>;
+    const wrong = (await admin(table)
+      .whereNotIn('name', admin('people_a').select('name').unionAll(admin('people_b').select('name')))
+      .count({ n: '*' })) as Array<{ n: number | string }>;
     assert.equal(Number(wrong[0]!.n), 0, 'every row holds a source record');
   }
 
-  it(`four runs at once into a table without a unique index: ${distinctKeys} rows for ${distinctKeys} keys`, { timeout: 240_000 }, async () => {
+  it(`four runs at once into a table without a unique index: ${distinctKeys} rows for ${distinctKeys} keys`, {
+    timeout: 240_000,
+  }, async () => {
     await assertOnePerKey('contacts_plain', await runTogether('PlainContact'));
   });
 
-  it(`four runs at once into a table with a unique index on the match column: no failures, one create per key`, { timeout: 240_000 }, async () => {
+  it(`four runs at once into a table with a unique index on the match column: no failures, one create per key`, {
+    timeout: 240_000,
+  }, async () => {
     await assertOnePerKey('contacts_unique', await runTogether('UniqueContact'));
   });
 });

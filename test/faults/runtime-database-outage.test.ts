@@ -61,7 +61,11 @@ async function addAction(base: string): Promise<Response> {
 }
 
 async function webhookStart(base: string): Promise<Response> {
-  return fetch(`${base}${webhook}`, { method: 'POST', headers: { service_webhooksecret: secret, 'content-type': 'application/json' }, body: JSON.stringify({ id: 1, event: 'customer.updated' }) });
+  return fetch(`${base}${webhook}`, {
+    method: 'POST',
+    headers: { service_webhooksecret: secret, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 1, event: 'customer.updated' }),
+  });
 }
 
 async function readyz(base: string): Promise<{ status: number; body: { status: string; reason?: string } }> {
@@ -106,7 +110,9 @@ describeIf('runtime PostgreSQL stopped and started under syncline serve', await 
     if (served) await rm(served.dir, { recursive: true, force: true });
   });
 
-  it('answers 503 with Retry-After while the database is down, is unready, and recovers without a restart', { timeout: 120_000 }, async () => {
+  it('answers 503 with Retry-After while the database is down, is unready, and recovers without a restart', {
+    timeout: 120_000,
+  }, async () => {
     assert.equal((await addAction(served.base)).status, 200);
     assert.equal((await webhookStart(served.base)).status, 200);
     assert.equal((await readyz(served.base)).status, 200);
@@ -122,9 +128,17 @@ describeIf('runtime PostgreSQL stopped and started under syncline serve', await 
     assert.match(down.body.reason ?? '', /^the runtime database does not answer/);
 
     await cluster.start();
-    await until(() => addAction(served.base).then((response) => response.status), (status) => status === 200, 'AddAction after the database came back');
+    await until(
+      () => addAction(served.base).then((response) => response.status),
+      (status) => status === 200,
+      'AddAction after the database came back',
+    );
     assert.equal((await webhookStart(served.base)).status, 200);
-    await until(() => readyz(served.base), (answer) => answer.status === 200, '/readyz after the database came back');
+    await until(
+      () => readyz(served.base),
+      (answer) => answer.status === 200,
+      '/readyz after the database came back',
+    );
     assert.equal(served.server.child.exitCode, null, 'the same process serves on');
     assert.equal(served.server.child.pid, pid);
   });
@@ -143,7 +157,9 @@ describeIf('runtime SQLite file on a full disk under syncline serve', await smal
     await disk?.remove();
   });
 
-  it('answers 503 with Retry-After while writes fail, is unready although reads work, and recovers when space is freed', { timeout: 120_000 }, async () => {
+  it('answers 503 with Retry-After while writes fail, is unready although reads work, and recovers when space is freed', {
+    timeout: 120_000,
+  }, async () => {
     assert.equal((await addAction(served.base)).status, 200);
     assert.equal((await readyz(served.base)).status, 200);
 
@@ -156,7 +172,11 @@ describeIf('runtime SQLite file on a full disk under syncline serve', await smal
     assert.equal(full.body.reason, 'the runtime database takes no writes: the disk is full');
 
     await disk.free();
-    await until(() => readyz(served.base), (answer) => answer.status === 200, '/readyz after space was freed');
+    await until(
+      () => readyz(served.base),
+      (answer) => answer.status === 200,
+      '/readyz after space was freed',
+    );
     assert.equal((await addAction(served.base)).status, 200);
     assert.equal((await webhookStart(served.base)).status, 200);
     assert.equal(served.server.child.exitCode, null, 'the same process serves on');

@@ -28,7 +28,16 @@ const routes: Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> = 
   { method: 'POST', path: '/api/RunConnectionGetDataMin/crm/Customer', body: read },
   { method: 'GET', path: '/api/GetDataObject/crm/Customer/1' },
   { method: 'POST', path: '/api/RunConnectionGetQueryData/crm', body: query },
-  { method: 'POST', path: '/api/RunConnectionSetData/erp/Account', body: { columns: [{ name: 'AccountNumber', value: 'A-1' }, { name: 'AccountName', value: 'A' }] } },
+  {
+    method: 'POST',
+    path: '/api/RunConnectionSetData/erp/Account',
+    body: {
+      columns: [
+        { name: 'AccountNumber', value: 'A-1' },
+        { name: 'AccountName', value: 'A' },
+      ],
+    },
+  },
   { method: 'POST', path: '/api/RunConnectionSetDataMin/erp/Account', body: { AccountNumber: 'A-1', AccountName: 'A' } },
   { method: 'GET', path: '/api/openapi.json' },
 ];
@@ -72,20 +81,44 @@ describe('authentication and authorization', () => {
       `Token ${valid}`,
     ];
     for (const authorization of headers) {
-      const answer = await app.call('POST', '/api/RunConnectionGetDataMin/crm/Customer', { token: null, headers: { authorization }, body: read });
+      const answer = await app.call('POST', '/api/RunConnectionGetDataMin/crm/Customer', {
+        token: null,
+        headers: { authorization },
+        body: read,
+      });
       assertProblem(answer, 401, 'unauthenticated', /The bearer token is not valid/);
     }
   });
 
   it('checks the token before the route, the system and the body', async () => {
-    assertProblem(await app.call('POST', '/api/RunConnectionGetDataMin/nosuchsystem/Customer', { token: 'nope-nope-nope-nope', body: read }), 401, 'unauthenticated');
-    assertProblem(await app.call('POST', '/api/RunConnectionSetDataMin/erp/Account', { token: null, raw: '{broken' }), 401, 'unauthenticated');
-    assertProblem(await app.call('POST', '/api/RunConnectionSetDataMin/erp/Account', { token: null, raw: 'x'.repeat(2 * 1024 * 1024), headers: { 'content-type': 'application/json' } }), 401, 'unauthenticated');
+    assertProblem(
+      await app.call('POST', '/api/RunConnectionGetDataMin/nosuchsystem/Customer', { token: 'nope-nope-nope-nope', body: read }),
+      401,
+      'unauthenticated',
+    );
+    assertProblem(
+      await app.call('POST', '/api/RunConnectionSetDataMin/erp/Account', { token: null, raw: '{broken' }),
+      401,
+      'unauthenticated',
+    );
+    assertProblem(
+      await app.call('POST', '/api/RunConnectionSetDataMin/erp/Account', {
+        token: null,
+        raw: 'x'.repeat(2 * 1024 * 1024),
+        headers: { 'content-type': 'application/json' },
+      }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('lets the admin token do everything, with the scheme in any case', async () => {
     for (const route of routes) {
-      const answer = await app.call(route.method, route.path, { token: null, headers: { authorization: `bEaReR ${tokens.admin}` }, ...(route.body === undefined ? {} : { body: route.body }) });
+      const answer = await app.call(route.method, route.path, {
+        token: null,
+        headers: { authorization: `bEaReR ${tokens.admin}` },
+        ...(route.body === undefined ? {} : { body: route.body }),
+      });
       assert.ok(answer.status === 200 || answer.status === 201, `${route.path}: ${answer.text}`);
     }
   });
@@ -93,35 +126,73 @@ describe('authentication and authorization', () => {
   it('lets the quickstart client read, write and query its systems', async () => {
     assert.equal((await app.post('/api/RunConnectionGetDataMin/crm/Customer', read, tokens.operator)).status, 200);
     assert.equal((await app.post('/api/RunConnectionGetQueryData/crm', query, tokens.operator)).status, 200);
-    assert.equal((await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'OP-1', AccountName: 'Op' }, tokens.operator)).status, 201);
+    assert.equal(
+      (await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'OP-1', AccountName: 'Op' }, tokens.operator)).status,
+      201,
+    );
     assert.equal((await app.get('/api/openapi.json', tokens.operator)).status, 200);
   });
 
   it('answers 403 naming the scope a client lacks', async () => {
     assert.equal((await app.post('/api/RunConnectionGetData/crm/Customer', read, tokens.reader)).status, 200);
     assert.equal((await app.get('/api/GetDataObject/crm/Customer/1', tokens.reader)).status, 200);
-    assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'R-1', AccountName: 'R' }, tokens.reader), 403, 'missing-scope', /needs the scope systems:write; client test-reader has systems:read/);
-    assertProblem(await app.post('/api/RunConnectionSetData/erp/Account', { columns: [{ name: 'AccountName', value: 'R' }] }, tokens.reader), 403, 'missing-scope', /systems:write/);
+    assertProblem(
+      await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'R-1', AccountName: 'R' }, tokens.reader),
+      403,
+      'missing-scope',
+      /needs the scope systems:write; client test-reader has systems:read/,
+    );
+    assertProblem(
+      await app.post('/api/RunConnectionSetData/erp/Account', { columns: [{ name: 'AccountName', value: 'R' }] }, tokens.reader),
+      403,
+      'missing-scope',
+      /systems:write/,
+    );
     assertProblem(await app.post('/api/RunConnectionGetQueryData/crm', query, tokens.reader), 403, 'missing-scope', /systems:query/);
-    assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Customer', read, tokens.queueOnly), 403, 'missing-scope', /systems:read; client test-queue-only has queue:read/);
+    assertProblem(
+      await app.post('/api/RunConnectionGetDataMin/crm/Customer', read, tokens.queueOnly),
+      403,
+      'missing-scope',
+      /systems:read; client test-queue-only has queue:read/,
+    );
     assert.equal(await app.erp('accounts').where({ AccountNumber: 'R-1' }).first(), undefined, 'nothing was written');
   });
 
   it('checks the scope before reading the body', async () => {
-    assertProblem(await app.call('POST', '/api/RunConnectionSetDataMin/erp/Account', { token: tokens.reader, raw: '{broken' }), 403, 'missing-scope');
+    assertProblem(
+      await app.call('POST', '/api/RunConnectionSetDataMin/erp/Account', { token: tokens.reader, raw: '{broken' }),
+      403,
+      'missing-scope',
+    );
   });
 
   it('accepts a client defined by tokenSha256, with its own scopes', async () => {
     assert.equal((await app.post('/api/RunConnectionGetDataMin/crm/Customer', read, tokens.hashed)).status, 200);
-    assert.equal((await app.post('/api/RunConnectionGetQueryData/erp', { columns: [{ Name: 'n', ColumnType: 'Integer' }], Statement: 'SELECT COUNT(*) AS n FROM accounts' }, tokens.hashed)).status, 200);
-    assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'H-1', AccountName: 'H' }, tokens.hashed), 403, 'missing-scope');
+    assert.equal(
+      (
+        await app.post(
+          '/api/RunConnectionGetQueryData/erp',
+          { columns: [{ Name: 'n', ColumnType: 'Integer' }], Statement: 'SELECT COUNT(*) AS n FROM accounts' },
+          tokens.hashed,
+        )
+      ).status,
+      200,
+    );
+    assertProblem(
+      await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'H-1', AccountName: 'H' }, tokens.hashed),
+      403,
+      'missing-scope',
+    );
     const sha = createHash('sha256').update(tokens.hashed).digest('hex');
     assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Customer', read, sha), 401, 'unauthenticated', /not valid/);
   });
 
   it('answers 403 for a system outside the allow-list, whether or not it exists', async () => {
     assert.equal((await app.post('/api/RunConnectionGetDataMin/erp/Account', read, tokens.erpWriter)).status, 200);
-    assert.equal((await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'E-1', AccountName: 'E' }, tokens.erpWriter)).status, 201);
+    assert.equal(
+      (await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'E-1', AccountName: 'E' }, tokens.erpWriter)).status,
+      201,
+    );
     for (const answer of [
       await app.post('/api/RunConnectionGetDataMin/crm/Customer', read, tokens.erpWriter),
       await app.post('/api/RunConnectionGetDataMin/CRM/Customer', read, tokens.erpWriter),
@@ -141,7 +212,12 @@ describe('authentication and authorization', () => {
     syncBuiltinESMExports();
     try {
       const every = 1 + snapshot.apiClients.size;
-      for (const [token, id] of [[tokens.admin, 'admin'], [tokens.operator, 'quickstart-operator'], [tokens.hashed, 'test-hashed'], ['no-such-token-of-some-length', undefined]] as const) {
+      for (const [token, id] of [
+        [tokens.admin, 'admin'],
+        [tokens.operator, 'quickstart-operator'],
+        [tokens.hashed, 'test-hashed'],
+        ['no-such-token-of-some-length', undefined],
+      ] as const) {
         compare.mock.resetCalls();
         assert.equal(findPrincipal(snapshot, sha256(tokens.admin), `Bearer ${token}`)?.id, id);
         assert.equal(compare.mock.callCount(), every, `${id ?? 'no match'}: no early exit`);
@@ -158,7 +234,10 @@ describe('authentication and authorization', () => {
     const original = await readFile(file, 'utf8');
     const edited = original
       .replace(/kind: ApiClient\nid: test-reader\n[^-]*---\n/, '')
-      .replace('id: test-queue-only\ntoken: ${env:QUEUE_ONLY_TOKEN}\nscopes: [queue:read]', 'id: test-queue-only\ntoken: ${env:QUEUE_ONLY_TOKEN}\nscopes: [queue:read, systems:read]');
+      .replace(
+        'id: test-queue-only\ntoken: ${env:QUEUE_ONLY_TOKEN}\nscopes: [queue:read]',
+        'id: test-queue-only\ntoken: ${env:QUEUE_ONLY_TOKEN}\nscopes: [queue:read, systems:read]',
+      );
     assert.notEqual(edited, original);
     await writeFile(`${file}.tmp`, edited);
     await rename(`${file}.tmp`, file);
@@ -176,12 +255,16 @@ describe('the admin token of syncline serve', { concurrency: true }, () => {
   let definitions: string;
   before(async () => {
     definitions = await mkdtemp(join(tmpdir(), 'syncline-auth-'));
-    for (const name of await readdir(quickstartDir)) if (name.endsWith('.yaml')) await copyFile(join(quickstartDir, name), join(definitions, name));
+    for (const name of await readdir(quickstartDir))
+      if (name.endsWith('.yaml')) await copyFile(join(quickstartDir, name), join(definitions, name));
   });
   after(() => rm(definitions, { recursive: true, force: true }));
 
   /** Starts `serve` on a free port, calls `use` with its base URL and output, then stops it. */
-  async function serve(env: Record<string, string>, use: (base: string, output: { stdout: string; stderr: string }) => Promise<void>): Promise<{ stdout: string; stderr: string }> {
+  async function serve(
+    env: Record<string, string>,
+    use: (base: string, output: { stdout: string; stderr: string }) => Promise<void>,
+  ): Promise<{ stdout: string; stderr: string }> {
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SYNCLINE_')));
     const child = spawn(process.execPath, [join(root, 'bin', 'syncline.js'), 'serve', '--definitions', definitions, '--port', '0'], {
       cwd: root,
@@ -209,7 +292,8 @@ describe('the admin token of syncline serve', { concurrency: true }, () => {
     return output;
   }
 
-  const status = async (base: string, token: string) => (await fetch(`${base}/api/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).status;
+  const status = async (base: string, token: string) =>
+    (await fetch(`${base}/api/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).status;
 
   it('generates a random admin token, prints it once on standard error and never logs it', async () => {
     const run = async (): Promise<string> => {

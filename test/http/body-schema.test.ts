@@ -18,7 +18,11 @@ const body = requestBody<Record<string, unknown>>({
     Name: { type: 'string', pattern: notBlank, maxLength: 5 },
     Kind: { enum: ['Small', 'large'] },
     Note: { type: ['string', 'null'] },
-    Tags: { type: 'array', minItems: 1, items: { type: 'object', required: ['Key'], properties: { Key: { type: 'string' }, Value: {} }, additionalProperties: false } },
+    Tags: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', required: ['Key'], properties: { Key: { type: 'string' }, Value: {} }, additionalProperties: false },
+    },
   },
   additionalProperties: false,
 });
@@ -36,7 +40,11 @@ function findings(value: unknown): Array<{ path: string; message: string }> {
 
 describe('requestBody', () => {
   it('answers names and enum values in the schema spelling, whatever case they came in', () => {
-    assert.deepEqual(body.parse({ name: 'Ada', KIND: 'LARGE', tags: [{ key: 'k', VALUE: null }] }), { Name: 'Ada', Kind: 'large', Tags: [{ Key: 'k', Value: null }] });
+    assert.deepEqual(body.parse({ name: 'Ada', KIND: 'LARGE', tags: [{ key: 'k', VALUE: null }] }), {
+      Name: 'Ada',
+      Kind: 'large',
+      Tags: [{ Key: 'k', Value: null }],
+    });
   });
 
   it('takes null as absent where the schema takes no null, and keeps it where it does', () => {

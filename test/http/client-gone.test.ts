@@ -28,7 +28,8 @@ objects:
 };
 
 /** A million rows made anew for every page read (a view): an answer streamed for a long while. */
-const numbersView = 'CREATE VIEW numbers AS WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000000) SELECT i AS id FROM r';
+const numbersView =
+  'CREATE VIEW numbers AS WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000000) SELECT i AS id FROM r';
 
 /** Rows slow to make (each counts to a hundred thousand): the query runs until stopped or timed out. */
 const slowRows =
@@ -39,7 +40,9 @@ function sample(text: string, labels: Record<string, string>): number | undefine
   const name = 'syncline_http_requests_total';
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`)) continue;
-    const found = Object.fromEntries([...line.slice(name.length + 1, line.lastIndexOf('}')).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const found = Object.fromEntries(
+      [...line.slice(name.length + 1, line.lastIndexOf('}')).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
     if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
@@ -92,8 +95,15 @@ describe('a client that hangs up', () => {
   function assertGone(lines: LogLine[]): void {
     const request = lines.find((line) => line.msg === 'request')!;
     assert.deepEqual([request.status, request.level], [499, 30], JSON.stringify(request));
-    assert.ok(lines.some((line) => line.level === 30 && /client closed the connection before the answer/.test(line.msg)), JSON.stringify(lines));
-    assert.deepEqual(lines.filter((line) => line.level >= 40), [], 'no warning or error, no stack');
+    assert.ok(
+      lines.some((line) => line.level === 30 && /client closed the connection before the answer/.test(line.msg)),
+      JSON.stringify(lines),
+    );
+    assert.deepEqual(
+      lines.filter((line) => line.level >= 40),
+      [],
+      'no warning or error, no stack',
+    );
     assert.ok(!JSON.stringify(lines).includes('AbortError'), JSON.stringify(lines));
   }
 
@@ -120,20 +130,27 @@ describe('a client that hangs up', () => {
 
   it('during a streamed answer, after its first bytes: logged and counted as 499 once the stream stops', async () => {
     const from = app.logs.length;
-    const socket = await send(`POST /api/RunConnectionGetDataMin/slow/Number HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${tokens.admin}\r\nContent-Length: 0\r\n\r\n`);
+    const socket = await send(
+      `POST /api/RunConnectionGetDataMin/slow/Number HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${tokens.admin}\r\nContent-Length: 0\r\n\r\n`,
+    );
     const first = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8'))));
     assert.match(first, /^HTTP\/1\.1 200 /);
     socket.destroy();
     const lines = await linesOfRequest(from, minRoute);
     const request = lines.find((line) => line.msg === 'request')!;
     assert.deepEqual([request.status, request.level], [499, 30], JSON.stringify(request));
-    assert.deepEqual(lines.filter((line) => line.level >= 40), [], 'no warning or error, no stack');
+    assert.deepEqual(
+      lines.filter((line) => line.level >= 40),
+      [],
+      'no warning or error, no stack',
+    );
   });
 
   it('/metrics counts each as 499 and none as 500', async () => {
     const text = (await app.get('/metrics', null)).text;
     assert.equal(sample(text, { method: 'POST', route: queryRoute, status: '499' }), 2, text);
     assert.equal(sample(text, { method: 'POST', route: minRoute, status: '499' }), 1, text);
-    for (const route of [queryRoute, minRoute]) for (const status of ['200', '500']) assert.equal(sample(text, { method: 'POST', route, status }), undefined, `${route} ${status}`);
+    for (const route of [queryRoute, minRoute])
+      for (const status of ['200', '500']) assert.equal(sample(text, { method: 'POST', route, status }), undefined, `${route} ${status}`);
   });
 });

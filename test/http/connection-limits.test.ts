@@ -21,18 +21,32 @@ test('connection limits have defaults, and come from flags before the environmen
     [none.headersTimeoutMs, none.requestTimeoutMs, none.keepAliveTimeoutMs, none.maxConnections],
     [defaults.headersTimeoutMs, defaults.requestTimeoutMs, defaults.keepAliveTimeoutMs, defaults.maxConnections],
   );
-  const env = { SYNCLINE_HEADERS_TIMEOUT: '5s', SYNCLINE_REQUEST_TIMEOUT: '1m', SYNCLINE_KEEP_ALIVE_TIMEOUT: '65s', SYNCLINE_MAX_CONNECTIONS: '200' };
+  const env = {
+    SYNCLINE_HEADERS_TIMEOUT: '5s',
+    SYNCLINE_REQUEST_TIMEOUT: '1m',
+    SYNCLINE_KEEP_ALIVE_TIMEOUT: '65s',
+    SYNCLINE_MAX_CONNECTIONS: '200',
+  };
   const fromEnv = serveSettings({}, env);
-  assert.deepEqual([fromEnv.headersTimeoutMs, fromEnv.requestTimeoutMs, fromEnv.keepAliveTimeoutMs, fromEnv.maxConnections], [5000, 60_000, 65_000, 200]);
+  assert.deepEqual(
+    [fromEnv.headersTimeoutMs, fromEnv.requestTimeoutMs, fromEnv.keepAliveTimeoutMs, fromEnv.maxConnections],
+    [5000, 60_000, 65_000, 200],
+  );
   const fromFlags = serveSettings({ headersTimeout: '2500', maxConnections: '10' }, env);
   assert.deepEqual([fromFlags.headersTimeoutMs, fromFlags.maxConnections], [2500, 10]);
 });
 
 test('connection limits that cannot work are refused with the setting named', () => {
-  assert.throws(() => serveSettings({ maxConnections: '0' }, {}), (error: Error) => error instanceof SettingsError && /--max-connections must be a whole number from 1/.test(error.message));
+  assert.throws(
+    () => serveSettings({ maxConnections: '0' }, {}),
+    (error: Error) => error instanceof SettingsError && /--max-connections must be a whole number from 1/.test(error.message),
+  );
   assert.throws(() => serveSettings({}, { SYNCLINE_HEADERS_TIMEOUT: 'soon' }), /SYNCLINE_HEADERS_TIMEOUT must be a duration such as 500ms/);
   assert.throws(() => serveSettings({ headersTimeout: '10ms' }, {}), /--headers-timeout must be at least 100ms/);
-  assert.throws(() => serveSettings({ headersTimeout: '1m', requestTimeout: '30s' }, {}), /--headers-timeout \(60000ms\) must not be longer than --request-timeout \(30000ms\)/);
+  assert.throws(
+    () => serveSettings({ headersTimeout: '1m', requestTimeout: '30s' }, {}),
+    /--headers-timeout \(60000ms\) must not be longer than --request-timeout \(30000ms\)/,
+  );
 });
 
 /** A raw connection: requests written by hand, everything received kept, and when it closed. */
@@ -75,9 +89,22 @@ async function open(port: number): Promise<Connection> {
 }
 
 async function serve(dir: string, flags: string[]): Promise<{ server: CliProcess; port: number }> {
-  const server = startCli(['serve', '--definitions', join(dir, 'definitions'), '--db', `sqlite:${join(dir, 'runtime.db')}`, '--port', '0', '--no-daemon', ...flags], {
-    env: { CRM_DB: join(dir, 'crm.sqlite'), ERP_DB: join(dir, 'erp.sqlite') },
-  });
+  const server = startCli(
+    [
+      'serve',
+      '--definitions',
+      join(dir, 'definitions'),
+      '--db',
+      `sqlite:${join(dir, 'runtime.db')}`,
+      '--port',
+      '0',
+      '--no-daemon',
+      ...flags,
+    ],
+    {
+      env: { CRM_DB: join(dir, 'crm.sqlite'), ERP_DB: join(dir, 'erp.sqlite') },
+    },
+  );
   const line = await server.waitForLog((entry) => /^serving on /.test(entry.msg));
   return { server, port: Number(new URL(line.msg.replace('serving on ', '')).port) };
 }

@@ -56,7 +56,10 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('pages with GETDATA_LIMIT and GETDATA_SKIP', async () => {
-      assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_LIMIT', '2'), read('GETDATA_SKIP', '1')])), [2, 3]);
+      assert.deepEqual(
+        ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_LIMIT', '2'), read('GETDATA_SKIP', '1')])),
+        [2, 3],
+      );
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_SKIP', '5')])), [6]);
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_SKIP', '60')])), []);
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_LIMIT', '0')])), []);
@@ -66,7 +69,10 @@ describe('connection routes on the quickstart', () => {
       const byName = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ORDER', 'name desc')]);
       const names = (byName.json as Record[]).map((r) => r.name as string);
       assert.deepEqual(names, [...names].sort().reverse());
-      const byCity = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_WHERE', 'addresses.main.city IS NOT NULL'), read('GETDATA_ORDER', 'addresses.main.city asc, id desc')]);
+      const byCity = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [
+        read('GETDATA_WHERE', 'addresses.main.city IS NOT NULL'),
+        read('GETDATA_ORDER', 'addresses.main.city asc, id desc'),
+      ]);
       assert.deepEqual(ids(byCity), [2, 6, 4, 1]);
     });
 
@@ -83,20 +89,42 @@ describe('connection routes on the quickstart', () => {
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', '4')])), [4]);
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', '99')])), []);
       // Not an Integer at all: a mistake in the request, answered 400 rather than an empty list.
-      assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', 'abc')]), 400, 'invalid-value', /not a valid Integer value for its key field id/);
+      assertProblem(
+        await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', 'abc')]),
+        400,
+        'invalid-value',
+        /not a valid Integer value for its key field id/,
+      );
       assertProblem(await app.get('/api/GetDataObject/crm/Customer/abc'), 400, 'invalid-value');
       const account = await app.post('/api/RunConnectionGetDataMin/erp/Account', [read('GETDATA_ID', 'C-2')]);
-      assert.deepEqual(account.json, [{ AccountNumber: 'C-2', AccountName: 'Grace Hopper (old name)', Email: 'grace@example.com', City: 'Arlington', Country: 'US', SyncedAt: null }]);
+      assert.deepEqual(account.json, [
+        {
+          AccountNumber: 'C-2',
+          AccountName: 'Grace Hopper (old name)',
+          Email: 'grace@example.com',
+          City: 'Arlington',
+          Country: 'US',
+          SyncedAt: null,
+        },
+      ]);
     });
 
     it('takes parameter names in any case, Name/Value spelling and numeric values', async () => {
-      const answer = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [{ Name: 'getdata_limit', Value: 1 }, { name: 'GetData_Skip', value: '2' }]);
+      const answer = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [
+        { Name: 'getdata_limit', Value: 1 },
+        { name: 'GetData_Skip', value: '2' },
+      ]);
       assert.deepEqual(ids(answer), [3]);
     });
 
     it('refuses an unknown parameter with a 400 that lists the known ones', async () => {
       const answer = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_LIMIT', '1'), read('GETDATA_TOP', '1')]);
-      assertProblem(answer, 400, 'unknown-read-parameter', /GETDATA_TOP.*GETDATA_WHERE, GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER/);
+      assertProblem(
+        answer,
+        400,
+        'unknown-read-parameter',
+        /GETDATA_TOP.*GETDATA_WHERE, GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER/,
+      );
       assert.deepEqual(answer.json.errors[0].path, '/1/name');
     });
 
@@ -107,7 +135,12 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.post(url, [{ value: '1' }]), 400, 'invalid-request', /string name/);
       assertProblem(await app.post(url, [read('GETDATA_LIMIT', '1'), read('getdata_limit', '2')]), 400, 'invalid-request', /given twice/);
       assertProblem(await app.post(url, [{ name: 'GETDATA_WHERE', value: { id: 1 } }]), 400, 'invalid-request', /needs a string value/);
-      const several = await app.post(url, [{ Name: 'getdata_limit', Value: 2 }, { name: 'GETDATA_WHERE' }, 'x', { name: 'GETDATA_ID', value: '1', valeu: '2' }]);
+      const several = await app.post(url, [
+        { Name: 'getdata_limit', Value: 2 },
+        { name: 'GETDATA_WHERE' },
+        'x',
+        { name: 'GETDATA_ID', value: '1', valeu: '2' },
+      ]);
       assertProblem(several, 400, 'invalid-request', /3 fields are not right: \/1\/value, \/2, \/3\/valeu/);
     });
 
@@ -116,7 +149,12 @@ describe('connection routes on the quickstart', () => {
       const syntax = await app.post(url, [read('GETDATA_WHERE', 'name = ')]);
       assertProblem(syntax, 400, 'invalid-request', /GETDATA_WHERE, column \d+/);
       assert.equal(syntax.json.errors[0].path, '/0/value');
-      assertProblem(await app.post(url, [read('GETDATA_WHERE', 'name = #name#')]), 400, 'invalid-request', /no incoming data to fill #name#/);
+      assertProblem(
+        await app.post(url, [read('GETDATA_WHERE', 'name = #name#')]),
+        400,
+        'invalid-request',
+        /no incoming data to fill #name#/,
+      );
     });
   });
 
@@ -130,11 +168,26 @@ describe('connection routes on the quickstart', () => {
         system: 'crm',
         object: 'Customer',
         key: ['id'],
-        fields: [field('id', 'Integer', { readOnly: true }), field('name', 'String', { required: true }), field('email', 'String'), field('active', 'Boolean'), field('updated_at', 'DateTime')],
-        groups: [{ name: 'addresses', types: ['main', 'invoice'], fields: ['street', 'city', 'zip', 'country'].map((name) => field(name, 'String')) }],
+        fields: [
+          field('id', 'Integer', { readOnly: true }),
+          field('name', 'String', { required: true }),
+          field('email', 'String'),
+          field('active', 'Boolean'),
+          field('updated_at', 'DateTime'),
+        ],
+        groups: [
+          {
+            name: 'addresses',
+            types: ['main', 'invoice'],
+            fields: ['street', 'city', 'zip', 'country'].map((name) => field(name, 'String')),
+          },
+        ],
         total: 6,
       });
-      assert.deepEqual((records as Record[]).map((r) => r.id), [1, 2]);
+      assert.deepEqual(
+        (records as Record[]).map((r) => r.id),
+        [1, 2],
+      );
     });
 
     it('holds the same records as the minimal read for the same parameters', async () => {
@@ -173,7 +226,12 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('answers 404 for a record that does not exist', async () => {
-      assertProblem(await app.get('/api/GetDataObject/crm/Customer/99'), 404, 'record-not-found', /crm\/Customer has no record with id = "99"/);
+      assertProblem(
+        await app.get('/api/GetDataObject/crm/Customer/99'),
+        404,
+        'record-not-found',
+        /crm\/Customer has no record with id = "99"/,
+      );
       assertProblem(await app.get('/api/GetDataObject/erp/Account/C-99'), 404, 'record-not-found');
     });
 
@@ -193,10 +251,15 @@ describe('connection routes on the quickstart', () => {
       { Name: 'active', ColumnType: 'Boolean' },
       { Name: 'city', ColumnType: 'String' },
     ];
-    const statement = "SELECT c.id, c.name, c.active, a.city FROM customers c LEFT JOIN customer_addresses a ON a.customer_id = c.id AND a.type = 'main' WHERE c.id <= 3 ORDER BY c.id";
+    const statement =
+      "SELECT c.id, c.name, c.active, a.city FROM customers c LEFT JOIN customer_addresses a ON a.customer_id = c.id AND a.type = 'main' WHERE c.id <= 3 ORDER BY c.id";
 
     it('answers the rows projected to the declared columns and typed, with the total of CountStatement', async () => {
-      const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: statement, CountStatement: 'SELECT COUNT(*) FROM customers' });
+      const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns,
+        Statement: statement,
+        CountStatement: 'SELECT COUNT(*) FROM customers',
+      });
       assert.equal(answer.status, 200, answer.text);
       assert.deepEqual(answer.json, {
         columns,
@@ -210,7 +273,10 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('has no total without CountStatement, and takes lower-case property names', async () => {
-      const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ name: 'n', columnType: 'integer' }], statement: 'SELECT COUNT(*) AS n FROM customers' });
+      const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns: [{ name: 'n', columnType: 'integer' }],
+        statement: 'SELECT COUNT(*) AS n FROM customers',
+      });
       assert.equal(answer.status, 200, answer.text);
       assert.deepEqual(answer.json, { columns: [{ Name: 'n', ColumnType: 'Integer' }], records: [{ n: 6 }] });
     });
@@ -219,8 +285,18 @@ describe('connection routes on the quickstart', () => {
       const url = '/api/RunConnectionGetQueryData/crm';
       assertProblem(await app.post(url, { Statement: 'SELECT 1' }), 400, 'invalid-request', /columns must be a non-empty array/);
       assertProblem(await app.post(url, { columns, Statement: '  ' }), 400, 'invalid-request', /Statement must be a non-empty string/);
-      assertProblem(await app.post(url, { columns: [{ Name: 'id', ColumnType: 'Text' }], Statement: 'SELECT 1 AS id' }), 400, 'invalid-request', /ColumnType of id must be one of String, Integer/);
-      assertProblem(await app.post(url, { columns: [{ ColumnType: 'String' }], Statement: 'SELECT 1 AS id' }), 400, 'invalid-request', /needs a Name/);
+      assertProblem(
+        await app.post(url, { columns: [{ Name: 'id', ColumnType: 'Text' }], Statement: 'SELECT 1 AS id' }),
+        400,
+        'invalid-request',
+        /ColumnType of id must be one of String, Integer/,
+      );
+      assertProblem(
+        await app.post(url, { columns: [{ ColumnType: 'String' }], Statement: 'SELECT 1 AS id' }),
+        400,
+        'invalid-request',
+        /needs a Name/,
+      );
       assertProblem(await app.post(url, { columns, Statement: 'SELECT 1', CountStatement: 7 }), 400, 'invalid-request', /CountStatement/);
       assertProblem(await app.post(url, [statement]), 400, 'invalid-request', /must be an object/);
       // A misspelt Limit ignored would answer the whole result instead of a page.
@@ -233,24 +309,40 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('refuses a declared column the result does not have, naming the ones it has', async () => {
-      const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ Name: 'mail', ColumnType: 'String' }], Statement: 'SELECT id, email FROM customers' });
+      const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns: [{ Name: 'mail', ColumnType: 'String' }],
+        Statement: 'SELECT id, email FROM customers',
+      });
       assert.equal(answer.status, 400, answer.text);
       assert.match(answer.json.detail, /column '?mail'? is not in the query result; the result has id, email/i);
     });
 
     it('answers a statement the database cannot run with 409 and no SQL or driver text', async () => {
-      const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: 'SELECT secret_column FROM no_such_table' });
+      const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns,
+        Statement: 'SELECT secret_column FROM no_such_table',
+      });
       assertProblem(answer, 409, 'rejected', /the database refused the statement/);
       assert.doesNotMatch(answer.text, /no_such_table|secret_column|SQLITE/);
     });
 
     it('refuses a plain write before it reaches the database', async () => {
-      assertProblem(await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: 'DELETE FROM customers' }), 403, 'read-only', /starts with DELETE/);
+      assertProblem(
+        await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: 'DELETE FROM customers' }),
+        403,
+        'read-only',
+        /starts with DELETE/,
+      );
       assert.equal((await app.crm('customers').count({ n: '*' }))[0]!.n, 6);
     });
 
     it('answers 404 for an unknown system', async () => {
-      assertProblem(await app.post('/api/RunConnectionGetQueryData/nope', { columns, Statement: statement }), 404, 'unknown-system', /no system 'nope'. Systems: crm, erp/);
+      assertProblem(
+        await app.post('/api/RunConnectionGetQueryData/nope', { columns, Statement: statement }),
+        404,
+        'unknown-system',
+        /no system 'nope'. Systems: crm, erp/,
+      );
     });
   });
 
@@ -273,7 +365,11 @@ describe('connection routes on the quickstart', () => {
       assert.equal(answer.json.action, 'created');
       created = answer.json.key.id as number;
       assert.deepEqual(answer.json, { action: 'created', key: { id: 7 } });
-      const addresses = await app.crm('customer_addresses').where({ customer_id: created }).orderBy('type').select('type', 'street', 'city', 'country');
+      const addresses = await app
+        .crm('customer_addresses')
+        .where({ customer_id: created })
+        .orderBy('type')
+        .select('type', 'street', 'city', 'country');
       assert.deepEqual(addresses, [
         { type: 'invoice', street: 'Postfach 9', city: null, country: null },
         { type: 'main', street: null, city: 'Vienna', country: 'AT' },
@@ -298,7 +394,12 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('updates by the key among the columns, and by another field in idcolumns', async () => {
-      const byKey = await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'id', value: 3 }, { name: 'active', value: true }] });
+      const byKey = await app.post('/api/RunConnectionSetData/crm/Customer', {
+        columns: [
+          { name: 'id', value: 3 },
+          { name: 'active', value: true },
+        ],
+      });
       assert.deepEqual([byKey.status, byKey.json], [200, { action: 'updated', key: { id: 3 } }]);
       const byEmail = await app.post('/api/RunConnectionSetData/erp/Account', {
         columns: [{ name: 'AccountName', columnType: 'String', value: 'Grace Hopper' }],
@@ -311,20 +412,60 @@ describe('connection routes on the quickstart', () => {
     it('refuses what does not fit the object, naming the place', async () => {
       const url = '/api/RunConnectionSetData/crm/Customer';
       const columns = (...list: Record[]) => ({ columns: [{ name: 'name', value: 'X' }, ...list] });
-      assertProblem(await app.post(url, { name: 'Account', columns: [{ name: 'name', value: 'X' }] }), 400, 'invalid-request', /names object 'Account', but the URL names 'Customer'/);
+      assertProblem(
+        await app.post(url, { name: 'Account', columns: [{ name: 'name', value: 'X' }] }),
+        400,
+        'invalid-request',
+        /names object 'Account', but the URL names 'Customer'/,
+      );
       const unknownGroup = await app.post(url, columns({ name: 'phones[main].number', value: '1' }));
       assertProblem(unknownGroup, 400, 'unknown-field', /'phones' is not a group of Customer/);
       assert.equal(unknownGroup.json.errors[0].path, '/columns/1/name');
-      assertProblem(await app.post(url, columns({ name: 'addresses[home].city', value: 'X' })), 400, 'invalid-request', /types main, invoice, not 'home'/);
-      assertProblem(await app.post(url, columns({ name: 'addresses[main].planet', value: 'X' })), 400, 'unknown-field', /group addresses has no field 'planet'/);
-      assertProblem(await app.post(url, columns({ name: 'nickname', value: 'X' })), 400, 'unknown-field', /Customer has no field 'nickname'/);
-      assertProblem(await app.post(url, columns({ name: 'email', columnType: 'Integer', value: 'X' })), 400, 'invalid-request', /email is declared String; columnType Integer does not match/);
-      assertProblem(await app.post(url, columns({ name: 'email', columnType: 'Text', value: 'X' })), 400, 'invalid-request', /'Text' is not a type/);
+      assertProblem(
+        await app.post(url, columns({ name: 'addresses[home].city', value: 'X' })),
+        400,
+        'invalid-request',
+        /types main, invoice, not 'home'/,
+      );
+      assertProblem(
+        await app.post(url, columns({ name: 'addresses[main].planet', value: 'X' })),
+        400,
+        'unknown-field',
+        /group addresses has no field 'planet'/,
+      );
+      assertProblem(
+        await app.post(url, columns({ name: 'nickname', value: 'X' })),
+        400,
+        'unknown-field',
+        /Customer has no field 'nickname'/,
+      );
+      assertProblem(
+        await app.post(url, columns({ name: 'email', columnType: 'Integer', value: 'X' })),
+        400,
+        'invalid-request',
+        /email is declared String; columnType Integer does not match/,
+      );
+      assertProblem(
+        await app.post(url, columns({ name: 'email', columnType: 'Text', value: 'X' })),
+        400,
+        'invalid-request',
+        /'Text' is not a type/,
+      );
       assertProblem(await app.post(url, columns({ name: 'email' })), 400, 'invalid-request', /needs a value/);
       assertProblem(await app.post(url, columns({ name: 'name', value: 'Y' })), 400, 'invalid-request', /given twice/);
       assertProblem(await app.post(url, { columns: [] }), 400, 'invalid-request', /columns must be a non-empty array/);
-      assertProblem(await app.post(url, { ...columns(), idcolumns: [{ name: 'nope', value: 1 }] }), 400, 'unknown-field', /no field 'nope'/);
-      assertProblem(await app.post(url, columns({ name: 'active', columnType: 'Boolean', value: 'perhaps' })), 400, 'invalid-value', /Customer.active: expected true or false/);
+      assertProblem(
+        await app.post(url, { ...columns(), idcolumns: [{ name: 'nope', value: 1 }] }),
+        400,
+        'unknown-field',
+        /no field 'nope'/,
+      );
+      assertProblem(
+        await app.post(url, columns({ name: 'active', columnType: 'Boolean', value: 'perhaps' })),
+        400,
+        'invalid-value',
+        /Customer.active: expected true or false/,
+      );
     });
 
     it('refuses a property it does not read and lists every shape problem at once, changing nothing', async () => {
@@ -333,31 +474,58 @@ describe('connection routes on the quickstart', () => {
       // idcolumn (sic) ignored would create a record where an update was meant.
       const misspelt = await app.post(url, { Columns: [{ Name: 'name', value: 'X' }], idcolumn: [{ name: 'id', value: 1 }] });
       assertProblem(misspelt, 400, 'invalid-request', /Unknown property "idcolumn"; the properties are name, columns, idcolumns/);
-      assert.deepEqual(misspelt.json.errors.map((e: { path: string }) => e.path), ['/idcolumn']);
-      const several = await app.post(url, { columns: [{ name: '', value: 1 }, { name: 'email', columnType: 'Text' }, 'x'], idcolumns: 'id' });
+      assert.deepEqual(
+        misspelt.json.errors.map((e: { path: string }) => e.path),
+        ['/idcolumn'],
+      );
+      const several = await app.post(url, {
+        columns: [{ name: '', value: 1 }, { name: 'email', columnType: 'Text' }, 'x'],
+        idcolumns: 'id',
+      });
       assert.deepEqual(several.json.errors, [
         { path: '/columns/0/name', message: 'name must not be empty.' },
-        { path: '/columns/1/columnType', message: "columnType 'Text' is not a type; use one of String, Integer, Number, Boolean, Date, DateTime, Json." },
+        {
+          path: '/columns/1/columnType',
+          message: "columnType 'Text' is not a type; use one of String, Integer, Number, Boolean, Date, DateTime, Json.",
+        },
         { path: '/columns/1/value', message: 'Column email needs a value (null to clear it).' },
         { path: '/columns/2', message: 'Item 2 of columns must be a JSON object with name, columnType, value, not a string.' },
-        { path: '/idcolumns', message: 'idcolumns must be an array of {"name": string, "columnType": one of String, Integer, Number, Boolean, Date, DateTime, Json, "value": any}, not a string.' },
+        {
+          path: '/idcolumns',
+          message:
+            'idcolumns must be an array of {"name": string, "columnType": one of String, Integer, Number, Boolean, Date, DateTime, Json, "value": any}, not a string.',
+        },
       ]);
       assert.deepEqual(await tableContents(app), before);
     });
 
     it('answers 409 when the system refuses the record', async () => {
-      assertProblem(await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'email', value: 'nobody@example.com' }] }), 409, 'rejected', /a new record needs name/);
+      assertProblem(
+        await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'email', value: 'nobody@example.com' }] }),
+        409,
+        'rejected',
+        /a new record needs name/,
+      );
     });
   });
 
   describe('RunConnectionSetDataMin', () => {
     it('creates with 201 and updates with 200, answering the key', async () => {
-      const first = await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-7', AccountName: 'Hedy Lamarr', Email: 'hedy@example.com' });
+      const first = await app.post('/api/RunConnectionSetDataMin/erp/Account', {
+        AccountNumber: 'C-7',
+        AccountName: 'Hedy Lamarr',
+        Email: 'hedy@example.com',
+      });
       assert.deepEqual([first.status, first.json], [201, { action: 'created', key: { AccountNumber: 'C-7' } }]);
       const second = await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-7', City: 'Vienna' });
       assert.deepEqual([second.status, second.json], [200, { action: 'updated', key: { AccountNumber: 'C-7' } }]);
       assert.deepEqual(await app.erp('accounts').where({ AccountNumber: 'C-7' }).first(), {
-        AccountNumber: 'C-7', AccountName: 'Hedy Lamarr', Email: 'hedy@example.com', City: 'Vienna', Country: null, SyncedAt: null,
+        AccountNumber: 'C-7',
+        AccountName: 'Hedy Lamarr',
+        Email: 'hedy@example.com',
+        City: 'Vienna',
+        Country: null,
+        SyncedAt: null,
       });
     });
 
@@ -370,7 +538,11 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('refuses a group field with a 400 that points to RunConnectionSetData', async () => {
-      for (const body of [{ name: 'X', addresses: { main: { city: 'Paris' } } }, { name: 'X', 'addresses.main.city': 'Paris' }, { name: 'X', 'addresses[main].city': 'Paris' }]) {
+      for (const body of [
+        { name: 'X', addresses: { main: { city: 'Paris' } } },
+        { name: 'X', 'addresses.main.city': 'Paris' },
+        { name: 'X', 'addresses[main].city': 'Paris' },
+      ]) {
         const answer = await app.post('/api/RunConnectionSetDataMin/crm/Customer', body);
         assertProblem(answer, 400, 'group-needs-full-write', /RunConnectionSetData as a column 'addresses\[<type>\]\.<field>'/);
         assert.equal(answer.json.errors[0].path, `/${Object.keys(body)[1]}`);
@@ -379,14 +551,34 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('refuses an unknown field listing the fields, and bodies that are not flat objects', async () => {
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-8', Phone: '1' }), 400, 'unknown-field', /Account has no field 'Phone'. Fields: AccountNumber, AccountName, Email, City, Country, SyncedAt/);
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', [{ AccountNumber: 'C-8' }]), 400, 'invalid-request', /flat JSON object/);
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-8', Phone: '1' }),
+        400,
+        'unknown-field',
+        /Account has no field 'Phone'. Fields: AccountNumber, AccountName, Email, City, Country, SyncedAt/,
+      );
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/erp/Account', [{ AccountNumber: 'C-8' }]),
+        400,
+        'invalid-request',
+        /flat JSON object/,
+      );
       assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', 'C-8'), 400, 'invalid-request');
     });
 
     it('refuses a value of the wrong type and setting a read-only field', async () => {
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-8', AccountName: 'Y', SyncedAt: 'yesterday' }), 400, 'invalid-value', /SyncedAt: expected an ISO 8601 date-time/);
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Customer', { id: 500, name: 'Y' }), 403, 'read-only', /Customer.id is read-only/);
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-8', AccountName: 'Y', SyncedAt: 'yesterday' }),
+        400,
+        'invalid-value',
+        /SyncedAt: expected an ISO 8601 date-time/,
+      );
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/crm/Customer', { id: 500, name: 'Y' }),
+        403,
+        'read-only',
+        /Customer.id is read-only/,
+      );
       assert.equal(await app.erp('accounts').where({ AccountNumber: 'C-8' }).first(), undefined);
     });
   });
@@ -400,8 +592,18 @@ describe('connection routes on the quickstart', () => {
     });
 
     it('answers 404 naming what exists for an unknown system or object', async () => {
-      assertProblem(await app.post('/api/RunConnectionGetDataMin/shop/Customer'), 404, 'unknown-system', /no system 'shop'. Systems: crm, erp/);
-      assertProblem(await app.post('/api/RunConnectionGetData/crm/Invoice'), 404, 'unknown-object', /System crm has no object 'Invoice'. Objects: Customer/);
+      assertProblem(
+        await app.post('/api/RunConnectionGetDataMin/shop/Customer'),
+        404,
+        'unknown-system',
+        /no system 'shop'. Systems: crm, erp/,
+      );
+      assertProblem(
+        await app.post('/api/RunConnectionGetData/crm/Invoice'),
+        404,
+        'unknown-object',
+        /System crm has no object 'Invoice'. Objects: Customer/,
+      );
       assertProblem(await app.get('/api/GetDataObject/erp/Customer/1'), 404, 'unknown-object', /Objects: Account/);
       assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Invoice', { a: 1 }), 404, 'unknown-object');
     });
@@ -453,7 +655,10 @@ await describeEachDatabase('connection routes', (database) => {
       const address = await object('addressbook/Address', '{"customer_id":1,"type":"invoice"}');
       assert.equal(address.status, 200, address.text);
       assert.equal(address.json.record.city, 'London');
-      assert.deepEqual((await getDataId('addressbook/Address', '{"type":"main","customer_id":2}')).json, (await getDataId('addressbook/Address', '2,main')).json);
+      assert.deepEqual(
+        (await getDataId('addressbook/Address', '{"type":"main","customer_id":2}')).json,
+        (await getDataId('addressbook/Address', '2,main')).json,
+      );
       // Refused with the field named, before the database is asked.
       const refusals: Array<[Answer, RegExp, string]> = [
         [await getDataId('crm/Customer', '{"pid":2}'), /key of Customer is id; missing id; not key fields: pid/, '/0/value'],
@@ -485,7 +690,10 @@ await describeEachDatabase('connection routes', (database) => {
       ]);
       assert.equal(page.status, 200, page.text);
       assert.equal(page.json.total, 3);
-      assert.deepEqual(page.json.records.map((r: Record) => r.id), [4, 6]);
+      assert.deepEqual(
+        page.json.records.map((r: Record) => r.id),
+        [4, 6],
+      );
       assert.equal((await app.get('/api/GetDataObject/erp/Account/C-2')).json.record.City, 'Arlington');
       assert.equal((await app.get('/api/GetDataObject/crm/Customer/77')).status, 404);
     });
@@ -499,7 +707,10 @@ await describeEachDatabase('connection routes', (database) => {
       });
       assert.deepEqual([created.status, created.json], [201, { action: 'created', key: { id: 7 } }]);
       const updated = await app.post('/api/RunConnectionSetData/crm/Customer', {
-        columns: [{ name: 'addresses[invoice].city', value: 'Cork' }, { name: 'active', columnType: 'Boolean', value: false }],
+        columns: [
+          { name: 'addresses[invoice].city', value: 'Cork' },
+          { name: 'active', columnType: 'Boolean', value: false },
+        ],
         idcolumns: [{ name: 'id', value: 7 }],
       });
       assert.deepEqual([updated.status, updated.json], [200, { action: 'updated', key: { id: 7 } }]);
@@ -510,31 +721,69 @@ await describeEachDatabase('connection routes', (database) => {
     });
 
     it('creates and updates with the minimal write', async () => {
-      const created = await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-9', AccountName: 'Nine', SyncedAt: '2024-05-06T07:08:09.123Z' });
+      const created = await app.post('/api/RunConnectionSetDataMin/erp/Account', {
+        AccountNumber: 'C-9',
+        AccountName: 'Nine',
+        SyncedAt: '2024-05-06T07:08:09.123Z',
+      });
       assert.deepEqual([created.status, created.json], [201, { action: 'created', key: { AccountNumber: 'C-9' } }]);
       const updated = await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-9', Country: 'NL' });
       assert.deepEqual([updated.status, updated.json], [200, { action: 'updated', key: { AccountNumber: 'C-9' } }]);
       const record = (await app.get('/api/GetDataObject/erp/Account/C-9')).json.record as Record;
-      assert.deepEqual(record, { AccountNumber: 'C-9', AccountName: 'Nine', Email: null, City: null, Country: 'NL', SyncedAt: '2024-05-06T07:08:09.123Z' });
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Customer', { name: 'X', addresses: {} }), 400, 'group-needs-full-write');
+      assert.deepEqual(record, {
+        AccountNumber: 'C-9',
+        AccountName: 'Nine',
+        Email: null,
+        City: null,
+        Country: 'NL',
+        SyncedAt: '2024-05-06T07:08:09.123Z',
+      });
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/crm/Customer', { name: 'X', addresses: {} }),
+        400,
+        'group-needs-full-write',
+      );
     });
 
     it('runs a read-only query with its count', async () => {
       const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
-        columns: [{ Name: 'id', ColumnType: 'Integer' }, { Name: 'active', ColumnType: 'Boolean' }, { Name: 'city', ColumnType: 'String' }],
-        Statement: "SELECT c.id, c.active, a.city FROM customers c JOIN customer_addresses a ON a.customer_id = c.id AND a.type = 'invoice' ORDER BY c.id",
+        columns: [
+          { Name: 'id', ColumnType: 'Integer' },
+          { Name: 'active', ColumnType: 'Boolean' },
+          { Name: 'city', ColumnType: 'String' },
+        ],
+        Statement:
+          "SELECT c.id, c.active, a.city FROM customers c JOIN customer_addresses a ON a.customer_id = c.id AND a.type = 'invoice' ORDER BY c.id",
         CountStatement: 'SELECT COUNT(*) FROM customer_addresses',
       });
       assert.equal(answer.status, 200, answer.text);
-      assert.deepEqual(answer.json.records.slice(0, 2), [{ id: 1, active: true, city: 'London' }, { id: 6, active: true, city: 'Cambridge' }]);
+      assert.deepEqual(answer.json.records.slice(0, 2), [
+        { id: 1, active: true, city: 'London' },
+        { id: 6, active: true, city: 'Cambridge' },
+      ]);
       assert.equal(answer.json.total, Number((await app.crm('customer_addresses').count({ n: '*' }))[0]!.n));
-      assertProblem(await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ Name: 'x', ColumnType: 'String' }], Statement: 'SELECT x FROM nowhere' }), 409, 'rejected');
+      assertProblem(
+        await app.post('/api/RunConnectionGetQueryData/crm', {
+          columns: [{ Name: 'x', ColumnType: 'String' }],
+          Statement: 'SELECT x FROM nowhere',
+        }),
+        409,
+        'rejected',
+      );
     });
 
     it('answers the errors of the catalogue', async () => {
       assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ORDER', 'nickname')]), 400, 'unknown-field');
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-10', AccountName: 'Ten', SyncedAt: 'never' }), 400, 'invalid-value');
-      assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_LIMIT', '-1')], tokens.reader), 400, 'invalid-request');
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'C-10', AccountName: 'Ten', SyncedAt: 'never' }),
+        400,
+        'invalid-value',
+      );
+      assertProblem(
+        await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_LIMIT', '-1')], tokens.reader),
+        400,
+        'invalid-request',
+      );
     });
   });
 });

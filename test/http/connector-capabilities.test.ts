@@ -13,7 +13,16 @@ import { HttpProblem } from '../../runtime/errors.js';
 import { lackingCapabilities, requireCapabilities } from '../../runtime/http/require-capability.js';
 import { quickstartApp, tableContents, type Answer, type HttpApp } from '../support/http-app.js';
 
-const everything: ConnectorCapabilities = { filterPushDown: true, limit: true, skip: true, order: true, count: true, typedGroups: true, transactions: true, readOnlyQuery: true };
+const everything: ConnectorCapabilities = {
+  filterPushDown: true,
+  limit: true,
+  skip: true,
+  order: true,
+  count: true,
+  typedGroups: true,
+  transactions: true,
+  readOnlyQuery: true,
+};
 
 function system(capabilities: Partial<ConnectorCapabilities>): SystemEntry {
   return {
@@ -43,8 +52,16 @@ describe('requireCapabilities', () => {
         assert.equal(error.status, 422);
         assert.equal(error.code, 'unsupported');
         assert.deepEqual(error.extra.errors, [
-          { path: '/0/name', message: 'GETDATA_LIMIT needs the capability limit (limiting how many records are answered), which the rest connector of system shop does not have: leave GETDATA_LIMIT out' },
-          { path: '/2/name', message: 'GETDATA_ORDER needs the capability order (ordering records), which the rest connector of system shop does not have: sort the records yourself' },
+          {
+            path: '/0/name',
+            message:
+              'GETDATA_LIMIT needs the capability limit (limiting how many records are answered), which the rest connector of system shop does not have: leave GETDATA_LIMIT out',
+          },
+          {
+            path: '/2/name',
+            message:
+              'GETDATA_ORDER needs the capability order (ordering records), which the rest connector of system shop does not have: sort the records yourself',
+          },
         ]);
         assert.match(error.detail, /GETDATA_LIMIT needs the capability limit .*; GETDATA_ORDER needs the capability order/);
         return true;
@@ -69,8 +86,14 @@ function assertUnsupported(answer: Answer, capability: string, path: string): vo
   assert.equal(answer.status, 422, answer.text);
   assert.equal(answer.type, 'application/problem+json');
   assert.equal(answer.json.type, 'urn:syncline:problem:unsupported');
-  assert.match(answer.json.detail, new RegExp(`needs the capability ${capability} \\(.*\\), which the sql connector of system crm does not have`));
-  assert.deepEqual(answer.json.errors.map((e: { path: string }) => e.path), [path]);
+  assert.match(
+    answer.json.detail,
+    new RegExp(`needs the capability ${capability} \\(.*\\), which the sql connector of system crm does not have`),
+  );
+  assert.deepEqual(
+    answer.json.errors.map((e: { path: string }) => e.path),
+    [path],
+  );
 }
 
 describe('connection routes on a connector lacking capabilities', () => {
@@ -88,7 +111,11 @@ describe('connection routes on a connector lacking capabilities', () => {
     assertUnsupported(await app.post(url, [read('GETDATA_WHERE', 'active = true'), read('getdata_limit', '2')]), 'limit', '/1/name');
     assertUnsupported(await app.post(url, [read('GETDATA_ORDER', 'name DESC')]), 'order', '/0/name');
     const both = await app.post(url, [read('GETDATA_LIMIT', '2'), read('GETDATA_ORDER', 'name')]);
-    assert.deepEqual(both.json.errors.map((e: { path: string }) => e.path), ['/0/name', '/1/name'], 'every lacking capability at once');
+    assert.deepEqual(
+      both.json.errors.map((e: { path: string }) => e.path),
+      ['/0/name', '/1/name'],
+      'every lacking capability at once',
+    );
     const skipped = await app.post(url, [read('GETDATA_SKIP', '4'), read('GETDATA_WHERE', 'id > 0')]);
     assert.equal(skipped.status, 200, skipped.text);
     assert.deepEqual(ids(skipped), [5, 6]);
@@ -113,16 +140,29 @@ describe('connection routes on a connector lacking capabilities', () => {
 
   it('refuses a free query without read-only queries, and a typed group write without typed groups, changing nothing', async () => {
     const before = await tableContents(app);
-    const query = await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ Name: 'n', ColumnType: 'Integer' }], Statement: 'SELECT COUNT(*) AS n FROM customers' });
+    const query = await app.post('/api/RunConnectionGetQueryData/crm', {
+      columns: [{ Name: 'n', ColumnType: 'Integer' }],
+      Statement: 'SELECT COUNT(*) AS n FROM customers',
+    });
     assertUnsupported(query, 'readOnlyQuery', '/Statement');
-    const write = await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'id', value: 1 }, { name: 'addresses[main].city', value: 'Paris' }] });
+    const write = await app.post('/api/RunConnectionSetData/crm/Customer', {
+      columns: [
+        { name: 'id', value: 1 },
+        { name: 'addresses[main].city', value: 'Paris' },
+      ],
+    });
     assertUnsupported(write, 'typedGroups', '/columns');
     assert.deepEqual(await tableContents(app), before);
   });
 
   it('says in the interface description what the system lacks', async () => {
     const document = (await app.get('/api/openapi.json')).json;
-    const parameter = document.paths['/api/RunConnectionGetData/{system_key}/{object_type}'].post.parameters.find((p: { name: string }) => p.name === 'system_key');
-    assert.match(parameter.description, /crm lacks limit, order, count, typedGroups, readOnlyQuery; erp lacks limit, order, count, typedGroups, readOnlyQuery/);
+    const parameter = document.paths['/api/RunConnectionGetData/{system_key}/{object_type}'].post.parameters.find(
+      (p: { name: string }) => p.name === 'system_key',
+    );
+    assert.match(
+      parameter.description,
+      /crm lacks limit, order, count, typedGroups, readOnlyQuery; erp lacks limit, order, count, typedGroups, readOnlyQuery/,
+    );
   });
 });

@@ -12,7 +12,13 @@ import { quickstartApp, tableContents, tokens, type Answer, type HttpApp } from 
 
 const MiB = 1024 * 1024;
 const read = (name: string, value: unknown) => ({ name, value });
-const bodyRoutes = ['/api/RunConnectionGetData/crm/Customer', '/api/RunConnectionGetDataMin/crm/Customer', '/api/RunConnectionGetQueryData/crm', '/api/RunConnectionSetData/crm/Customer', '/api/RunConnectionSetDataMin/crm/Customer'];
+const bodyRoutes = [
+  '/api/RunConnectionGetData/crm/Customer',
+  '/api/RunConnectionGetDataMin/crm/Customer',
+  '/api/RunConnectionGetQueryData/crm',
+  '/api/RunConnectionSetData/crm/Customer',
+  '/api/RunConnectionSetDataMin/crm/Customer',
+];
 
 /** The problem body as the catalogue makes it, for the answer's own status and path. */
 function assertProblem(answer: Answer, status: number, code: string, detail?: RegExp): void {
@@ -35,7 +41,20 @@ function assertProblem(answer: Answer, status: number, code: string, detail?: Re
 
 /** Nothing in an answer that only the server should know. */
 function assertNoInternals(answer: Answer): void {
-  for (const leak of [/\bat \S+ \(/, /\.ts:\d+/, /node_modules/, /\/work\//, /\/tmp\//, /SQLITE_/, /\bselect\b.*\bfrom\b/i, /stack/i, /knex/i, /postgres:\/\//, /hunter2/, /ECONNREFUSED/]) {
+  for (const leak of [
+    /\bat \S+ \(/,
+    /\.ts:\d+/,
+    /node_modules/,
+    /\/work\//,
+    /\/tmp\//,
+    /SQLITE_/,
+    /\bselect\b.*\bfrom\b/i,
+    /stack/i,
+    /knex/i,
+    /postgres:\/\//,
+    /hunter2/,
+    /ECONNREFUSED/,
+  ]) {
     assert.doesNotMatch(answer.text, leak, `the answer shows ${leak}: ${answer.text}`);
   }
 }
@@ -43,11 +62,15 @@ function assertNoInternals(answer: Answer): void {
 /** A POST whose body is streamed in chunks (no Content-Length), answered or cut off by the server. */
 function chunkedPost(app: HttpApp, path: string, size: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${app.base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      `${app.base}${path}`,
+      { method: 'POST', headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     // The server may close the connection while the rest is still being sent; the answer counts.
     req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
     const chunk = Buffer.alloc(64 * 1024, 0x20);
@@ -96,7 +119,9 @@ objects:
 `;
 
 /** A driver failure the connector did not classify: its message holds SQL and a password. */
-const leaky = Object.assign(new Error(`SELECT * FROM accounts WHERE password = 'hunter2' -- near "FROM": syntax error`), { code: 'SQLITE_ERROR' });
+const leaky = Object.assign(new Error(`SELECT * FROM accounts WHERE password = 'hunter2' -- near "FROM": syntax error`), {
+  code: 'SQLITE_ERROR',
+});
 
 describe('error answers', () => {
   let app: HttpApp;
@@ -146,17 +171,31 @@ describe('error answers', () => {
     });
 
     it('refuses a compressed body with 415 instead of parsing its bytes', async () => {
-      const answer = await app.call('POST', bodyRoutes[0]!, { raw: '\u001f\u008b\u0008\u0000', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      const answer = await app.call('POST', bodyRoutes[0]!, {
+        raw: '\u001f\u008b\u0008\u0000',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
       assertProblem(answer, 415, 'unsupported-media-type', /Content-Encoding gzip is not accepted/);
     });
 
     it('asks for a body where one is required', async () => {
-      for (const path of bodyRoutes.slice(2)) assertProblem(await app.call('POST', path, { headers: { 'content-type': 'application/json' } }), 400, 'malformed-json', /needs a JSON body/);
+      for (const path of bodyRoutes.slice(2))
+        assertProblem(
+          await app.call('POST', path, { headers: { 'content-type': 'application/json' } }),
+          400,
+          'malformed-json',
+          /needs a JSON body/,
+        );
     });
 
     it('answers another media type with 415 and accepts JSON with parameters or a +json type', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
-        assertProblem(await app.call('POST', bodyRoutes[1]!, { raw: '[]', headers: { 'content-type': type } }), 415, 'unsupported-media-type', /Send the body as application\/json/);
+        assertProblem(
+          await app.call('POST', bodyRoutes[1]!, { raw: '[]', headers: { 'content-type': type } }),
+          415,
+          'unsupported-media-type',
+          /Send the body as application\/json/,
+        );
       }
       for (const type of ['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.syncline+json']) {
         assert.equal((await app.call('POST', bodyRoutes[1]!, { raw: '[]', headers: { 'content-type': type } })).status, 200, type);
@@ -165,17 +204,33 @@ describe('error answers', () => {
 
     it('answers a body over 1 MiB with 413 and takes one just under it', async () => {
       const padded = (size: number) => `[${' '.repeat(size - 2)}]`;
-      assert.equal((await app.call('POST', bodyRoutes[1]!, { raw: padded(MiB), headers: { 'content-type': 'application/json' } })).status, 200);
-      assertProblem(await app.call('POST', bodyRoutes[1]!, { raw: padded(MiB + 1), headers: { 'content-type': 'application/json' } }), 413, 'body-too-large', /limit of 1048576 bytes/);
+      assert.equal(
+        (await app.call('POST', bodyRoutes[1]!, { raw: padded(MiB), headers: { 'content-type': 'application/json' } })).status,
+        200,
+      );
+      assertProblem(
+        await app.call('POST', bodyRoutes[1]!, { raw: padded(MiB + 1), headers: { 'content-type': 'application/json' } }),
+        413,
+        'body-too-large',
+        /limit of 1048576 bytes/,
+      );
       const document = (await app.get('/api/openapi.json')).json;
-      assert.match(document.components.responses.TooLarge.description, /limit of 1048576 bytes/, 'the interface description states the limit the server applies');
+      assert.match(
+        document.components.responses.TooLarge.description,
+        /limit of 1048576 bytes/,
+        'the interface description states the limit the server applies',
+      );
     });
 
     it('answers a 2 MB write body with 413 and writes nothing', async () => {
       const before = await tableContents(app);
       const huge = 'x'.repeat(2 * 1000 * 1000);
       assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Customer', { name: huge }), 413, 'body-too-large');
-      assertProblem(await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'name', value: huge }] }), 413, 'body-too-large');
+      assertProblem(
+        await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'name', value: huge }] }),
+        413,
+        'body-too-large',
+      );
       const streamed = await chunkedPost(app, '/api/RunConnectionSetDataMin/crm/Customer', 2 * 1000 * 1000);
       assert.equal(streamed.status, 413, 'without Content-Length the limit holds while reading');
       assert.equal(JSON.parse(streamed.text).type, 'urn:syncline:problem:body-too-large');
@@ -202,7 +257,23 @@ describe('error answers', () => {
 
     it('refuses a GETDATA_LIMIT or GETDATA_SKIP that is not a whole number of 0 or more', async () => {
       for (const name of ['GETDATA_LIMIT', 'GETDATA_SKIP']) {
-        for (const value of ['-1', -5, '1.5', 2.5, '1e3', '0x10', 'ten', '', ' ', '+1', '1 2', '99999999999999999999', 'NaN', 'Infinity', '١٢']) {
+        for (const value of [
+          '-1',
+          -5,
+          '1.5',
+          2.5,
+          '1e3',
+          '0x10',
+          'ten',
+          '',
+          ' ',
+          '+1',
+          '1 2',
+          '99999999999999999999',
+          'NaN',
+          'Infinity',
+          '١٢',
+        ]) {
           const answer = await app.post(url, [read(name, value)]);
           assertProblem(answer, 400, 'invalid-request', new RegExp(`${name} must be a whole number of 0 or more`));
           assert.deepEqual(answer.json.errors[0].path, '/0/value');
@@ -213,7 +284,12 @@ describe('error answers', () => {
 
     it('refuses GETDATA_ORDER on a field the object does not have, naming the fields', async () => {
       for (const order of ['nickname', 'name, nickname desc', 'addresses.city', 'addresses.home.city', 'addresses.main.planet']) {
-        assertProblem(await app.post(url, [read('GETDATA_ORDER', order)]), 400, 'unknown-field', /its fields are id, name, email, active, updated_at/);
+        assertProblem(
+          await app.post(url, [read('GETDATA_ORDER', order)]),
+          400,
+          'unknown-field',
+          /its fields are id, name, email, active, updated_at/,
+        );
       }
       assertProblem(await app.post(url, [read('GETDATA_ORDER', 'name sideways')]), 400, 'invalid-request', /must be asc or desc/);
       assertProblem(await app.post(url, [read('GETDATA_ORDER', 'name,')]), 400, 'invalid-request', /empty sort term/);
@@ -229,8 +305,23 @@ describe('error answers', () => {
 
   describe('write values', () => {
     it('refuses an unknown field in both write bodies', async () => {
-      assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Customer', { name: 'X', salary: 1 }), 400, 'unknown-field', /no field 'salary'/);
-      assertProblem(await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'name', value: 'X' }, { name: 'salary', value: 1 }] }), 400, 'unknown-field', /no field 'salary'/);
+      assertProblem(
+        await app.post('/api/RunConnectionSetDataMin/crm/Customer', { name: 'X', salary: 1 }),
+        400,
+        'unknown-field',
+        /no field 'salary'/,
+      );
+      assertProblem(
+        await app.post('/api/RunConnectionSetData/crm/Customer', {
+          columns: [
+            { name: 'name', value: 'X' },
+            { name: 'salary', value: 1 },
+          ],
+        }),
+        400,
+        'unknown-field',
+        /no field 'salary'/,
+      );
     });
 
     it('refuses values of the wrong type, naming the field', async () => {
@@ -243,8 +334,19 @@ describe('error answers', () => {
         [{ name: ['X'] }, /Customer.name: expected text/],
         [{ name: null }, /Customer.name: a value is required/],
       ];
-      for (const [body, detail] of cases) assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Customer', body), 400, 'invalid-value', detail);
-      assertProblem(await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'name', value: 'X' }, { name: 'addresses[main].city', value: { x: 1 } }] }), 400, 'invalid-value', /addresses\[main\]\.city: expected text/);
+      for (const [body, detail] of cases)
+        assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Customer', body), 400, 'invalid-value', detail);
+      assertProblem(
+        await app.post('/api/RunConnectionSetData/crm/Customer', {
+          columns: [
+            { name: 'name', value: 'X' },
+            { name: 'addresses[main].city', value: { x: 1 } },
+          ],
+        }),
+        400,
+        'invalid-value',
+        /addresses\[main\]\.city: expected text/,
+      );
       assert.equal((await app.crm('customers').where({ name: 'X' })).length, 0);
     });
   });
@@ -297,13 +399,25 @@ describe('error answers', () => {
     });
 
     it('answers an unknown system or object with 404 on every route', async () => {
-      for (const path of ['/api/RunConnectionGetData/shop/Customer', '/api/RunConnectionGetDataMin/shop/Customer', '/api/RunConnectionGetQueryData/shop']) {
-        const answer = await app.post(path, path.endsWith('shop') ? { columns: [{ Name: 'a', ColumnType: 'String' }], Statement: 'SELECT 1' } : []);
+      for (const path of [
+        '/api/RunConnectionGetData/shop/Customer',
+        '/api/RunConnectionGetDataMin/shop/Customer',
+        '/api/RunConnectionGetQueryData/shop',
+      ]) {
+        const answer = await app.post(
+          path,
+          path.endsWith('shop') ? { columns: [{ Name: 'a', ColumnType: 'String' }], Statement: 'SELECT 1' } : [],
+        );
         assertProblem(answer, 404, 'unknown-system', /There is no system 'shop'. Systems: /);
         assert.deepEqual(/Systems: (.*)\.$/.exec(answer.json.detail)![1]!.split(', ').sort(), ['crm', 'down', 'erp', 'ghost', 'gone']);
       }
       assertProblem(await app.get('/api/GetDataObject/shop/Customer/1'), 404, 'unknown-system');
-      assertProblem(await app.post('/api/RunConnectionSetData/crm/Order', { columns: [{ name: 'a', value: 1 }] }), 404, 'unknown-object', /Objects: Customer/);
+      assertProblem(
+        await app.post('/api/RunConnectionSetData/crm/Order', { columns: [{ name: 'a', value: 1 }] }),
+        404,
+        'unknown-object',
+        /Objects: Customer/,
+      );
       assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Order', { a: 1 }), 404, 'unknown-object');
     });
   });

@@ -105,14 +105,23 @@ await describeEachDatabase('injection through the connection routes', (database)
           // NUL cannot be in PostgreSQL text; that is a 400, never a match.
           assertStatus(exact, [200, 400], what);
           if (exact.status === 200) assert.deepEqual(exact.json, [], what);
-          const either = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_WHERE', `email = ${literal(payload)} OR id = 2`)]);
+          const either = await app.post('/api/RunConnectionGetDataMin/crm/Customer', [
+            read('GETDATA_WHERE', `email = ${literal(payload)} OR id = 2`),
+          ]);
           assertStatus(either, [200, 400], what);
           if (either.status === 200) assert.deepEqual(ids(either.json), [2], what);
-          const odata = await app.post('/api/RunConnectionGetData/crm/Customer', [read('GETDATA_WHERE', `contains(name, ${literal(payload)}) or addresses.main.city eq ${literal(payload)}`)]);
+          const odata = await app.post('/api/RunConnectionGetData/crm/Customer', [
+            read('GETDATA_WHERE', `contains(name, ${literal(payload)}) or addresses.main.city eq ${literal(payload)}`),
+          ]);
           assertStatus(odata, [200, 400], what);
           if (odata.status === 200) {
-            const possible = customers.filter((c) => (c.name as string).toLowerCase().includes(payload.toLowerCase())).map((c) => c.id as number);
-            assert.ok(ids(odata.json.records).every((id) => possible.includes(id)), `${what}: ${odata.text.slice(0, 300)}`);
+            const possible = customers
+              .filter((c) => (c.name as string).toLowerCase().includes(payload.toLowerCase()))
+              .map((c) => c.id as number);
+            assert.ok(
+              ids(odata.json.records).every((id) => possible.includes(id)),
+              `${what}: ${odata.text.slice(0, 300)}`,
+            );
             assert.equal(odata.json.total, odata.json.records.length);
           }
         });
@@ -152,7 +161,11 @@ await describeEachDatabase('injection through the connection routes', (database)
       it('refuses payloads as GETDATA_ORDER', async () => {
         await eachPayload(payloads, async (payload) => {
           for (const order of [payload, `name ${payload}`, `name, ${payload}`]) {
-            assertStatus(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ORDER', order)]), [400], JSON.stringify(order.slice(0, 60)));
+            assertStatus(
+              await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ORDER', order)]),
+              [400],
+              JSON.stringify(order.slice(0, 60)),
+            );
           }
         });
       });
@@ -169,9 +182,20 @@ await describeEachDatabase('injection through the connection routes', (database)
           assertStatus(await app.get(`/api/GetDataObject/crm/${part}/1`), unknown, what);
           assertStatus(await app.get(`/api/GetDataObject/erp/Account/${part}`), [404, 400], what);
           assertStatus(await app.get(`/api/GetDataObject/crm/Customer/${part}`), [404, 400], what);
-          assertStatus(await app.post(`/api/RunConnectionGetQueryData/${part}`, { columns: [{ Name: 'a', ColumnType: 'String' }], Statement: 'SELECT 1 AS a' }), unknown, what);
+          assertStatus(
+            await app.post(`/api/RunConnectionGetQueryData/${part}`, {
+              columns: [{ Name: 'a', ColumnType: 'String' }],
+              Statement: 'SELECT 1 AS a',
+            }),
+            unknown,
+            what,
+          );
           assertStatus(await app.post(`/api/RunConnectionSetDataMin/crm/${part}`, { name: 'x' }), unknown, what);
-          assertStatus(await app.post(`/api/RunConnectionSetData/${part}/Customer`, { columns: [{ name: 'name', value: 'x' }] }), unknown, what);
+          assertStatus(
+            await app.post(`/api/RunConnectionSetData/${part}/Customer`, { columns: [{ name: 'name', value: 'x' }] }),
+            unknown,
+            what,
+          );
         });
       });
 
@@ -195,7 +219,11 @@ await describeEachDatabase('injection through the connection routes', (database)
             assert.equal(stored.AccountName, payload, what);
             assert.equal(stored.Email, payload, what);
           } else {
-            assert.equal(min.json.type, payload.includes('\u0000') ? 'urn:syncline:problem:invalid-request' : 'urn:syncline:problem:invalid-value', what);
+            assert.equal(
+              min.json.type,
+              payload.includes('\u0000') ? 'urn:syncline:problem:invalid-request' : 'urn:syncline:problem:invalid-value',
+              what,
+            );
           }
 
           if (payload.length > 40) return;
@@ -205,13 +233,20 @@ await describeEachDatabase('injection through the connection routes', (database)
             assert.deepEqual(keyed.json.key, { AccountNumber: payload }, what);
             written.push({ AccountNumber: payload, AccountName: `key ${index}`, Email: null });
             const found = await app.post('/api/RunConnectionGetDataMin/erp/Account', [read('GETDATA_ID', payload)]);
-            assert.deepEqual(found.json.map((r: Row) => r.AccountName), [`key ${index}`], what);
+            assert.deepEqual(
+              found.json.map((r: Row) => r.AccountName),
+              [`key ${index}`],
+              what,
+            );
           }
         });
         assert.ok(written.length >= payloads.length, `most payloads are stored (${written.length})`);
 
         const accounts = await app.erp('accounts').select('AccountNumber', 'AccountName', 'Email').orderBy('AccountNumber');
-        const expected = [...initial.accounts.map(({ AccountNumber, AccountName, Email }) => ({ AccountNumber, AccountName, Email })), ...written];
+        const expected = [
+          ...initial.accounts.map(({ AccountNumber, AccountName, Email }) => ({ AccountNumber, AccountName, Email })),
+          ...written,
+        ];
         const byKey = (a: Row, b: Row) => (a.AccountNumber < b.AccountNumber ? -1 : a.AccountNumber > b.AccountNumber ? 1 : 0);
         assert.deepEqual([...accounts].sort(byKey), expected.sort(byKey), 'accounts holds exactly the old rows and the written ones');
         const now = await tableContents(app);
@@ -221,24 +256,30 @@ await describeEachDatabase('injection through the connection routes', (database)
 
       it('stores payloads in typed group entries exactly, or refuses them', async () => {
         let created = 0;
-        await eachPayload(payloads.filter((p) => p.length <= 200), async (payload) => {
-          const what = JSON.stringify(payload.slice(0, 60));
-          const answer = await app.post('/api/RunConnectionSetData/crm/Customer', {
-            columns: [
-              { name: 'name', columnType: 'String', value: payload },
-              { name: 'addresses[main].street', columnType: 'String', value: payload },
-              { name: 'addresses[invoice].city', columnType: 'String', value: payload },
-            ],
-          });
-          assertStatus(answer, [201, 400], what);
-          if (answer.status !== 201) return;
-          created += 1;
-          const record = (await app.get(`/api/GetDataObject/crm/Customer/${answer.json.key.id}`)).json.record as Row;
-          assert.deepEqual([record.name, record.addresses.main.street, record.addresses.invoice.city], [payload, payload, payload], what);
-        });
+        await eachPayload(
+          payloads.filter((p) => p.length <= 200),
+          async (payload) => {
+            const what = JSON.stringify(payload.slice(0, 60));
+            const answer = await app.post('/api/RunConnectionSetData/crm/Customer', {
+              columns: [
+                { name: 'name', columnType: 'String', value: payload },
+                { name: 'addresses[main].street', columnType: 'String', value: payload },
+                { name: 'addresses[invoice].city', columnType: 'String', value: payload },
+              ],
+            });
+            assertStatus(answer, [201, 400], what);
+            if (answer.status !== 201) return;
+            created += 1;
+            const record = (await app.get(`/api/GetDataObject/crm/Customer/${answer.json.key.id}`)).json.record as Row;
+            assert.deepEqual([record.name, record.addresses.main.street, record.addresses.invoice.city], [payload, payload, payload], what);
+          },
+        );
         const customerCount = Number((await app.crm('customers').count({ n: '*' }))[0]!.n);
         assert.equal(customerCount, initial.customers.length + created);
-        assert.equal(Number((await app.crm('customer_addresses').count({ n: '*' }))[0]!.n), initial.customer_addresses.length + 2 * created);
+        assert.equal(
+          Number((await app.crm('customer_addresses').count({ n: '*' }))[0]!.n),
+          initial.customer_addresses.length + 2 * created,
+        );
         const old = (await tableContents(app)).customers.filter((row) => (row.id as number) <= 6);
         assert.deepEqual(old, initial.customers, 'the existing customers are untouched');
         assert.deepEqual(await tableNames(app), tables);
@@ -248,8 +289,24 @@ await describeEachDatabase('injection through the connection routes', (database)
         await eachPayload(payloads, async (payload) => {
           const what = JSON.stringify(payload.slice(0, 60));
           assertStatus(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'F-1', [payload]: 'x' }), [400], what);
-          assertStatus(await app.post('/api/RunConnectionSetData/erp/Account', { columns: [{ name: 'AccountNumber', value: 'F-1' }, { name: payload, value: 'x' }] }), [400], what);
-          assertStatus(await app.post('/api/RunConnectionSetData/erp/Account', { columns: [{ name: 'AccountName', value: 'F' }], idcolumns: [{ name: payload, value: 'x' }] }), [400], what);
+          assertStatus(
+            await app.post('/api/RunConnectionSetData/erp/Account', {
+              columns: [
+                { name: 'AccountNumber', value: 'F-1' },
+                { name: payload, value: 'x' },
+              ],
+            }),
+            [400],
+            what,
+          );
+          assertStatus(
+            await app.post('/api/RunConnectionSetData/erp/Account', {
+              columns: [{ name: 'AccountName', value: 'F' }],
+              idcolumns: [{ name: payload, value: 'x' }],
+            }),
+            [400],
+            what,
+          );
         });
         assert.equal(await app.erp('accounts').where({ AccountNumber: 'F-1' }).first(), undefined);
       });
@@ -264,9 +321,13 @@ await describeEachDatabase('injection through the connection routes', (database)
         const admin = database().admin;
         // A function that writes, called from a plain SELECT: only the database can tell.
         if (database().engine === 'postgres') {
-          await admin.raw('CREATE FUNCTION syncline_intruder() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN DELETE FROM customer_addresses; RETURN 1; END $$');
+          await admin.raw(
+            'CREATE FUNCTION syncline_intruder() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN DELETE FROM customer_addresses; RETURN 1; END $$',
+          );
         } else if (database().engine === 'mariadb') {
-          await admin.raw('CREATE FUNCTION syncline_intruder() RETURNS INT MODIFIES SQL DATA BEGIN DELETE FROM customer_addresses; RETURN 1; END');
+          await admin.raw(
+            'CREATE FUNCTION syncline_intruder() RETURNS INT MODIFIES SQL DATA BEGIN DELETE FROM customer_addresses; RETURN 1; END',
+          );
         }
         initial = await tableContents(app);
         tables = await tableNames(app);
@@ -277,7 +338,12 @@ await describeEachDatabase('injection through the connection routes', (database)
           database().engine === 'sqlite'
             ? ['WITH x AS (SELECT 1) DELETE FROM customer_addresses', "WITH x AS (SELECT 1) UPDATE customers SET name = 'pwned'"]
             : database().engine === 'postgres'
-              ? ['SELECT syncline_intruder() AS x', 'WITH d AS (DELETE FROM customer_addresses RETURNING customer_id) SELECT * FROM d', "SELECT setval(pg_get_serial_sequence('customers', 'id'), 999) AS x", "SELECT 1 AS x FROM (SELECT set_config('default_transaction_read_only', 'off', true)) s"]
+              ? [
+                  'SELECT syncline_intruder() AS x',
+                  'WITH d AS (DELETE FROM customer_addresses RETURNING customer_id) SELECT * FROM d',
+                  "SELECT setval(pg_get_serial_sequence('customers', 'id'), 999) AS x",
+                  "SELECT 1 AS x FROM (SELECT set_config('default_transaction_read_only', 'off', true)) s",
+                ]
               : ['SELECT syncline_intruder() AS x', 'SELECT syncline_intruder() AS x FROM customers'];
         for (const statement of statements) {
           const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: statement });
@@ -300,11 +366,23 @@ await describeEachDatabase('injection through the connection routes', (database)
       });
 
       it('is refused when it is a second statement or not a query at all', async () => {
-        for (const statement of ['SELECT 1 AS x; DELETE FROM customers', 'SELECT 1 AS x;\nDROP TABLE accounts', 'DELETE FROM customers', 'DROP TABLE accounts', "INSERT INTO accounts (AccountNumber, AccountName) VALUES ('Z', 'z')", 'CREATE TABLE intruder (x INTEGER)', "WITH x AS (SELECT 1) INSERT INTO accounts (AccountNumber, AccountName) SELECT 'Z', 'z' FROM x"]) {
+        for (const statement of [
+          'SELECT 1 AS x; DELETE FROM customers',
+          'SELECT 1 AS x;\nDROP TABLE accounts',
+          'DELETE FROM customers',
+          'DROP TABLE accounts',
+          "INSERT INTO accounts (AccountNumber, AccountName) VALUES ('Z', 'z')",
+          'CREATE TABLE intruder (x INTEGER)',
+          "WITH x AS (SELECT 1) INSERT INTO accounts (AccountNumber, AccountName) SELECT 'Z', 'z' FROM x",
+        ]) {
           const answer = await app.post('/api/RunConnectionGetQueryData/crm', { columns, Statement: statement });
           assertStatus(answer, [403, 409], statement);
         }
-        const count = await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ Name: 'n', ColumnType: 'Integer' }], Statement: 'SELECT COUNT(*) AS n FROM customers', CountStatement: 'SELECT 1; DELETE FROM customers' });
+        const count = await app.post('/api/RunConnectionGetQueryData/crm', {
+          columns: [{ Name: 'n', ColumnType: 'Integer' }],
+          Statement: 'SELECT COUNT(*) AS n FROM customers',
+          CountStatement: 'SELECT 1; DELETE FROM customers',
+        });
         assertStatus(count, [403, 409], 'count statement');
         assert.deepEqual(await tableContents(app), initial);
         assert.deepEqual(await tableNames(app), tables);

@@ -17,7 +17,10 @@ const uuid = '00000000-0000-4000-8000-000000000001';
 function assertRefused(answer: Answer, path: string): void {
   assert.equal(answer.status, 400, `${path}: ${answer.text}`);
   assert.equal(answer.type, 'application/problem+json');
-  assert.deepEqual(answer.json.errors.map((error: { path: string }) => error.path), [path]);
+  assert.deepEqual(
+    answer.json.errors.map((error: { path: string }) => error.path),
+    [path],
+  );
   assert.match(answer.json.detail, /NUL character/);
 }
 
@@ -36,15 +39,24 @@ await describeEachDatabase('NUL in API requests', (database) => {
       const start = { ProcessId: sync, StartType: 'manual' };
       assertRefused(await app.post('/api/AddAction', { ...start, WhereClause: "name = 'a\u0000b'" }), '/WhereClause');
       assertRefused(await app.post('/api/AddAction', { ...start, StartType: 'AdHoc', SourceId: '1\u0000' }), '/SourceId');
-      assertRefused(await app.post('/api/AddAction', { ...start, ActionParams: [{ Name: 'id', Value: '\u00007' }] }), '/ActionParams/0/Value');
+      assertRefused(
+        await app.post('/api/AddAction', { ...start, ActionParams: [{ Name: 'id', Value: '\u00007' }] }),
+        '/ActionParams/0/Value',
+      );
       assertRefused(await app.post('/api/AddAction', { ...start, 'Where\u0000Clause': 'x' }), '/Where\u0000Clause');
       assertRefused(await app.post(`/api/ExecuteProcess/${sync}`, { StartType: 'manual', WhereClause: 'id = 1\u0000' }), '/WhereClause');
       assert.equal(await items(), before);
     });
 
     it('a read filter, a write value and a console test pin with NUL are refused', async () => {
-      assertRefused(await app.post('/api/RunConnectionGetData/crm/Customer', [{ name: 'GETDATA_WHERE', value: "name = 'Ada\u0000'" }]), '/0/value');
-      assertRefused(await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'N-1', AccountName: 'x\u0000y' }), '/AccountName');
+      assertRefused(
+        await app.post('/api/RunConnectionGetData/crm/Customer', [{ name: 'GETDATA_WHERE', value: "name = 'Ada\u0000'" }]),
+        '/0/value',
+      );
+      assertRefused(
+        await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'N-1', AccountName: 'x\u0000y' }),
+        '/AccountName',
+      );
       assert.equal(await app.erp('accounts').where({ AccountNumber: 'N-1' }).first(), undefined);
       assertRefused(await app.post(`/api/console/webhooks/${webhook}/test`, { pin: 'a\u0000' }), '/pin');
     });
@@ -78,7 +90,10 @@ await describeEachDatabase('NUL in API requests', (database) => {
       const cursor = Buffer.from(JSON.stringify(['2030-01-01T00:00:00.000Z', 'a\u0000'])).toString('base64url');
       const answer = await app.get(`/api/console/webhooks/${webhook}/log?cursor=${cursor}`);
       assert.equal(answer.status, 400, answer.text);
-      assert.deepEqual(answer.json.errors.map((error: { path: string }) => error.path), ['query.cursor']);
+      assert.deepEqual(
+        answer.json.errors.map((error: { path: string }) => error.path),
+        ['query.cursor'],
+      );
     });
   });
 

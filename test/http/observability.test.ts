@@ -45,7 +45,11 @@ describe('observability', () => {
       assert.equal(answer.json.status, 'ready');
       assert.equal(answer.json.snapshot.definitions.System, 2);
       assert.equal(answer.json.snapshot.definitions.Webhook, 1);
-      assert.doesNotMatch(answer.text, /wh_crmCustomerChanged01|quickstart-operator|crm-customers-to-erp/, 'ids stay behind a token: a webhook id may be its only secret');
+      assert.doesNotMatch(
+        answer.text,
+        /wh_crmCustomerChanged01|quickstart-operator|crm-customers-to-erp/,
+        'ids stay behind a token: a webhook id may be its only secret',
+      );
       assert.equal(answer.json.lastReload.ok, true);
       for (const token of Object.values(tokens)) assert.ok(!answer.text.includes(token));
       assert.doesNotMatch(answer.text, /sqlite|filename|connection|password/i);
@@ -66,7 +70,10 @@ describe('observability', () => {
       }
       assert.equal(ready.status, 'ready');
       assert.equal(ready.snapshot.digest, before.snapshot.digest);
-      assert.match(ready.lastReload.problems[0], /syncs\.yaml:\d+:\d+: Sync\/crm-customers-to-erp: target\.object: System 'erp' has no object 'Acount'/);
+      assert.match(
+        ready.lastReload.problems[0],
+        /syncs\.yaml:\d+:\d+: Sync\/crm-customers-to-erp: target\.object: System 'erp' has no object 'Acount'/,
+      );
       assert.equal((await app.post('/api/RunConnectionGetDataMin/crm/Customer', [])).status, 200, 'the old snapshot serves');
       await writeFile(`${file}.tmp`, original);
       await rename(`${file}.tmp`, file);
@@ -90,12 +97,23 @@ describe('observability', () => {
       assert.equal(answer.status, 200);
       assert.match(answer.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
       const text = answer.text;
-      assert.equal(sample(text, 'syncline_http_requests_total', { method: 'POST', route: minRoute, status: '200' }), okBefore + 4, 'the case variant counts under the same pattern');
+      assert.equal(
+        sample(text, 'syncline_http_requests_total', { method: 'POST', route: minRoute, status: '200' }),
+        okBefore + 4,
+        'the case variant counts under the same pattern',
+      );
       assert.equal(sample(text, 'syncline_http_requests_total', { method: 'POST', route: minRoute, status: '400' }), 1);
       assert.equal(sample(text, 'syncline_http_requests_total', { method: 'POST', route: minRoute, status: '401' }), 1);
-      assert.equal(sample(text, 'syncline_http_requests_total', { method: 'GET', route: '/api/GetDataObject/:system/:object/:key', status: '200' }), 1);
+      assert.equal(
+        sample(text, 'syncline_http_requests_total', { method: 'GET', route: '/api/GetDataObject/:system/:object/:key', status: '200' }),
+        1,
+      );
       assert.ok((sample(text, 'syncline_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) ?? 0) >= 1);
-      assert.equal(sample(text, 'syncline_http_requests_total', { method: 'GET', route: minRoute, status: '405' }), 1, 'a wrong method counts under the pattern of the path');
+      assert.equal(
+        sample(text, 'syncline_http_requests_total', { method: 'GET', route: minRoute, status: '405' }),
+        1,
+        'a wrong method counts under the pattern of the path',
+      );
 
       const count = sample(text, 'syncline_http_request_duration_seconds_count', { method: 'POST', route: minRoute });
       assert.equal(count, okBefore + 6);
@@ -146,16 +164,40 @@ describe('observability', () => {
       const from = app.logs.length;
       const secret = 'personal-data-7d1f0c-never-logged';
       for (const token of Object.values(tokens)) {
-        await app.call('POST', `/api/RunConnectionGetDataMin/crm/Customer?access_token=${token}&password=${secret}`, { token, body: [{ name: 'GETDATA_WHERE', value: `name = '${secret}'` }] });
+        await app.call('POST', `/api/RunConnectionGetDataMin/crm/Customer?access_token=${token}&password=${secret}`, {
+          token,
+          body: [{ name: 'GETDATA_WHERE', value: `name = '${secret}'` }],
+        });
       }
       await app.call('POST', '/api/RunConnectionGetDataMin/crm/Customer', { token: `${tokens.admin}-wrong`, body: [] });
-      await app.call('POST', '/api/RunConnectionGetDataMin/crm/Customer', { token: null, headers: { authorization: `Basic ${Buffer.from(`admin:${secret}`).toString('base64')}`, cookie: `session=${secret}` } });
-      await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'LOG-2', AccountName: secret, Email: `${secret}@example.com` });
-      await app.post('/api/RunConnectionSetData/crm/Customer', { columns: [{ name: 'name', value: secret }, { name: 'addresses[main].street', value: secret }] });
+      await app.call('POST', '/api/RunConnectionGetDataMin/crm/Customer', {
+        token: null,
+        headers: { authorization: `Basic ${Buffer.from(`admin:${secret}`).toString('base64')}`, cookie: `session=${secret}` },
+      });
+      await app.post('/api/RunConnectionSetDataMin/erp/Account', {
+        AccountNumber: 'LOG-2',
+        AccountName: secret,
+        Email: `${secret}@example.com`,
+      });
+      await app.post('/api/RunConnectionSetData/crm/Customer', {
+        columns: [
+          { name: 'name', value: secret },
+          { name: 'addresses[main].street', value: secret },
+        ],
+      });
       await app.post('/api/RunConnectionSetDataMin/crm/Customer', { name: secret, active: 'not-a-boolean' });
-      await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ Name: 'x', ColumnType: 'String' }], Statement: `SELECT '${secret}' AS x` });
-      await app.post('/api/RunConnectionGetQueryData/crm', { columns: [{ Name: 'x', ColumnType: 'String' }], Statement: `SELECT ${secret} FROM nowhere` });
-      await app.call('POST', '/api/RunConnectionSetDataMin/crm/Customer', { raw: `{"name": "${secret}"`, headers: { 'content-type': 'application/json' } });
+      await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns: [{ Name: 'x', ColumnType: 'String' }],
+        Statement: `SELECT '${secret}' AS x`,
+      });
+      await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns: [{ Name: 'x', ColumnType: 'String' }],
+        Statement: `SELECT ${secret} FROM nowhere`,
+      });
+      await app.call('POST', '/api/RunConnectionSetDataMin/crm/Customer', {
+        raw: `{"name": "${secret}"`,
+        headers: { 'content-type': 'application/json' },
+      });
 
       const lines = app.logs.slice(from);
       assert.ok(lines.filter((line) => line.msg === 'request').length >= 14);

@@ -19,12 +19,14 @@ import { addActionBody, executeProcessBody } from '../../runtime/http/queue-body
 import { quickstartApp, tokens, type Answer, type HttpApp } from '../support/http-app.js';
 
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 type Json = Record<string, any>;
 
 /** The JSON pointer of `segments`, escaped for use in a URI fragment. */
-const pointer = (segments: readonly string[]) => segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+const pointer = (segments: readonly string[]) =>
+  segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 /** Validates answers and request bodies against one document. */
 class DocumentChecker {
@@ -50,7 +52,10 @@ class DocumentChecker {
     let node: any = this.document;
     for (const segment of segments) node = node?.[segment];
     if (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-      const target = node.$ref.slice(2).split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const target = node.$ref
+        .slice(2)
+        .split('/')
+        .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
       return this.resolve(target);
     }
     return { node, segments };
@@ -70,14 +75,23 @@ class DocumentChecker {
     const responses = found.node.responses as Json;
     const status = String(answer.status);
     const key = Object.hasOwn(responses, status) ? status : Object.hasOwn(responses, 'default') ? 'default' : undefined;
-    assert.ok(key, `${what}: status ${status} of ${method.toUpperCase()} ${template} is not documented (documented: ${Object.keys(responses).join(', ')})`);
+    assert.ok(
+      key,
+      `${what}: status ${status} of ${method.toUpperCase()} ${template} is not documented (documented: ${Object.keys(responses).join(', ')})`,
+    );
     const response = this.resolve([...found.segments, 'responses', key]);
     const content = response.node.content as Json | undefined;
     if (answer.text === '') return;
-    assert.ok(content?.[answer.type], `${what}: ${status} answers ${answer.type}, documented: ${Object.keys(content ?? {}).join(', ') || 'no body'}`);
+    assert.ok(
+      content?.[answer.type],
+      `${what}: ${status} answers ${answer.type}, documented: ${Object.keys(content ?? {}).join(', ') || 'no body'}`,
+    );
     if (answer.json === undefined) return;
     const validate = this.validator([...response.segments, 'content', answer.type, 'schema']);
-    assert.ok(validate(answer.json), `${what}: the ${status} body does not fit the document: ${JSON.stringify(validate.errors?.slice(0, 5))}\n${answer.text.slice(0, 500)}`);
+    assert.ok(
+      validate(answer.json),
+      `${what}: the ${status} body does not fit the document: ${JSON.stringify(validate.errors?.slice(0, 5))}\n${answer.text.slice(0, 500)}`,
+    );
   }
 
   /** Fails unless `body` fits the documented request body of the operation. */
@@ -156,46 +170,258 @@ interface Scenario {
   valid?: boolean;
 }
 
-const query = { columns: [{ Name: 'id', ColumnType: 'Integer' }, { Name: 'name', ColumnType: 'String' }], Statement: 'SELECT id, name FROM customers ORDER BY id', CountStatement: 'SELECT COUNT(*) FROM customers' };
+const query = {
+  columns: [
+    { Name: 'id', ColumnType: 'Integer' },
+    { Name: 'name', ColumnType: 'String' },
+  ],
+  Statement: 'SELECT id, name FROM customers ORDER BY id',
+  CountStatement: 'SELECT COUNT(*) FROM customers',
+};
 const json = { 'content-type': 'application/json' };
 const tooLarge = `[${' '.repeat(1024 * 1024)}]`;
 
 const scenarios: Scenario[] = [
-  { what: 'full read', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', body: [{ name: 'GETDATA_LIMIT', value: '3' }, { name: 'GETDATA_ORDER', value: 'name desc' }], status: 200, valid: true },
-  { what: 'full read of an object without groups', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/erp/Account', body: [], status: 200, valid: true },
-  { what: 'full read by id', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', body: [{ name: 'GETDATA_ID', value: '1' }], status: 200, valid: true },
-  { what: 'full read, unknown parameter', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', body: [{ name: 'GETDATA_TOP', value: '1' }], status: 400 },
-  { what: 'full read, no token', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', body: [], token: null, status: 401 },
-  { what: 'full read, missing scope', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', body: [], token: tokens.queueOnly, status: 403 },
-  { what: 'full read, outside the allow-list', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', body: [], token: tokens.erpWriter, status: 403 },
-  { what: 'full read, unknown object', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Invoice', body: [], status: 404 },
-  { what: 'full read, too large', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', raw: tooLarge, headers: json, status: 413 },
-  { what: 'full read, not JSON', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', raw: '[]', headers: { 'content-type': 'text/plain' }, status: 415 },
-  { what: 'full read, malformed JSON', template: paths.getData, method: 'post', path: '/api/RunConnectionGetData/crm/Customer', raw: '[', headers: json, status: 400 },
-  { what: 'full read, wrong method', template: paths.getData, method: 'delete', path: '/api/RunConnectionGetData/crm/Customer', status: 405 },
-  { what: 'minimal read', template: paths.getDataMin, method: 'post', path: '/api/RunConnectionGetDataMin/crm/Customer', body: [{ name: 'GETDATA_WHERE', value: "addresses.main.country = 'US'" }], status: 200, valid: true },
-  { what: 'minimal read of accounts', template: paths.getDataMin, method: 'post', path: '/api/RunConnectionGetDataMin/erp/Account', body: [{ name: 'GETDATA_SKIP', value: '0' }], status: 200, valid: true },
-  { what: 'minimal read, unknown field', template: paths.getDataMin, method: 'post', path: '/api/RunConnectionGetDataMin/crm/Customer', body: [{ name: 'GETDATA_ORDER', value: 'salary' }], status: 400 },
-  { what: 'minimal read, unknown system', template: paths.getDataMin, method: 'post', path: '/api/RunConnectionGetDataMin/shop/Customer', body: [], status: 404 },
-  { what: 'minimal read, no token', template: paths.getDataMin, method: 'post', path: '/api/RunConnectionGetDataMin/crm/Customer', token: null, status: 401 },
+  {
+    what: 'full read',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    body: [
+      { name: 'GETDATA_LIMIT', value: '3' },
+      { name: 'GETDATA_ORDER', value: 'name desc' },
+    ],
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'full read of an object without groups',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/erp/Account',
+    body: [],
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'full read by id',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    body: [{ name: 'GETDATA_ID', value: '1' }],
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'full read, unknown parameter',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    body: [{ name: 'GETDATA_TOP', value: '1' }],
+    status: 400,
+  },
+  {
+    what: 'full read, no token',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    body: [],
+    token: null,
+    status: 401,
+  },
+  {
+    what: 'full read, missing scope',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    body: [],
+    token: tokens.queueOnly,
+    status: 403,
+  },
+  {
+    what: 'full read, outside the allow-list',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    body: [],
+    token: tokens.erpWriter,
+    status: 403,
+  },
+  {
+    what: 'full read, unknown object',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Invoice',
+    body: [],
+    status: 404,
+  },
+  {
+    what: 'full read, too large',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    raw: tooLarge,
+    headers: json,
+    status: 413,
+  },
+  {
+    what: 'full read, not JSON',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    raw: '[]',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+  },
+  {
+    what: 'full read, malformed JSON',
+    template: paths.getData,
+    method: 'post',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    raw: '[',
+    headers: json,
+    status: 400,
+  },
+  {
+    what: 'full read, wrong method',
+    template: paths.getData,
+    method: 'delete',
+    path: '/api/RunConnectionGetData/crm/Customer',
+    status: 405,
+  },
+  {
+    what: 'minimal read',
+    template: paths.getDataMin,
+    method: 'post',
+    path: '/api/RunConnectionGetDataMin/crm/Customer',
+    body: [{ name: 'GETDATA_WHERE', value: "addresses.main.country = 'US'" }],
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'minimal read of accounts',
+    template: paths.getDataMin,
+    method: 'post',
+    path: '/api/RunConnectionGetDataMin/erp/Account',
+    body: [{ name: 'GETDATA_SKIP', value: '0' }],
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'minimal read, unknown field',
+    template: paths.getDataMin,
+    method: 'post',
+    path: '/api/RunConnectionGetDataMin/crm/Customer',
+    body: [{ name: 'GETDATA_ORDER', value: 'salary' }],
+    status: 400,
+  },
+  {
+    what: 'minimal read, unknown system',
+    template: paths.getDataMin,
+    method: 'post',
+    path: '/api/RunConnectionGetDataMin/shop/Customer',
+    body: [],
+    status: 404,
+  },
+  {
+    what: 'minimal read, no token',
+    template: paths.getDataMin,
+    method: 'post',
+    path: '/api/RunConnectionGetDataMin/crm/Customer',
+    token: null,
+    status: 401,
+  },
   { what: 'one record', template: paths.getDataObject, method: 'get', path: '/api/GetDataObject/crm/Customer/6', status: 200 },
   { what: 'one account', template: paths.getDataObject, method: 'get', path: '/api/GetDataObject/erp/Account/C-2', status: 200 },
   { what: 'one record, absent', template: paths.getDataObject, method: 'get', path: '/api/GetDataObject/crm/Customer/99', status: 404 },
-  { what: 'one record, missing scope', template: paths.getDataObject, method: 'get', path: '/api/GetDataObject/crm/Customer/1', token: tokens.queueOnly, status: 403 },
-  { what: 'query with count', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/crm', body: query, status: 200, valid: true },
-  { what: 'query without count', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/erp', body: { columns: [{ Name: 'n', ColumnType: 'Integer' }], Statement: 'SELECT COUNT(*) AS n FROM accounts' }, status: 200, valid: true },
-  { what: 'query, no columns', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/crm', body: { Statement: 'SELECT 1' }, status: 400 },
-  { what: 'query, missing scope', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/crm', body: query, token: tokens.reader, status: 403 },
-  { what: 'query that writes', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/crm', body: { ...query, Statement: 'DELETE FROM customers' }, status: 403 },
-  { what: 'query the database refuses', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/crm', body: { ...query, Statement: 'SELECT nothing FROM nowhere' }, status: 409 },
-  { what: 'query, unknown system', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/shop', body: query, status: 404 },
-  { what: 'query, not JSON', template: paths.query, method: 'post', path: '/api/RunConnectionGetQueryData/crm', raw: 'x', headers: { 'content-type': 'text/csv' }, status: 415 },
+  {
+    what: 'one record, missing scope',
+    template: paths.getDataObject,
+    method: 'get',
+    path: '/api/GetDataObject/crm/Customer/1',
+    token: tokens.queueOnly,
+    status: 403,
+  },
+  {
+    what: 'query with count',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/crm',
+    body: query,
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'query without count',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/erp',
+    body: { columns: [{ Name: 'n', ColumnType: 'Integer' }], Statement: 'SELECT COUNT(*) AS n FROM accounts' },
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'query, no columns',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/crm',
+    body: { Statement: 'SELECT 1' },
+    status: 400,
+  },
+  {
+    what: 'query, missing scope',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/crm',
+    body: query,
+    token: tokens.reader,
+    status: 403,
+  },
+  {
+    what: 'query that writes',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/crm',
+    body: { ...query, Statement: 'DELETE FROM customers' },
+    status: 403,
+  },
+  {
+    what: 'query the database refuses',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/crm',
+    body: { ...query, Statement: 'SELECT nothing FROM nowhere' },
+    status: 409,
+  },
+  {
+    what: 'query, unknown system',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/shop',
+    body: query,
+    status: 404,
+  },
+  {
+    what: 'query, not JSON',
+    template: paths.query,
+    method: 'post',
+    path: '/api/RunConnectionGetQueryData/crm',
+    raw: 'x',
+    headers: { 'content-type': 'text/csv' },
+    status: 415,
+  },
   {
     what: 'full write, create',
     template: paths.setData,
     method: 'post',
     path: '/api/RunConnectionSetData/crm/Customer',
-    body: { name: 'Customer', columns: [{ name: 'name', columnType: 'String', value: 'Hedy Lamarr' }, { name: 'addresses[main].city', columnType: 'String', value: 'Vienna' }] },
+    body: {
+      name: 'Customer',
+      columns: [
+        { name: 'name', columnType: 'String', value: 'Hedy Lamarr' },
+        { name: 'addresses[main].city', columnType: 'String', value: 'Vienna' },
+      ],
+    },
     status: 201,
     valid: true,
   },
@@ -204,62 +430,385 @@ const scenarios: Scenario[] = [
     template: paths.setData,
     method: 'post',
     path: '/api/RunConnectionSetData/erp/Account',
-    body: { columns: [{ name: 'City', columnType: 'String', value: 'Boston' }], idcolumns: [{ name: 'AccountNumber', columnType: 'String', value: 'C-2' }] },
+    body: {
+      columns: [{ name: 'City', columnType: 'String', value: 'Boston' }],
+      idcolumns: [{ name: 'AccountNumber', columnType: 'String', value: 'C-2' }],
+    },
     status: 200,
     valid: true,
   },
-  { what: 'full write, unknown group type', template: paths.setData, method: 'post', path: '/api/RunConnectionSetData/crm/Customer', body: { columns: [{ name: 'addresses[home].city', value: 'X' }] }, status: 400 },
-  { what: 'full write, missing required', template: paths.setData, method: 'post', path: '/api/RunConnectionSetData/crm/Customer', body: { columns: [{ name: 'email', value: 'x@example.com' }] }, status: 409 },
-  { what: 'full write, missing scope', template: paths.setData, method: 'post', path: '/api/RunConnectionSetData/crm/Customer', body: { columns: [{ name: 'name', value: 'X' }] }, token: tokens.reader, status: 403 },
-  { what: 'full write, too large', template: paths.setData, method: 'post', path: '/api/RunConnectionSetData/crm/Customer', raw: tooLarge, headers: json, status: 413 },
-  { what: 'minimal write, create', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/erp/Account', body: { AccountNumber: 'C-7', AccountName: 'Hedy Lamarr', SyncedAt: '2024-01-02T03:04:05.000Z' }, status: 201, valid: true },
-  { what: 'minimal write, update', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/erp/Account', body: { AccountNumber: 'C-7', Country: 'AT' }, status: 200, valid: true },
-  { what: 'minimal write, group field', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/crm/Customer', body: { name: 'X', addresses: {} }, status: 400 },
-  { what: 'minimal write, read-only field', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/crm/Customer', body: { id: 1000, name: 'X' }, status: 403 },
-  { what: 'minimal write, wrong type', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/crm/Customer', body: { name: 'X', active: 'perhaps' }, status: 400 },
-  { what: 'minimal write, unknown object', template: paths.setDataMin, method: 'post', path: '/api/RunConnectionSetDataMin/erp/Invoice', body: { a: 1 }, status: 404 },
+  {
+    what: 'full write, unknown group type',
+    template: paths.setData,
+    method: 'post',
+    path: '/api/RunConnectionSetData/crm/Customer',
+    body: { columns: [{ name: 'addresses[home].city', value: 'X' }] },
+    status: 400,
+  },
+  {
+    what: 'full write, missing required',
+    template: paths.setData,
+    method: 'post',
+    path: '/api/RunConnectionSetData/crm/Customer',
+    body: { columns: [{ name: 'email', value: 'x@example.com' }] },
+    status: 409,
+  },
+  {
+    what: 'full write, missing scope',
+    template: paths.setData,
+    method: 'post',
+    path: '/api/RunConnectionSetData/crm/Customer',
+    body: { columns: [{ name: 'name', value: 'X' }] },
+    token: tokens.reader,
+    status: 403,
+  },
+  {
+    what: 'full write, too large',
+    template: paths.setData,
+    method: 'post',
+    path: '/api/RunConnectionSetData/crm/Customer',
+    raw: tooLarge,
+    headers: json,
+    status: 413,
+  },
+  {
+    what: 'minimal write, create',
+    template: paths.setDataMin,
+    method: 'post',
+    path: '/api/RunConnectionSetDataMin/erp/Account',
+    body: { AccountNumber: 'C-7', AccountName: 'Hedy Lamarr', SyncedAt: '2024-01-02T03:04:05.000Z' },
+    status: 201,
+    valid: true,
+  },
+  {
+    what: 'minimal write, update',
+    template: paths.setDataMin,
+    method: 'post',
+    path: '/api/RunConnectionSetDataMin/erp/Account',
+    body: { AccountNumber: 'C-7', Country: 'AT' },
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'minimal write, group field',
+    template: paths.setDataMin,
+    method: 'post',
+    path: '/api/RunConnectionSetDataMin/crm/Customer',
+    body: { name: 'X', addresses: {} },
+    status: 400,
+  },
+  {
+    what: 'minimal write, read-only field',
+    template: paths.setDataMin,
+    method: 'post',
+    path: '/api/RunConnectionSetDataMin/crm/Customer',
+    body: { id: 1000, name: 'X' },
+    status: 403,
+  },
+  {
+    what: 'minimal write, wrong type',
+    template: paths.setDataMin,
+    method: 'post',
+    path: '/api/RunConnectionSetDataMin/crm/Customer',
+    body: { name: 'X', active: 'perhaps' },
+    status: 400,
+  },
+  {
+    what: 'minimal write, unknown object',
+    template: paths.setDataMin,
+    method: 'post',
+    path: '/api/RunConnectionSetDataMin/erp/Invoice',
+    body: { a: 1 },
+    status: 404,
+  },
   { what: 'ad-hoc start', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/1`, status: 200 },
   { what: 'ad-hoc start, unknown sync', template: queuePaths.adHoc, method: 'post', path: '/api/StartProcessAdHoc/nope/1', status: 404 },
-  { what: 'ad-hoc start, source id too long', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/${'1'.repeat(1025)}`, status: 400 },
-  { what: 'ad-hoc start, no token', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/1`, token: null, status: 401 },
-  { what: 'ad-hoc start, missing scope', template: queuePaths.adHoc, method: 'post', path: `/api/StartProcessAdHoc/${syncId}/1`, token: tokens.queueOnly, status: 403 },
-  { what: 'add action', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'manual', WhereClause: 'id > 1', ActionParams: [{ Name: 'a', Value: 'b' }] }, status: 200, valid: true },
-  { what: 'add action, ad hoc with a source', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'AdHoc', SourceId: '2' }, status: 200, valid: true },
-  { what: 'add action, bad fields', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'never', Extra: 1 }, status: 400 },
-  { what: 'add action, bad WhereClause', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: syncId, StartType: 'manual', WhereClause: 'salary > 1' }, status: 400 },
-  { what: 'add action, unknown process', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: 'nope', StartType: 'manual' }, status: 404 },
-  { what: 'add action, not on the allow-list', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', body: { ProcessId: 'nope', StartType: 'manual' }, token: tokens.queueWriter, status: 403 },
-  { what: 'add action, not JSON', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', raw: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
-  { what: 'add action, too large', template: queuePaths.addAction, method: 'post', path: '/api/AddAction', raw: tooLarge, headers: json, status: 413 },
+  {
+    what: 'ad-hoc start, source id too long',
+    template: queuePaths.adHoc,
+    method: 'post',
+    path: `/api/StartProcessAdHoc/${syncId}/${'1'.repeat(1025)}`,
+    status: 400,
+  },
+  {
+    what: 'ad-hoc start, no token',
+    template: queuePaths.adHoc,
+    method: 'post',
+    path: `/api/StartProcessAdHoc/${syncId}/1`,
+    token: null,
+    status: 401,
+  },
+  {
+    what: 'ad-hoc start, missing scope',
+    template: queuePaths.adHoc,
+    method: 'post',
+    path: `/api/StartProcessAdHoc/${syncId}/1`,
+    token: tokens.queueOnly,
+    status: 403,
+  },
+  {
+    what: 'add action',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    body: { ProcessId: syncId, StartType: 'manual', WhereClause: 'id > 1', ActionParams: [{ Name: 'a', Value: 'b' }] },
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'add action, ad hoc with a source',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    body: { ProcessId: syncId, StartType: 'AdHoc', SourceId: '2' },
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'add action, bad fields',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    body: { ProcessId: syncId, StartType: 'never', Extra: 1 },
+    status: 400,
+  },
+  {
+    what: 'add action, bad WhereClause',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    body: { ProcessId: syncId, StartType: 'manual', WhereClause: 'salary > 1' },
+    status: 400,
+  },
+  {
+    what: 'add action, unknown process',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    body: { ProcessId: 'nope', StartType: 'manual' },
+    status: 404,
+  },
+  {
+    what: 'add action, not on the allow-list',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    body: { ProcessId: 'nope', StartType: 'manual' },
+    token: tokens.queueWriter,
+    status: 403,
+  },
+  {
+    what: 'add action, not JSON',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    raw: 'x',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+  },
+  {
+    what: 'add action, too large',
+    template: queuePaths.addAction,
+    method: 'post',
+    path: '/api/AddAction',
+    raw: tooLarge,
+    headers: json,
+    status: 413,
+  },
   { what: 'direct start', template: queuePaths.direct, method: 'post', path: `/api/StartProcessDirect/${syncId}/1`, status: 200 },
   { what: 'direct start, unknown sync', template: queuePaths.direct, method: 'post', path: '/api/StartProcessDirect/nope/1', status: 404 },
-  { what: 'execute', template: queuePaths.execute, method: 'post', path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'manual', WhereClause: "email <> ''", ActionParams: [] }, status: 200, valid: true },
-  { what: 'execute, bad start type', template: queuePaths.execute, method: 'post', path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'AdHoc' }, status: 400 },
-  { what: 'execute, missing scope', template: queuePaths.execute, method: 'post', path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'manual' }, token: tokens.reader, status: 403 },
+  {
+    what: 'execute',
+    template: queuePaths.execute,
+    method: 'post',
+    path: `/api/ExecuteProcess/${syncId}`,
+    body: { StartType: 'manual', WhereClause: "email <> ''", ActionParams: [] },
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'execute, bad start type',
+    template: queuePaths.execute,
+    method: 'post',
+    path: `/api/ExecuteProcess/${syncId}`,
+    body: { StartType: 'AdHoc' },
+    status: 400,
+  },
+  {
+    what: 'execute, missing scope',
+    template: queuePaths.execute,
+    method: 'post',
+    path: `/api/ExecuteProcess/${syncId}`,
+    body: { StartType: 'manual' },
+    token: tokens.reader,
+    status: 403,
+  },
   { what: 'get action, unknown', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, status: 404 },
-  { what: 'get action, missing scope', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, token: tokens.reader, status: 403 },
-  { what: 'get action, no token', template: queuePaths.getAction, method: 'get', path: `/api/GetAction/${unknownItem}`, token: null, status: 401 },
+  {
+    what: 'get action, missing scope',
+    template: queuePaths.getAction,
+    method: 'get',
+    path: `/api/GetAction/${unknownItem}`,
+    token: tokens.reader,
+    status: 403,
+  },
+  {
+    what: 'get action, no token',
+    template: queuePaths.getAction,
+    method: 'get',
+    path: `/api/GetAction/${unknownItem}`,
+    token: null,
+    status: 401,
+  },
   { what: 'webhook log', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log?limit=5`, status: 200 },
-  { what: 'webhook log, bad limit', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log?limit=0`, status: 400 },
-  { what: 'webhook log, unknown webhook', template: consolePaths.log, method: 'get', path: '/api/console/webhooks/wh_none/log', status: 404 },
-  { what: 'webhook log, no token', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log`, token: null, status: 401 },
-  { what: 'webhook log, missing scope', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log`, token: tokens.operator, status: 403 },
-  { what: 'webhook log entry, unknown', template: consolePaths.entry, method: 'get', path: `/api/console/webhooks/${webhookId}/log/none`, status: 404 },
-  { what: 'pin, unknown entry', template: consolePaths.pin, method: 'post', path: `/api/console/webhooks/${webhookId}/log/none/pin`, status: 404 },
-  { what: 'unpin, unknown entry', template: consolePaths.pin, method: 'delete', path: `/api/console/webhooks/${webhookId}/log/none/pin`, status: 404 },
-  { what: 'replay, unknown entry', template: consolePaths.replay, method: 'post', path: `/api/console/webhooks/${webhookId}/log/none/replay`, status: 404 },
-  { what: 'test, neither data nor pin', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: {}, status: 400 },
-  { what: 'test, unknown pin', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: { pin: 'none' }, status: 404 },
-  { what: 'test, not JSON', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, raw: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
-  { what: 'test, missing scope', template: consolePaths.test, method: 'post', path: `/api/console/webhooks/${webhookId}/test`, body: { data: {} }, token: tokens.reader, status: 403 },
-  { what: 'paged webhook, GET', template: pagedPath, method: 'get', path: `${pagedPath}?size=2&start=1&where=${encodeURIComponent('id > 1')}`, token: null, status: 200 },
-  { what: 'paged webhook, POST', template: pagedPath, method: 'post', path: pagedPath, body: { size: '3', start: 0, where: "name LIKE 'A%'" }, token: null, status: 200, valid: true },
-  { what: 'paged webhook, empty page', template: pagedPath, method: 'post', path: pagedPath, body: { start: 100, where: null }, token: null, status: 200, valid: true },
-  { what: 'paged webhook, filter on another column', template: pagedPath, method: 'post', path: pagedPath, body: { where: 'active = 0' }, token: null, status: 400 },
+  {
+    what: 'webhook log, bad limit',
+    template: consolePaths.log,
+    method: 'get',
+    path: `/api/console/webhooks/${webhookId}/log?limit=0`,
+    status: 400,
+  },
+  {
+    what: 'webhook log, unknown webhook',
+    template: consolePaths.log,
+    method: 'get',
+    path: '/api/console/webhooks/wh_none/log',
+    status: 404,
+  },
+  {
+    what: 'webhook log, no token',
+    template: consolePaths.log,
+    method: 'get',
+    path: `/api/console/webhooks/${webhookId}/log`,
+    token: null,
+    status: 401,
+  },
+  {
+    what: 'webhook log, missing scope',
+    template: consolePaths.log,
+    method: 'get',
+    path: `/api/console/webhooks/${webhookId}/log`,
+    token: tokens.operator,
+    status: 403,
+  },
+  {
+    what: 'webhook log entry, unknown',
+    template: consolePaths.entry,
+    method: 'get',
+    path: `/api/console/webhooks/${webhookId}/log/none`,
+    status: 404,
+  },
+  {
+    what: 'pin, unknown entry',
+    template: consolePaths.pin,
+    method: 'post',
+    path: `/api/console/webhooks/${webhookId}/log/none/pin`,
+    status: 404,
+  },
+  {
+    what: 'unpin, unknown entry',
+    template: consolePaths.pin,
+    method: 'delete',
+    path: `/api/console/webhooks/${webhookId}/log/none/pin`,
+    status: 404,
+  },
+  {
+    what: 'replay, unknown entry',
+    template: consolePaths.replay,
+    method: 'post',
+    path: `/api/console/webhooks/${webhookId}/log/none/replay`,
+    status: 404,
+  },
+  {
+    what: 'test, neither data nor pin',
+    template: consolePaths.test,
+    method: 'post',
+    path: `/api/console/webhooks/${webhookId}/test`,
+    body: {},
+    status: 400,
+  },
+  {
+    what: 'test, unknown pin',
+    template: consolePaths.test,
+    method: 'post',
+    path: `/api/console/webhooks/${webhookId}/test`,
+    body: { pin: 'none' },
+    status: 404,
+  },
+  {
+    what: 'test, not JSON',
+    template: consolePaths.test,
+    method: 'post',
+    path: `/api/console/webhooks/${webhookId}/test`,
+    raw: 'x',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+  },
+  {
+    what: 'test, missing scope',
+    template: consolePaths.test,
+    method: 'post',
+    path: `/api/console/webhooks/${webhookId}/test`,
+    body: { data: {} },
+    token: tokens.reader,
+    status: 403,
+  },
+  {
+    what: 'paged webhook, GET',
+    template: pagedPath,
+    method: 'get',
+    path: `${pagedPath}?size=2&start=1&where=${encodeURIComponent('id > 1')}`,
+    token: null,
+    status: 200,
+  },
+  {
+    what: 'paged webhook, POST',
+    template: pagedPath,
+    method: 'post',
+    path: pagedPath,
+    body: { size: '3', start: 0, where: "name LIKE 'A%'" },
+    token: null,
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'paged webhook, empty page',
+    template: pagedPath,
+    method: 'post',
+    path: pagedPath,
+    body: { start: 100, where: null },
+    token: null,
+    status: 200,
+    valid: true,
+  },
+  {
+    what: 'paged webhook, filter on another column',
+    template: pagedPath,
+    method: 'post',
+    path: pagedPath,
+    body: { where: 'active = 0' },
+    token: null,
+    status: 400,
+  },
   { what: 'paged webhook, page too large', template: pagedPath, method: 'get', path: `${pagedPath}?size=21`, token: null, status: 400 },
-  { what: 'webhook with a secret, none sent', template: `/api/webhooks/${webhookId}`, method: 'post', path: `/api/webhooks/${webhookId}`, body: { id: 1, event: 'x' }, token: null, status: 403 },
+  {
+    what: 'webhook with a secret, none sent',
+    template: `/api/webhooks/${webhookId}`,
+    method: 'post',
+    path: `/api/webhooks/${webhookId}`,
+    body: { id: 1, event: 'x' },
+    token: null,
+    status: 403,
+  },
   { what: 'interface description', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', status: 200 },
-  { what: 'interface description, no token', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', token: null, status: 401 },
+  {
+    what: 'interface description, no token',
+    template: '/api/openapi.json',
+    method: 'get',
+    path: '/api/openapi.json',
+    token: null,
+    status: 401,
+  },
   { what: 'health', template: '/healthz', method: 'get', path: '/healthz', token: null, status: 200 },
   { what: 'readiness', template: '/readyz', method: 'get', path: '/readyz', token: null, status: 200 },
   { what: 'metrics', template: '/metrics', method: 'get', path: '/metrics', token: null, status: 200 },
@@ -303,16 +852,49 @@ describe('GET /api/openapi.json', () => {
     const customer = document.components.schemas['Record.crm.Customer'] as Json;
     assert.deepEqual(Object.keys(customer.properties), ['id', 'name', 'email', 'active', 'updated_at', 'addresses']);
     assert.deepEqual(Object.keys(customer.properties.addresses.properties), ['main', 'invoice']);
-    assert.deepEqual(Object.keys(document.components.schemas['Record.erp.Account'].properties), ['AccountNumber', 'AccountName', 'Email', 'City', 'Country', 'SyncedAt']);
+    assert.deepEqual(Object.keys(document.components.schemas['Record.erp.Account'].properties), [
+      'AccountNumber',
+      'AccountName',
+      'Email',
+      'City',
+      'Country',
+      'SyncedAt',
+    ]);
   });
 
   it('documents every route the server answers, with operation ids', () => {
     assert.deepEqual(
       Object.keys(document.paths).sort(),
-      [...Object.values(paths), ...Object.values(queuePaths), ...Object.values(consolePaths), `/api/webhooks/${webhookId}`, pagedPath, `/api/webhooks/${conditionalPagedId}`, '/api/openapi.json', '/healthz', '/readyz', '/metrics'].sort(),
+      [
+        ...Object.values(paths),
+        ...Object.values(queuePaths),
+        ...Object.values(consolePaths),
+        `/api/webhooks/${webhookId}`,
+        pagedPath,
+        `/api/webhooks/${conditionalPagedId}`,
+        '/api/openapi.json',
+        '/healthz',
+        '/readyz',
+        '/metrics',
+      ].sort(),
     );
-    const operationIds = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => (operation as Json).operationId));
-    for (const id of ['StartProcessAdHoc', 'AddAction', 'StartProcessDirect', 'ExecuteProcess', 'GetAction', 'RunConnectionGetData', 'RunConnectionGetDataMin', 'GetDataObject', 'RunConnectionGetQueryData', 'RunConnectionSetData', 'RunConnectionSetDataMin']) assert.ok(operationIds.includes(id), id);
+    const operationIds = Object.values(document.paths as Json).flatMap((item) =>
+      Object.values(item as Json).map((operation) => (operation as Json).operationId),
+    );
+    for (const id of [
+      'StartProcessAdHoc',
+      'AddAction',
+      'StartProcessDirect',
+      'ExecuteProcess',
+      'GetAction',
+      'RunConnectionGetData',
+      'RunConnectionGetDataMin',
+      'GetDataObject',
+      'RunConnectionGetQueryData',
+      'RunConnectionSetData',
+      'RunConnectionSetDataMin',
+    ])
+      assert.ok(operationIds.includes(id), id);
     assert.equal(new Set(operationIds).size, operationIds.length, 'operation ids are unique');
   });
 
@@ -337,7 +919,13 @@ describe('GET /api/openapi.json', () => {
     const requestSchema = { type: 'object', required: ['id', 'event'], properties: { id: { type: 'integer' }, event: { type: 'string' } } };
     assert.deepEqual(item.post.requestBody.content['application/json'].schema, requestSchema);
     assert.deepEqual(item.post.requestBody.content['application/x-www-form-urlencoded'].schema, requestSchema);
-    assert.deepEqual(item.get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => [p.name, p.required]), [['id', true], ['event', true]]);
+    assert.deepEqual(
+      item.get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => [p.name, p.required]),
+      [
+        ['id', true],
+        ['event', true],
+      ],
+    );
     assert.ok(item.get.parameters.some((p: Json) => p.in === 'header' && p.name === 'service_webhooksecret'));
     for (const operation of [item.get, item.post]) {
       assert.deepEqual(operation.security, []);
@@ -345,18 +933,25 @@ describe('GET /api/openapi.json', () => {
       for (const status of ['204', '400', '403', '404', '410']) assert.ok(operation.responses[status], status);
     }
     assert.ok(item.post.responses[413] && !item.get.responses[413]);
-    assert.deepEqual([...document.paths[consolePaths.log].get.parameters[0].schema.enum].sort(), [pagedId, conditionalPagedId, webhookId].sort());
+    assert.deepEqual(
+      [...document.paths[consolePaths.log].get.parameters[0].schema.enum].sort(),
+      [pagedId, conditionalPagedId, webhookId].sort(),
+    );
   });
 
   it('describes a paged webhook: its paging properties under their names, {data, total}, and no 403 without a secret', () => {
     const item = document.paths[pagedPath] as Json;
-    const query = (operation: Json) => Object.fromEntries((operation.parameters as Json[]).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
+    const query = (operation: Json) =>
+      Object.fromEntries((operation.parameters as Json[]).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
     for (const operation of [item.get, item.post]) {
       assert.deepEqual(Object.keys(query(operation)), ['size', 'start', 'where']);
       assert.deepEqual(query(operation).size, { type: 'integer', minimum: 1, maximum: 20, default: 50 });
       assert.deepEqual(query(operation).start, { type: 'integer', minimum: 0, default: 0 });
       assert.equal(query(operation).where.type, 'string');
-      assert.match((operation.parameters as Json[]).find((p) => p.name === 'where')?.description, /over the query's columns id, name, email, city; AND-ed with the webhook's query filter/);
+      assert.match(
+        (operation.parameters as Json[]).find((p) => p.name === 'where')?.description,
+        /over the query's columns id, name, email, city; AND-ed with the webhook's query filter/,
+      );
       const answer = operation.responses[200].content['application/json'].schema;
       assert.deepEqual(answer.required, ['data', 'total']);
       assert.deepEqual(Object.keys(answer.properties.data.items.properties), ['id', 'name', 'email', 'city']);
@@ -369,7 +964,8 @@ describe('GET /api/openapi.json', () => {
     }
     // Unless an execution condition may stop it.
     const conditional = document.paths[`/api/webhooks/${conditionalPagedId}`] as Json;
-    for (const operation of [conditional.get, conditional.post]) assert.match(operation.responses[204]?.description, /execution condition was false/);
+    for (const operation of [conditional.get, conditional.post])
+      assert.match(operation.responses[204]?.description, /execution condition was false/);
     const body = item.post.requestBody.content['application/json'].schema;
     assert.deepEqual(Object.keys(body.properties), ['size', 'start', 'where']);
     assert.deepEqual(item.post.requestBody.content['application/x-www-form-urlencoded'].schema, body);
@@ -386,7 +982,12 @@ describe('GET /api/openapi.json', () => {
     checker.checkAnswer(consolePaths.entry, 'get', await app.get(`/api/console/webhooks/${webhookId}/log/${id}`), 'log entry');
     checker.checkAnswer(consolePaths.pin, 'post', await app.post(`/api/console/webhooks/${webhookId}/log/${id}/pin`), 'pin');
     checker.checkAnswer(consolePaths.pin, 'delete', await app.call('DELETE', `/api/console/webhooks/${webhookId}/log/${id}/pin`), 'unpin');
-    checker.checkAnswer(consolePaths.replay, 'post', await app.post(`/api/console/webhooks/${webhookId}/log/${id}/replay`), 'replay, unpinned');
+    checker.checkAnswer(
+      consolePaths.replay,
+      'post',
+      await app.post(`/api/console/webhooks/${webhookId}/log/${id}/replay`),
+      'replay, unpinned',
+    );
     checker.checkRequest(consolePaths.test, 'post', { data: { id: 1 } }, 'test with data');
     checker.checkRequest(consolePaths.test, 'post', { pin: id }, 'test with a pin');
   });
@@ -394,8 +995,12 @@ describe('GET /api/openapi.json', () => {
   it('describes each record exactly by its own object schema', async () => {
     const checker = new DocumentChecker(document);
     const records = [
-      ...((await app.post('/api/RunConnectionGetDataMin/crm/Customer', [])).json as Json[]).map((record) => ['crm', 'Customer', record] as const),
-      ...((await app.post('/api/RunConnectionGetDataMin/erp/Account', [])).json as Json[]).map((record) => ['erp', 'Account', record] as const),
+      ...((await app.post('/api/RunConnectionGetDataMin/crm/Customer', [])).json as Json[]).map(
+        (record) => ['crm', 'Customer', record] as const,
+      ),
+      ...((await app.post('/api/RunConnectionGetDataMin/erp/Account', [])).json as Json[]).map(
+        (record) => ['erp', 'Account', record] as const,
+      ),
     ];
     assert.ok(records.length >= 7);
     for (const [system, object, record] of records) {
@@ -407,19 +1012,29 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('lists the sync and flow ids as enums, and describes a polled item', async () => {
-    const parameter = (template: string) => ((Object.values(document.paths[template] as Json)[0] as Json).parameters as Json[]).find((p) => p.name === 'syncId');
+    const parameter = (template: string) =>
+      ((Object.values(document.paths[template] as Json)[0] as Json).parameters as Json[]).find((p) => p.name === 'syncId');
     assert.deepEqual(parameter(queuePaths.adHoc)?.schema.enum, [syncId]);
     assert.deepEqual(parameter(queuePaths.direct)?.schema.enum, [syncId]);
     assert.deepEqual(parameter(queuePaths.execute)?.schema.enum, [syncId]);
-    assert.deepEqual(document.paths[queuePaths.addAction].post.requestBody.content['application/json'].schema.properties.ProcessId.enum, [syncId]);
+    assert.deepEqual(document.paths[queuePaths.addAction].post.requestBody.content['application/json'].schema.properties.ProcessId.enum, [
+      syncId,
+    ]);
     const started = await app.post(`/api/StartProcessAdHoc/${syncId}/3`);
     const checker = new DocumentChecker(document);
     checker.checkAnswer(queuePaths.getAction, 'get', await app.get(`/api/GetAction/${started.json.ID}`), 'get action');
-    checker.checkAnswer(queuePaths.getAction, 'get', await app.get(`/api/GetAction/${started.json.ID}`, tokens.queueOnly), 'get action, queue:read');
+    checker.checkAnswer(
+      queuePaths.getAction,
+      'get',
+      await app.get(`/api/GetAction/${started.json.ID}`, tokens.queueOnly),
+      'get action, queue:read',
+    );
   });
 
   it('describes the 202 of a run past the time limit, and a 503 of /readyz', async () => {
-    const slow = await quickstartApp({ syncTimeLimitMs: 20, runProcess: (real) => async (environment, start) => {
+    const slow = await quickstartApp({
+      syncTimeLimitMs: 20,
+      runProcess: (real) => async (environment, start) => {
         await sleep(300);
         return real(environment, start);
       },
@@ -451,7 +1066,11 @@ describe('GET /api/openapi.json', () => {
   it('publishes the request schemas the routes check bodies against', () => {
     assert.deepEqual(document.components.schemas.ExecuteProcessBody, executeProcessBody.schema);
     const addAction = document.paths['/api/AddAction'].post.requestBody.content['application/json'].schema as Json;
-    assert.deepEqual({ ...addAction, properties: { ...addAction.properties, ProcessId: addActionBody.schema.properties.ProcessId } }, addActionBody.schema, 'the route schema, with the process ids as an enum');
+    assert.deepEqual(
+      { ...addAction, properties: { ...addAction.properties, ProcessId: addActionBody.schema.properties.ProcessId } },
+      addActionBody.schema,
+      'the route schema, with the process ids as an enum',
+    );
   });
 
   it('is served the same to every client and needs a token', async () => {
@@ -465,14 +1084,24 @@ describe('GET /api/openapi.json', () => {
     const documents = parseAllDocuments(original);
     const erp = documents.find((d) => !Array.isArray(d) && d.get('id') === 'erp');
     assert.ok(erp && !Array.isArray(erp));
-    erp.setIn(['objects', 'Invoice'], erp.createNode({ table: 'invoices', key: ['InvoiceNumber'], fields: { InvoiceNumber: { type: 'String' }, Total: { type: 'Number' }, Paid: { type: 'Boolean' } } }));
+    erp.setIn(
+      ['objects', 'Invoice'],
+      erp.createNode({
+        table: 'invoices',
+        key: ['InvoiceNumber'],
+        fields: { InvoiceNumber: { type: 'String' }, Total: { type: 'Number' }, Paid: { type: 'Boolean' } },
+      }),
+    );
     await replace(systemsFile, documents.map((d) => String(d)).join('---\n'));
     const grown = await until(app, (d) => enumOf(d, paths.getData, 'object_type').includes('Invoice'));
     assert.deepEqual(enumOf(grown, paths.getData, 'object_type'), ['Customer', 'Account', 'Invoice']);
     assert.deepEqual(Object.keys(grown.components.schemas['Record.erp.Invoice'].properties), ['InvoiceNumber', 'Total', 'Paid']);
     await assertValidDocument(grown);
 
-    await writeFile(join(app.definitions, 'billing.yaml'), `kind: System\nid: billing\nconnector: sql\nconnection: { client: sqlite3, filename: "\${env:ERP_DB}" }\nobjects:\n  Payment:\n    table: payments\n    key: [id]\n    fields: { id: { type: Integer } }\n`);
+    await writeFile(
+      join(app.definitions, 'billing.yaml'),
+      `kind: System\nid: billing\nconnector: sql\nconnection: { client: sqlite3, filename: "\${env:ERP_DB}" }\nobjects:\n  Payment:\n    table: payments\n    key: [id]\n    fields: { id: { type: Integer } }\n`,
+    );
     const withSystem = await until(app, (d) => enumOf(d, paths.query, 'system_key').includes('billing'));
     assert.deepEqual(enumOf(withSystem, paths.query, 'system_key').sort(), ['billing', 'crm', 'erp']);
     assert.ok(enumOf(withSystem, paths.setDataMin, 'object_type').includes('Payment'));
@@ -505,7 +1134,10 @@ async function until(app: HttpApp, condition: (document: Json) => boolean): Prom
   for (;;) {
     const document = await openApi(app);
     if (condition(document)) return document;
-    assert.ok(performance.now() < deadline, `the document did not change within 5 s; last reload: ${JSON.stringify(app.holder.status.problems)}`);
+    assert.ok(
+      performance.now() < deadline,
+      `the document did not change within 5 s; last reload: ${JSON.stringify(app.holder.status.problems)}`,
+    );
     await sleep(20);
   }
 }

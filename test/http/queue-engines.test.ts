@@ -25,7 +25,12 @@ await describeEachDatabase('queue routes', (database) => {
       const polled = await app.get(`/api/GetAction/${started.json.ID}`);
       assert.equal(polled.status, 200, polled.text);
       assert.deepEqual(polled.json, started.json);
-      const added = await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'PLANNED', WhereClause: 'id > 2', ActionParams: [{ Name: 'a', Value: "' OR 1=1 --" }] });
+      const added = await app.post('/api/AddAction', {
+        ProcessId: syncId,
+        StartType: 'PLANNED',
+        WhereClause: 'id > 2',
+        ActionParams: [{ Name: 'a', Value: "' OR 1=1 --" }],
+      });
       assert.equal(added.status, 200, added.text);
       assert.equal(added.json.StartType, 'planned');
     });
@@ -35,7 +40,12 @@ await describeEachDatabase('queue routes', (database) => {
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.json.Status, 'Complete', answer.text);
       assert.deepEqual(answer.json.Statistics, { Read: 5, Created: 3, Updated: 1, Skipped: 1, Failed: 0 });
-      assert.deepEqual((await app.erp('accounts').orderBy('AccountNumber').pluck('AccountNumber')).map(String), ['C-1', 'C-2', 'C-4', 'C-6']);
+      assert.deepEqual((await app.erp('accounts').orderBy('AccountNumber').pluck('AccountNumber')).map(String), [
+        'C-1',
+        'C-2',
+        'C-4',
+        'C-6',
+      ]);
       assert.deepEqual((await app.get(`/api/GetAction/${answer.json.ID}`)).json, answer.json);
     });
 
@@ -49,7 +59,10 @@ await describeEachDatabase('queue routes', (database) => {
     it('counts the items in /readyz', async () => {
       const ready = await app.get('/readyz', null);
       assert.equal(ready.status, 200, ready.text);
-      assert.deepEqual({ ...ready.json.queue, nextDue: typeof ready.json.queue.nextDue }, { Pending: 2, InProgress: 0, Complete: 2, Failed: 0, nextDue: 'string', daemon: 'inactive' });
+      assert.deepEqual(
+        { ...ready.json.queue, nextDue: typeof ready.json.queue.nextDue },
+        { Pending: 2, InProgress: 0, Complete: 2, Failed: 0, nextDue: 'string', daemon: 'inactive' },
+      );
     });
 
     it('answers payload ids 404 and bad bodies 400, enqueueing nothing', async () => {

@@ -88,7 +88,11 @@ await describeEachDatabase('flow starts with a source id', (database) => {
         assert.equal(answer.json.Status, 'Complete', answer.text);
         assert.deepEqual(answer.json.Statistics, { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 }, sourceId);
         const messages = answer.json.Errors.map((error: { Message: string }) => error.Message).join('\n');
-        assert.match(messages, /step 1 \(sync erp-inbox\): source record '.*' was not found in the record store of erp-inbox; nothing was synced/, sourceId);
+        assert.match(
+          messages,
+          /step 1 \(sync erp-inbox\): source record '.*' was not found in the record store of erp-inbox; nothing was synced/,
+          sourceId,
+        );
         assert.match(messages, /found no record for source id '.*', so the later steps did not run/, sourceId);
         assert.equal(answer.json.Errors[0].SourceId, sourceId);
       }

@@ -32,7 +32,11 @@ describe('a flow through ExecuteProcess', () => {
     assert.equal(answer.json.ProcessId, 'inbox-then-customers');
     // Step 1: two stored records created; step 2: the quickstart sync (5 read, 3 created, 1 updated, 1 skipped).
     assert.deepEqual(answer.json.Statistics, { Read: 7, Created: 5, Updated: 1, Skipped: 1, Failed: 0 });
-    const accounts = (await app.erp('accounts').whereIn('AccountNumber', ['IN-1', 'IN-2']).orderBy('AccountNumber').select('AccountNumber', 'AccountName')) as unknown[];
+    const accounts = (await app
+      .erp('accounts')
+      .whereIn('AccountNumber', ['IN-1', 'IN-2'])
+      .orderBy('AccountNumber')
+      .select('AccountNumber', 'AccountName')) as unknown[];
     assert.deepEqual(accounts, [
       { AccountNumber: 'IN-1', AccountName: 'Inbox One' },
       { AccountNumber: 'IN-2', AccountName: 'Inbox Two' },
@@ -46,8 +50,14 @@ describe('a flow through ExecuteProcess', () => {
     const answer = await app.post('/api/ExecuteProcess/inbox-then-customers', { StartType: 'manual' });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.json.Statistics.Failed, 1, answer.text);
-    assert.ok(answer.json.Errors.some((error: { SourceId?: string }) => typeof error.SourceId === 'string'), answer.text);
+    assert.ok(
+      answer.json.Errors.some((error: { SourceId?: string }) => typeof error.SourceId === 'string'),
+      answer.text,
+    );
     const left = await readRecords(app.db, { syncId: 'erp-inbox', limit: 10 });
-    assert.deepEqual(left.records.map((stored) => stored.record), [{ id: 'IN-3' }]);
+    assert.deepEqual(
+      left.records.map((stored) => stored.record),
+      [{ id: 'IN-3' }],
+    );
   });
 });

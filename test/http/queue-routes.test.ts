@@ -14,9 +14,21 @@ import { flowClientToken, queueFiles } from '../support/queue-fixtures.js';
 const syncId = 'crm-customers-to-erp';
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const itemKeys = ['Attempts', 'CreatedDate', 'Errors', 'FinishedDate', 'ID', 'ProcessId', 'SourceId', 'StartType', 'StartedDate', 'Statistics', 'Status', 'WhereClause'];
+const itemKeys = [
+  'Attempts',
+  'CreatedDate',
+  'Errors',
+  'FinishedDate',
+  'ID',
+  'ProcessId',
+  'SourceId',
+  'StartType',
+  'StartedDate',
+  'Statistics',
+  'Status',
+  'WhereClause',
+];
 const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 };
-
 
 function assertProblem(answer: Answer, status: number, code: string, detail?: RegExp): void {
   assert.equal(answer.status, status, answer.text);
@@ -29,7 +41,11 @@ function assertProblem(answer: Answer, status: number, code: string, detail?: Re
 /** Fails unless the answer is 400 invalid-request with exactly these error paths. */
 function assertInvalid(answer: Answer, paths: string[], message?: RegExp): void {
   assertProblem(answer, 400, 'invalid-request');
-  assert.deepEqual((answer.json.errors as Array<{ path: string }>).map((e) => e.path), paths, answer.text);
+  assert.deepEqual(
+    (answer.json.errors as Array<{ path: string }>).map((e) => e.path),
+    paths,
+    answer.text,
+  );
   if (message) assert.match(JSON.stringify(answer.json.errors), message);
 }
 
@@ -75,7 +91,20 @@ describe('queue routes on the quickstart', () => {
       assertItem(answer, { status: 200, StartType: 'AdHoc', ProcessId: syncId, Status: 'Pending' });
       assert.deepEqual(
         { ...answer.json, ID: 'x', CreatedDate: 'x' },
-        { ID: 'x', StartType: 'AdHoc', ProcessId: syncId, CreatedDate: 'x', Status: 'Pending', SourceId: '4', WhereClause: null, StartedDate: null, FinishedDate: null, Attempts: 0, Statistics: zero, Errors: [] },
+        {
+          ID: 'x',
+          StartType: 'AdHoc',
+          ProcessId: syncId,
+          CreatedDate: 'x',
+          Status: 'Pending',
+          SourceId: '4',
+          WhereClause: null,
+          StartedDate: null,
+          FinishedDate: null,
+          Attempts: 0,
+          Statistics: zero,
+          Errors: [],
+        },
       );
       assert.equal(answer.headers.get('content-location'), `/api/GetAction/${answer.json.ID}`);
       const row = await app.db.knex('queue_items').where({ id: answer.json.ID }).first();
@@ -91,7 +120,12 @@ describe('queue routes on the quickstart', () => {
 
     it('answers 404 naming the syncs and flows for an unknown id', async () => {
       const before = await itemCount(app);
-      assertProblem(await app.post('/api/StartProcessAdHoc/no-such-sync/1'), 404, 'unknown-process', /There is no sync or flow "no-such-sync".*crm-customers-to-erp.*inbox-then-customers/);
+      assertProblem(
+        await app.post('/api/StartProcessAdHoc/no-such-sync/1'),
+        404,
+        'unknown-process',
+        /There is no sync or flow "no-such-sync".*crm-customers-to-erp.*inbox-then-customers/,
+      );
       assert.equal(await itemCount(app), before);
     });
 
@@ -108,13 +142,28 @@ describe('queue routes on the quickstart', () => {
 
   describe('AddAction', () => {
     it('enqueues any start type in any case, answered in its canonical spelling, with its filter and parameters stored', async () => {
-      for (const [sent, answered] of [['MANUAL', 'manual'], ['adhoc', 'AdHoc'], ['Repeat', 'repeat'], ['PLANNED', 'planned'], ['single', 'Single']] as const) {
+      for (const [sent, answered] of [
+        ['MANUAL', 'manual'],
+        ['adhoc', 'AdHoc'],
+        ['Repeat', 'repeat'],
+        ['PLANNED', 'planned'],
+        ['single', 'Single'],
+      ] as const) {
         const answer = await app.post('/api/AddAction', { ProcessId: syncId, StartType: sent });
         assertItem(answer, { status: 200, StartType: answered, ProcessId: syncId, Status: 'Pending' });
         assert.equal(answer.headers.get('content-location'), `/api/GetAction/${answer.json.ID}`);
       }
-      const params = [{ Name: 'Country', Value: 'US' }, { Name: 'note', Value: "' OR 1=1 --" }];
-      const answer = await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', SourceId: '6', WhereClause: 'addresses.main.country = #params.Country#', ActionParams: params });
+      const params = [
+        { Name: 'Country', Value: 'US' },
+        { Name: 'note', Value: "' OR 1=1 --" },
+      ];
+      const answer = await app.post('/api/AddAction', {
+        ProcessId: syncId,
+        StartType: 'manual',
+        SourceId: '6',
+        WhereClause: 'addresses.main.country = #params.Country#',
+        ActionParams: params,
+      });
       assertItem(answer, { status: 200, StartType: 'manual', ProcessId: syncId, Status: 'Pending' });
       const row = await app.db.knex('queue_items').where({ id: answer.json.ID }).first();
       assert.equal(row.where_clause, 'addresses.main.country = #params.Country#');
@@ -128,7 +177,13 @@ describe('queue routes on the quickstart', () => {
     });
 
     it('takes property names in any case, null for what is optional, and an empty WhereClause as none', async () => {
-      const answer = await app.post('/api/AddAction', { processid: syncId, starttype: 'manual', whereclause: '  ', actionParams: null, SourceId: null });
+      const answer = await app.post('/api/AddAction', {
+        processid: syncId,
+        starttype: 'manual',
+        whereclause: '  ',
+        actionParams: null,
+        SourceId: null,
+      });
       assertItem(answer, { status: 200, StartType: 'manual', ProcessId: syncId, Status: 'Pending' });
       const row = await app.db.knex('queue_items').where({ id: answer.json.ID }).first();
       assert.equal(row.where_clause, null);
@@ -165,10 +220,25 @@ describe('queue routes on the quickstart', () => {
         [{ ProcessId: syncId, StartType: 3 }, ['/StartType']],
         [{ StartType: 'manual' }, ['/ProcessId'], /ProcessId is required/],
         [{ ProcessId: 7, StartType: 'manual' }, ['/ProcessId'], /must be a string, not a number/],
-        [{ ProcessId: syncId, StartType: 'manual', ActionParams: { Name: 'a', Value: 'b' } }, ['/ActionParams'], /array of \{\\"Name\\": string, \\"Value\\": string\}/],
+        [
+          { ProcessId: syncId, StartType: 'manual', ActionParams: { Name: 'a', Value: 'b' } },
+          ['/ActionParams'],
+          /array of \{\\"Name\\": string, \\"Value\\": string\}/,
+        ],
         [{ ProcessId: syncId, StartType: 'manual', ActionParams: [{ Name: 'a', Value: 1 }] }, ['/ActionParams/0/Value'], /send \\"1\\"/],
-        [{ ProcessId: syncId, StartType: 'manual', ActionParams: [{ Name: 'a' }, 'b', { Name: '', Value: 'c' }, { Name: 'd', Value: 'e', Extra: 1 }] }, ['/ActionParams/0/Value', '/ActionParams/1', '/ActionParams/2/Name', '/ActionParams/3/Extra']],
-        [{ ProcessId: syncId, StartType: 'manual', Priority: 1, 'a/b': 2 }, ['/Priority', '/a~1b'], /Unknown property \\"Priority\\"; the properties are ProcessId, StartType, SourceId, WhereClause, ActionParams/],
+        [
+          {
+            ProcessId: syncId,
+            StartType: 'manual',
+            ActionParams: [{ Name: 'a' }, 'b', { Name: '', Value: 'c' }, { Name: 'd', Value: 'e', Extra: 1 }],
+          },
+          ['/ActionParams/0/Value', '/ActionParams/1', '/ActionParams/2/Name', '/ActionParams/3/Extra'],
+        ],
+        [
+          { ProcessId: syncId, StartType: 'manual', Priority: 1, 'a/b': 2 },
+          ['/Priority', '/a~1b'],
+          /Unknown property \\"Priority\\"; the properties are ProcessId, StartType, SourceId, WhereClause, ActionParams/,
+        ],
         [{ ProcessId: syncId, StartType: 'manual', startType: 'manual' }, ['/startType'], /given twice/],
         [{ ProcessId: syncId, StartType: 'manual', WhereClause: 5 }, ['/WhereClause']],
         [{ ProcessId: syncId, StartType: 'manual', WhereClause: 'x'.repeat(8193) }, ['/WhereClause'], /at most 8192/],
@@ -177,26 +247,56 @@ describe('queue routes on the quickstart', () => {
         ['manual', [''], /not a string/],
         [null, ['']],
       ];
-      for (const [body, paths, message] of cases) assertInvalid(await app.call('POST', '/api/AddAction', { raw: JSON.stringify(body), headers: { 'content-type': 'application/json' } }), paths, message);
+      for (const [body, paths, message] of cases)
+        assertInvalid(
+          await app.call('POST', '/api/AddAction', { raw: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+          paths,
+          message,
+        );
       assert.equal(await itemCount(app), before);
     });
 
     it('answers a WhereClause that does not parse or names unknown fields with 400 at /WhereClause and the column', async () => {
       const before = await itemCount(app);
-      assertInvalid(await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: "name = 'Ada' AND (" }), ['/WhereClause'], /column \d+/);
-      assertInvalid(await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: 'salary > 3' }), ['/WhereClause'], /column 1: crm\/Customer has no field 'salary'/);
-      assertInvalid(await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: "1=1; DROP TABLE queue_items; --" }), ['/WhereClause'], /column/);
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: "name = 'Ada' AND (" }),
+        ['/WhereClause'],
+        /column \d+/,
+      );
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: 'salary > 3' }),
+        ['/WhereClause'],
+        /column 1: crm\/Customer has no field 'salary'/,
+      );
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: '1=1; DROP TABLE queue_items; --' }),
+        ['/WhereClause'],
+        /column/,
+      );
       assert.equal(await itemCount(app), before);
     });
 
     it('answers malformed JSON, an empty body and another media type before looking at anything', async () => {
-      assertProblem(await app.call('POST', '/api/AddAction', { raw: '{"ProcessId": ', headers: { 'content-type': 'application/json' } }), 400, 'malformed-json');
+      assertProblem(
+        await app.call('POST', '/api/AddAction', { raw: '{"ProcessId": ', headers: { 'content-type': 'application/json' } }),
+        400,
+        'malformed-json',
+      );
       assertProblem(await app.call('POST', '/api/AddAction', {}), 400, 'malformed-json', /needs a JSON body/);
-      assertProblem(await app.call('POST', '/api/AddAction', { raw: 'ProcessId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported-media-type');
+      assertProblem(
+        await app.call('POST', '/api/AddAction', { raw: 'ProcessId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        415,
+        'unsupported-media-type',
+      );
     });
 
     it('answers 404 for an unknown process, naming the syncs and flows', async () => {
-      assertProblem(await app.post('/api/AddAction', { ProcessId: 'nope', StartType: 'manual' }), 404, 'unknown-process', /no sync or flow "nope".*crm-customers-to-erp.*inbox-then-customers/);
+      assertProblem(
+        await app.post('/api/AddAction', { ProcessId: 'nope', StartType: 'manual' }),
+        404,
+        'unknown-process',
+        /no sync or flow "nope".*crm-customers-to-erp.*inbox-then-customers/,
+      );
     });
   });
 
@@ -209,7 +309,10 @@ describe('queue routes on the quickstart', () => {
       assert.match(answer.json.StartedDate, iso);
       assert.match(answer.json.FinishedDate, iso);
       const accounts = await app.erp('accounts').select('AccountNumber', 'AccountName', 'Email').orderBy('AccountNumber');
-      assert.deepEqual(accounts.map((a) => a.AccountNumber), ['C-1', 'C-2', 'C-4', 'C-6']);
+      assert.deepEqual(
+        accounts.map((a) => a.AccountNumber),
+        ['C-1', 'C-2', 'C-4', 'C-6'],
+      );
       assert.equal(accounts[0].Email, 'ada@example.com');
       assert.equal(accounts[1].AccountName, 'Grace Hopper');
       const polled = await app.get(`/api/GetAction/${answer.json.ID}`);
@@ -217,7 +320,11 @@ describe('queue routes on the quickstart', () => {
     });
 
     it('ExecuteProcess applies the WhereClause and ActionParams', async () => {
-      const answer = await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'Single', WhereClause: 'addresses.main.country = #params.Country#', ActionParams: [{ Name: 'Country', Value: 'GB' }] });
+      const answer = await app.post(`/api/ExecuteProcess/${syncId}`, {
+        StartType: 'Single',
+        WhereClause: 'addresses.main.country = #params.Country#',
+        ActionParams: [{ Name: 'Country', Value: 'GB' }],
+      });
       assertItem(answer, { status: 200, StartType: 'Single', ProcessId: syncId, Status: 'Complete' });
       assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0 });
     });
@@ -233,10 +340,22 @@ describe('queue routes on the quickstart', () => {
 
     it('ExecuteProcess refuses AdHoc, SourceId and a bad body before running anything', async () => {
       const before = await itemCount(app);
-      assertInvalid(await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'AdHoc' }), ['/StartType'], /not one of manual, repeat, planned, Single.*StartProcessDirect/);
-      assertInvalid(await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual', SourceId: '1' }), ['/SourceId'], /the properties are WhereClause, StartType, ActionParams/);
+      assertInvalid(
+        await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'AdHoc' }),
+        ['/StartType'],
+        /not one of manual, repeat, planned, Single.*StartProcessDirect/,
+      );
+      assertInvalid(
+        await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual', SourceId: '1' }),
+        ['/SourceId'],
+        /the properties are WhereClause, StartType, ActionParams/,
+      );
       assertInvalid(await app.post(`/api/ExecuteProcess/${syncId}`, {}), ['/StartType']);
-      assertInvalid(await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual', WhereClause: 'email ~ 1' }), ['/WhereClause'], /column/);
+      assertInvalid(
+        await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual', WhereClause: 'email ~ 1' }),
+        ['/WhereClause'],
+        /column/,
+      );
       assertProblem(await app.post('/api/ExecuteProcess/nope', { StartType: 'manual' }), 404, 'unknown-process');
       assert.equal(await itemCount(app), before);
     });
@@ -251,7 +370,12 @@ describe('queue routes on the quickstart', () => {
     });
 
     it('answers 404 for an unknown id, a non-UUID and injection payloads', async () => {
-      for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', encodeURIComponent("' OR '1'='1"), encodeURIComponent('1; DROP TABLE queue_items')]) {
+      for (const id of [
+        '00000000-0000-4000-8000-000000000000',
+        'not-a-uuid',
+        encodeURIComponent("' OR '1'='1"),
+        encodeURIComponent('1; DROP TABLE queue_items'),
+      ]) {
         assertProblem(await app.get(`/api/GetAction/${id}`), 404, 'unknown-queue-item', /There is no queue item/);
       }
     });
@@ -267,23 +391,42 @@ describe('queue routes on the quickstart', () => {
 
     it('answers 401 without a token on all five routes', async () => {
       for (const route of [...starts, { method: 'GET', path: '/api/GetAction/00000000-0000-4000-8000-000000000000' }]) {
-        assertProblem(await app.call(route.method, route.path, { token: null, ...('body' in route ? { body: route.body } : {}) }), 401, 'unauthenticated');
+        assertProblem(
+          await app.call(route.method, route.path, { token: null, ...('body' in route ? { body: route.body } : {}) }),
+          401,
+          'unauthenticated',
+        );
       }
     });
 
     it('answers 403 to the starts without queue:write, and to GetAction without queue:read', async () => {
       const before = await itemCount(app);
       for (const route of starts) {
-        assertProblem(await app.call(route.method, route.path, { token: tokens.queueOnly, ...(route.body ? { body: route.body } : {}) }), 403, 'missing-scope', /queue:write/);
+        assertProblem(
+          await app.call(route.method, route.path, { token: tokens.queueOnly, ...(route.body ? { body: route.body } : {}) }),
+          403,
+          'missing-scope',
+          /queue:write/,
+        );
       }
-      assertProblem(await app.get('/api/GetAction/00000000-0000-4000-8000-000000000000', tokens.reader), 403, 'missing-scope', /queue:read/);
+      assertProblem(
+        await app.get('/api/GetAction/00000000-0000-4000-8000-000000000000', tokens.reader),
+        403,
+        'missing-scope',
+        /queue:read/,
+      );
       assert.equal(await itemCount(app), before);
     });
 
     it('answers 403 for a process outside the allow-list, known or not, before revealing existence', async () => {
       const before = await itemCount(app);
       for (const id of ['crm-copy', 'no-such-sync', 'inbox-then-customers']) {
-        assertProblem(await app.post(`/api/StartProcessAdHoc/${id}/1`, undefined, tokens.queueWriter), 403, 'not-allowed', /It may start: crm-customers-to-erp\.$/);
+        assertProblem(
+          await app.post(`/api/StartProcessAdHoc/${id}/1`, undefined, tokens.queueWriter),
+          403,
+          'not-allowed',
+          /It may start: crm-customers-to-erp\.$/,
+        );
         assertProblem(await app.post(`/api/ExecuteProcess/${id}`, { StartType: 'manual' }, tokens.queueWriter), 403, 'not-allowed');
         assertProblem(await app.post('/api/AddAction', { ProcessId: id, StartType: 'manual' }, tokens.queueWriter), 403, 'not-allowed');
       }
@@ -295,7 +438,12 @@ describe('queue routes on the quickstart', () => {
     it('allows a flow when every sync it runs is on the list', async () => {
       const answer = await app.post('/api/AddAction', { ProcessId: 'inbox-then-customers', StartType: 'manual' }, flowClientToken);
       assertItem(answer, { status: 200, StartType: 'manual', ProcessId: 'inbox-then-customers', Status: 'Pending' });
-      assertProblem(await app.post('/api/AddAction', { ProcessId: 'nope', StartType: 'manual' }, flowClientToken), 403, 'not-allowed', /It may start: erp-inbox, crm-customers-to-erp, inbox-then-customers\.$/);
+      assertProblem(
+        await app.post('/api/AddAction', { ProcessId: 'nope', StartType: 'manual' }, flowClientToken),
+        403,
+        'not-allowed',
+        /It may start: erp-inbox, crm-customers-to-erp, inbox-then-customers\.$/,
+      );
       assert.equal((await app.get(`/api/GetAction/${answer.json.ID}`, flowClientToken)).status, 200);
       assertProblem(await app.get(`/api/GetAction/${answer.json.ID}`, tokens.queueWriter), 404, 'unknown-queue-item');
     });
@@ -306,13 +454,24 @@ describe('queue routes on the quickstart', () => {
       const hidden = await app.get(`/api/GetAction/${other.json.ID}`, tokens.queueWriter);
       const unknown = await app.get('/api/GetAction/00000000-0000-4000-8000-000000000000', tokens.queueWriter);
       assertProblem(hidden, 404, 'unknown-queue-item');
-      assert.equal(hidden.json.detail.replace(other.json.ID, 'ID'), unknown.json.detail.replace('00000000-0000-4000-8000-000000000000', 'ID'));
+      assert.equal(
+        hidden.json.detail.replace(other.json.ID, 'ID'),
+        unknown.json.detail.replace('00000000-0000-4000-8000-000000000000', 'ID'),
+      );
       assert.equal((await app.get(`/api/GetAction/${other.json.ID}`)).status, 200);
     });
   });
 
   describe('injection payloads', () => {
-    const payloads = ["' OR 1=1 --", "crm-customers-to-erp' --", '"; DROP TABLE queue_items; --', '../../etc/passwd', '${process.exit()}', '#params.x#', '%00'];
+    const payloads = [
+      "' OR 1=1 --",
+      "crm-customers-to-erp' --",
+      '"; DROP TABLE queue_items; --',
+      '../../etc/passwd',
+      '${process.exit()}',
+      '#params.x#',
+      '%00',
+    ];
 
     it('answers ids that are payloads with 404, enqueueing nothing', async () => {
       const before = await itemCount(app);
@@ -354,7 +513,10 @@ describe('a direct run past the synchronous time limit', () => {
   after(() => app.close());
 
   it('answers 202 with the running item and Location, and finishes the run for GetAction', async () => {
-    for (const request of [{ path: `/api/StartProcessDirect/${syncId}/1`, body: undefined, read: 1 }, { path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'repeat' }, read: 5 }]) {
+    for (const request of [
+      { path: `/api/StartProcessDirect/${syncId}/1`, body: undefined, read: 1 },
+      { path: `/api/ExecuteProcess/${syncId}`, body: { StartType: 'repeat' }, read: 5 },
+    ]) {
       const answer = await app.post(request.path, request.body);
       assert.equal(answer.status, 202, answer.text);
       assert.equal(answer.json.Status, 'InProgress');
@@ -387,7 +549,14 @@ describe('/readyz and the queue', () => {
     await app.post(`/api/StartProcessAdHoc/${syncId}/2`);
     await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual' });
     const ready = await app.get('/readyz', null);
-    assert.deepEqual(ready.json.queue, { Pending: 2, InProgress: 0, Complete: 1, Failed: 0, nextDue: first.json.CreatedDate, daemon: 'active' });
+    assert.deepEqual(ready.json.queue, {
+      Pending: 2,
+      InProgress: 0,
+      Complete: 1,
+      Failed: 0,
+      nextDue: first.json.CreatedDate,
+      daemon: 'active',
+    });
   });
 
   it('answers 503 with the reason, and no stack, when the runtime database does not answer', async () => {

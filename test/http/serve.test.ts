@@ -26,7 +26,6 @@ const secrets = {
   ERP_DB: `/var/data/erp-${process.pid}-do-not-show.sqlite`,
 };
 
-
 interface Served {
   child: ChildProcess;
   /** http://host:port, as the "serving on" log line tells it. */
@@ -97,7 +96,8 @@ async function readyzUntil(base: string, condition: (body: Readyz) => boolean, w
   const deadline = performance.now() + timeoutMs;
   let body = await readyz(base);
   while (!condition(body)) {
-    if (performance.now() > deadline) assert.fail(`/readyz did not show ${what} within ${timeoutMs} ms; last answer: ${JSON.stringify(body)}`);
+    if (performance.now() > deadline)
+      assert.fail(`/readyz did not show ${what} within ${timeoutMs} ms; last answer: ${JSON.stringify(body)}`);
     await sleep(25);
     body = await readyz(base);
   }
@@ -186,10 +186,16 @@ describe('syncline serve', () => {
     const line = lines.findIndex((l) => l.includes('object: Acount')) + 1;
     const column = lines[line - 1]!.indexOf('Acount') + 1;
     const expected = `${displayPath(syncs, root)}:${line}:${column}: Sync/crm-customers-to-erp: target.object: System 'erp' has no object 'Acount'`;
-    assert.ok(rejected.lastReload.problems.some((p) => p.startsWith(expected)), `${JSON.stringify(rejected.lastReload.problems)} has ${expected}`);
+    assert.ok(
+      rejected.lastReload.problems.some((p) => p.startsWith(expected)),
+      `${JSON.stringify(rejected.lastReload.problems)} has ${expected}`,
+    );
     assert.equal(rejected.snapshot.digest, before.snapshot.digest, 'the old snapshot keeps serving');
     assert.deepEqual(rejected.snapshot.definitions, before.snapshot.definitions);
-    await eventually(() => served.logs.some((entry) => entry.level === 40 && entry.msg.includes(expected)), 'the rejection logged as a warning with the problem line');
+    await eventually(
+      () => served.logs.some((entry) => entry.level === 40 && entry.msg.includes(expected)),
+      'the rejection logged as a warning with the problem line',
+    );
 
     await writeAtomically(syncs, text);
     const repaired = await readyzUntil(served.base, (body) => body.lastReload.ok, 'the repaired file');
@@ -200,7 +206,10 @@ describe('syncline serve', () => {
     served.child.kill('SIGTERM');
     const { code, signal } = await served.exited;
     assert.deepEqual({ code, signal }, { code: 0, signal: null });
-    await eventually(() => served.logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM'), "the 'shutting down' line");
+    await eventually(
+      () => served.logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM'),
+      "the 'shutting down' line",
+    );
   });
 });
 
@@ -212,7 +221,13 @@ describe('syncline serve refuses to start', { concurrency: true }, () => {
       await writeFile(syncs, (await readFile(syncs, 'utf8')).replace('system: crm', 'system: crn'));
       const { code, stderr } = await run(['serve', '--definitions', dir, '--port', '0']);
       assert.equal(code, 1, stderr);
-      assert.match(stderr, new RegExp(`^${escape(displayPath(syncs, root))}:\\d+:\\d+: Sync/crm-customers-to-erp: source\\.system: unknown System 'crn'; did you mean 'crm'\\?$`, 'm'));
+      assert.match(
+        stderr,
+        new RegExp(
+          `^${escape(displayPath(syncs, root))}:\\d+:\\d+: Sync/crm-customers-to-erp: source\\.system: unknown System 'crn'; did you mean 'crm'\\?$`,
+          'm',
+        ),
+      );
       assert.match(stderr, /^not serving: 1 problem\(s\) in /m);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -23,11 +23,30 @@ const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string; object: strin
     fc.constantFrom(...FIELDS, 'a.b', 'b.c.a', '$params.P', '$params.Q', '$.a', 'true', 'false', 'null'),
     number.map((n) => (Object.is(n, -0) ? '-0' : JSON.stringify(n))),
     text.map((s) => JSON.stringify(s)),
-    fc.tuple(tie('expr'), fc.constantFrom('&', '+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', 'and', 'or'), tie('expr')).map(([l, op, r]) => `(${l} ${op} ${r})`),
+    fc
+      .tuple(tie('expr'), fc.constantFrom('&', '+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', 'and', 'or'), tie('expr'))
+      .map(([l, op, r]) => `(${l} ${op} ${r})`),
     tie('expr').map((e) => `-(${e})`),
     fc.tuple(tie('expr'), tie('expr'), fc.option(tie('expr'))).map(([c, t, e]) => (e === null ? `(${c} ? ${t})` : `(${c} ? ${t} : ${e})`)),
     fc
-      .tuple(fc.constantFrom('string', 'lowercase', 'uppercase', 'trim', 'length', 'number', 'exists', 'boolean', 'not', 'round', 'floor', 'ceil', 'abs'), tie('expr'))
+      .tuple(
+        fc.constantFrom(
+          'string',
+          'lowercase',
+          'uppercase',
+          'trim',
+          'length',
+          'number',
+          'exists',
+          'boolean',
+          'not',
+          'round',
+          'floor',
+          'ceil',
+          'abs',
+        ),
+        tie('expr'),
+      )
       .map(([name, arg]) => `$${name}(${arg})`),
     fc.tuple(tie('expr'), tie('expr'), fc.option(tie('expr'))).map(([s, a, b]) => `$substring(${s}, ${a}${b === null ? '' : `, ${b}`})`),
     fc.tuple(tie('expr'), tie('expr')).map(([n, p]) => `$round(${n}, ${p})`),
@@ -72,11 +91,21 @@ describe('compiled mappings against JSONata (property)', () => {
   });
 
   it('agree on the benchmark mapping over generated people', async () => {
-    const mapping = '{ "ContactNumber": "P-" & $string(id), "FullName": first_name & " " & last_name, "Email": $lowercase(email), "City": city }';
+    const mapping =
+      '{ "ContactNumber": "P-" & $string(id), "FullName": first_name & " " & last_name, "Email": $lowercase(email), "City": city }';
     const person = fc.record(
-      { id: fc.oneof(fc.integer(), number, text), first_name: fc.oneof(text, fc.constant(null)), last_name: text, email: fc.oneof(text, fc.constant(null), fc.integer()), city: fc.oneof(text, fc.constant(null)) },
+      {
+        id: fc.oneof(fc.integer(), number, text),
+        first_name: fc.oneof(text, fc.constant(null)),
+        last_name: text,
+        email: fc.oneof(text, fc.constant(null), fc.integer()),
+        city: fc.oneof(text, fc.constant(null)),
+      },
       { requiredKeys: ['id'] },
     );
-    await fc.assert(fc.asyncProperty(person, async (input) => void (await assertSame(mapping, input))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(person, async (input) => void (await assertSame(mapping, input))),
+      { numRuns: RUNS },
+    );
   });
 });

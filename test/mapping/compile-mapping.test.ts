@@ -3,7 +3,15 @@ import { describe, it } from 'node:test';
 import { compileMapping, evaluateMappingNow, isCompiledMapping, NOT_NOW } from '../../definitions/mapping/compile-mapping.js';
 import { assertSame } from './differential.js';
 
-const person = { id: 7, first_name: 'Ana', last_name: 'Lima', email: 'Ana.Lima@Example.COM', city: null, tags: ['a', 'b'], address: { street: 'Rua', zip: '1000', lines: [{ n: 1 }] } };
+const person = {
+  id: 7,
+  first_name: 'Ana',
+  last_name: 'Lima',
+  email: 'Ana.Lima@Example.COM',
+  city: null,
+  tags: ['a', 'b'],
+  address: { street: 'Rua', zip: '1000', lines: [{ n: 1 }] },
+};
 
 /** Each case: expression, inputs; `compiled` says whether the closures must answer (true) or defer. */
 interface Case {
@@ -20,7 +28,8 @@ function cases(group: string, list: Case[]): void {
         assert.ok(isCompiledMapping(compileMapping(c.text)), `${c.text} should be in the compiled subset`);
         for (const input of c.inputs) {
           const answered = await assertSame(c.text, input, c.bindings);
-          if (c.compiled !== undefined) assert.equal(answered, c.compiled, `${c.text} on ${JSON.stringify(input)}: compiled answered ${answered}`);
+          if (c.compiled !== undefined)
+            assert.equal(answered, c.compiled, `${c.text} on ${JSON.stringify(input)}: compiled answered ${answered}`);
         }
       });
     }
@@ -28,17 +37,28 @@ function cases(group: string, list: Case[]): void {
 }
 
 cases('object constructors', [
-  { text: '{ "ContactNumber": "P-" & $string(id), "FullName": first_name & " " & last_name, "Email": $lowercase(email), "City": city }', inputs: [person, {}, { id: 1 }], compiled: true },
+  {
+    text: '{ "ContactNumber": "P-" & $string(id), "FullName": first_name & " " & last_name, "Email": $lowercase(email), "City": city }',
+    inputs: [person, {}, { id: 1 }],
+    compiled: true,
+  },
   { text: '{ "a": missing, "b": 1 }', inputs: [{}], compiled: true },
   { text: '{ "b": 1, "a": 2, "10": 3, "2": 4, "__proto__": 5 }', inputs: [{}], compiled: true },
-  { text: '{ "Address": { "Street": address.street, "Zip": address.zip }, "Empty": { "x": nothing } }', inputs: [person, {}], compiled: true },
+  {
+    text: '{ "Address": { "Street": address.street, "Zip": address.zip }, "Empty": { "x": nothing } }',
+    inputs: [person, {}],
+    compiled: true,
+  },
   { text: '{ "whole": address }', inputs: [person], compiled: true },
   { text: '{ "t": tags }', inputs: [person], compiled: false },
 ]);
 
 cases('paths', [
   { text: 'address.street', inputs: [person, {}, { address: 'text' }, { address: null }, 'text', 5, null], compiled: true },
-  { text: 'a.b.c', inputs: [{ a: { b: { c: 0 } } }, { a: { b: null } }, { a: { b: [1] } }, { a: [{ b: { c: 1 } }, { b: { c: 2 } }] }, { a: [] }] },
+  {
+    text: 'a.b.c',
+    inputs: [{ a: { b: { c: 0 } } }, { a: { b: null } }, { a: { b: [1] } }, { a: [{ b: { c: 1 } }, { b: { c: 2 } }] }, { a: [] }],
+  },
   { text: 'address.lines.n', inputs: [person], compiled: false },
   { text: '`first name`', inputs: [{ 'first name': 'x' }], compiled: true },
   { text: 'x', inputs: [[{ x: 1 }, { x: 2 }], [], { x: [1, [2, 3]] }, { x: [[1]] }] },
@@ -48,11 +68,47 @@ cases('paths', [
 
 cases('literals, & and arithmetic', [
   { text: '"x" & 1 & true & null', inputs: [{}], compiled: true },
-  { text: 'a & b', inputs: [{}, { a: 1, b: 'x' }, { a: 0.1 }, { a: -0 }, { a: 1e21 }, { a: 123456789.12345679 }, { a: 1 / 3 }, { a: 1e-7 }, { a: 2 ** 53 + 2 }, { a: Number.NaN }, { a: Number.POSITIVE_INFINITY }, { a: { x: 1 } }, { a: [1] }] },
+  {
+    text: 'a & b',
+    inputs: [
+      {},
+      { a: 1, b: 'x' },
+      { a: 0.1 },
+      { a: -0 },
+      { a: 1e21 },
+      { a: 123456789.12345679 },
+      { a: 1 / 3 },
+      { a: 1e-7 },
+      { a: 2 ** 53 + 2 },
+      { a: Number.NaN },
+      { a: Number.POSITIVE_INFINITY },
+      { a: { x: 1 } },
+      { a: [1] },
+    ],
+  },
   { text: '0.1 + 0.2', inputs: [{}], compiled: true },
   { text: '$string(0.1 + 0.2)', inputs: [{}], compiled: true },
-  { text: 'a + b', inputs: [{ a: 1, b: 2 }, { a: 1 }, {}, { a: '1', b: 2 }, { a: true, b: 1 }, { a: null, b: 1 }, { a: Number.NaN, b: 1 }, { a: 1e308, b: 1e308 }, { a: 'x' }] },
-  { text: 'a - b * c / d % e', inputs: [{ a: 1, b: 2, c: 3, d: 4, e: 5 }, { a: 1, b: 2, c: 3, d: 0, e: 5 }] },
+  {
+    text: 'a + b',
+    inputs: [
+      { a: 1, b: 2 },
+      { a: 1 },
+      {},
+      { a: '1', b: 2 },
+      { a: true, b: 1 },
+      { a: null, b: 1 },
+      { a: Number.NaN, b: 1 },
+      { a: 1e308, b: 1e308 },
+      { a: 'x' },
+    ],
+  },
+  {
+    text: 'a - b * c / d % e',
+    inputs: [
+      { a: 1, b: 2, c: 3, d: 4, e: 5 },
+      { a: 1, b: 2, c: 3, d: 0, e: 5 },
+    ],
+  },
   { text: '1 / 0', inputs: [{}] },
   { text: '-a', inputs: [{ a: 1 }, { a: 0 }, {}, { a: '1' }, { a: null }, { a: Number.NaN }] },
   { text: '-(1 / 0)', inputs: [{}] },
@@ -61,36 +117,148 @@ cases('literals, & and arithmetic', [
 ]);
 
 cases('comparisons and logic', [
-  { text: 'a = b', inputs: [{ a: 1, b: 1 }, { a: 1, b: '1' }, { a: null, b: null }, { a: 1 }, {}, { a: Number.NaN, b: Number.NaN }, { a: -0, b: 0 }, { a: { x: 1 }, b: { x: 1 } }, { a: { x: 1 }, b: 1 }] },
+  {
+    text: 'a = b',
+    inputs: [
+      { a: 1, b: 1 },
+      { a: 1, b: '1' },
+      { a: null, b: null },
+      { a: 1 },
+      {},
+      { a: Number.NaN, b: Number.NaN },
+      { a: -0, b: 0 },
+      { a: { x: 1 }, b: { x: 1 } },
+      { a: { x: 1 }, b: 1 },
+    ],
+  },
   { text: 'a != b', inputs: [{ a: 1, b: 2 }, { a: 'x', b: 'x' }, { b: 1 }] },
-  { text: 'a < b', inputs: [{ a: 1, b: 2 }, { a: 'b', b: 'a' }, { a: 1, b: 'a' }, { a: 1 }, { a: null, b: 1 }, { a: true, b: false }, { a: Number.NaN, b: 1 }] },
+  {
+    text: 'a < b',
+    inputs: [
+      { a: 1, b: 2 },
+      { a: 'b', b: 'a' },
+      { a: 1, b: 'a' },
+      { a: 1 },
+      { a: null, b: 1 },
+      { a: true, b: false },
+      { a: Number.NaN, b: 1 },
+    ],
+  },
   { text: 'a <= b and b >= a or a > b', inputs: [{ a: 1, b: 2 }, { a: 3, b: 2 }, {}] },
-  { text: 'a and b', inputs: [{ a: 1, b: 'x' }, { a: '', b: 1 }, { a: 0 }, { a: null }, { a: Number.NaN, b: 1 }, { a: {}, b: 1 }, { a: [0], b: 1 }, { a: 1, b: Number.POSITIVE_INFINITY }] },
+  {
+    text: 'a and b',
+    inputs: [
+      { a: 1, b: 'x' },
+      { a: '', b: 1 },
+      { a: 0 },
+      { a: null },
+      { a: Number.NaN, b: 1 },
+      { a: {}, b: 1 },
+      { a: [0], b: 1 },
+      { a: 1, b: Number.POSITIVE_INFINITY },
+    ],
+  },
   { text: 'a or b', inputs: [{ a: 1 }, { b: 'x' }, {}, { a: Number.POSITIVE_INFINITY }] },
   { text: 'a ? "yes" : "no"', inputs: [{ a: 1 }, { a: 0 }, {}, { a: 'x' }, { a: {} }, { a: [] }] },
   { text: 'a ? "yes"', inputs: [{ a: 1 }, { a: 0 }] },
 ]);
 
 cases('functions', [
-  { text: '$string(a)', inputs: [{ a: 1 }, { a: -0 }, { a: 1e21 }, { a: 1.5e300 }, { a: 0.000001 }, { a: 'x' }, { a: true }, { a: null }, {}, { a: Number.NaN }, { a: { b: 0.1 + 0.2 } }, { a: [1, 2] }] },
-  { text: '$lowercase(a) & "|" & $uppercase(a)', inputs: [{ a: 'İSTANBUL ß Straße ǅ Σ ΌΣΟΣ' }, { a: 'ÀÉÎ' }, {}, { a: 5 }, { a: null }, { a: ['X'] }] },
+  {
+    text: '$string(a)',
+    inputs: [
+      { a: 1 },
+      { a: -0 },
+      { a: 1e21 },
+      { a: 1.5e300 },
+      { a: 0.000001 },
+      { a: 'x' },
+      { a: true },
+      { a: null },
+      {},
+      { a: Number.NaN },
+      { a: { b: 0.1 + 0.2 } },
+      { a: [1, 2] },
+    ],
+  },
+  {
+    text: '$lowercase(a) & "|" & $uppercase(a)',
+    inputs: [{ a: 'İSTANBUL ß Straße ǅ Σ ΌΣΟΣ' }, { a: 'ÀÉÎ' }, {}, { a: 5 }, { a: null }, { a: ['X'] }],
+  },
   { text: '$lowercase(a)', inputs: [{}, { a: null }], compiled: undefined },
   { text: '$trim(a)', inputs: [{ a: '  a \t\n b  ' }, { a: '\u00a0x\u00a0' }, { a: ' ' }, { a: '' }, {}, { a: 1 }] },
   { text: '$length(a)', inputs: [{ a: '😀a' }, { a: '' }, {}, { a: 12 }] },
-  { text: '$number(a)', inputs: [{ a: '12' }, { a: '-1.5e3' }, { a: ' 12' }, { a: 'x' }, { a: '0x1F' }, { a: '0x1z' }, { a: '1e400' }, { a: true }, { a: false }, { a: null }, { a: 7 }, {}, { a: '' }] },
-  { text: '$substring(a, b)', inputs: [{ a: 'héllo😀', b: 1 }, { a: 'hello', b: -2 }, { a: 'hello', b: -9 }, { a: 'hello', b: 1.7 }, { b: 1 }, { a: 'x' }, { a: 5, b: 1 }] },
-  { text: '$substring(a, b, c)', inputs: [{ a: 'hello', b: 1, c: 2 }, { a: 'hello', b: -3, c: 2 }, { a: 'hello', b: 1, c: 0 }, { a: 'hello', b: 1, c: -1 }, { a: 'hello', b: 1 }, { a: 'hello', b: 1, c: 'x' }] },
+  {
+    text: '$number(a)',
+    inputs: [
+      { a: '12' },
+      { a: '-1.5e3' },
+      { a: ' 12' },
+      { a: 'x' },
+      { a: '0x1F' },
+      { a: '0x1z' },
+      { a: '1e400' },
+      { a: true },
+      { a: false },
+      { a: null },
+      { a: 7 },
+      {},
+      { a: '' },
+    ],
+  },
+  {
+    text: '$substring(a, b)',
+    inputs: [
+      { a: 'héllo😀', b: 1 },
+      { a: 'hello', b: -2 },
+      { a: 'hello', b: -9 },
+      { a: 'hello', b: 1.7 },
+      { b: 1 },
+      { a: 'x' },
+      { a: 5, b: 1 },
+    ],
+  },
+  {
+    text: '$substring(a, b, c)',
+    inputs: [
+      { a: 'hello', b: 1, c: 2 },
+      { a: 'hello', b: -3, c: 2 },
+      { a: 'hello', b: 1, c: 0 },
+      { a: 'hello', b: 1, c: -1 },
+      { a: 'hello', b: 1 },
+      { a: 'hello', b: 1, c: 'x' },
+    ],
+  },
   { text: '$exists(a) & $exists(b)', inputs: [{ a: null }, {}, { a: 0, b: '' }] },
-  { text: '$boolean(a)', inputs: [{ a: 0 }, { a: 'x' }, { a: '' }, { a: null }, {}, { a: {} }, { a: { b: 1 } }, { a: [0, 1] }, { a: Number.NaN }] },
+  {
+    text: '$boolean(a)',
+    inputs: [{ a: 0 }, { a: 'x' }, { a: '' }, { a: null }, {}, { a: {} }, { a: { b: 1 } }, { a: [0, 1] }, { a: Number.NaN }],
+  },
   { text: '$not(a)', inputs: [{ a: 0 }, { a: 'x' }, {}, { a: true }] },
   { text: '$round(a)', inputs: [{ a: 2.5 }, { a: 3.5 }, { a: -2.5 }, { a: -0.4 }, { a: 1e21 }, {}, { a: '2' }, { a: Number.NaN }] },
-  { text: '$round(a, b)', inputs: [{ a: 1.005, b: 2 }, { a: 2.675, b: 2 }, { a: 125, b: -1 }, { a: 135, b: -1 }, { a: 1.5e-10, b: 10 }, { a: 1, b: 0 }, { a: 1.25 }] },
+  {
+    text: '$round(a, b)',
+    inputs: [
+      { a: 1.005, b: 2 },
+      { a: 2.675, b: 2 },
+      { a: 125, b: -1 },
+      { a: 135, b: -1 },
+      { a: 1.5e-10, b: 10 },
+      { a: 1, b: 0 },
+      { a: 1.25 },
+    ],
+  },
   { text: '$floor(a) & "," & $ceil(a) & "," & $abs(a)', inputs: [{ a: -1.5 }, { a: 2.5 }, { a: -0 }, {}, { a: 'x' }] },
   { text: '$floor(a)', inputs: [{ a: -0 }, { a: -0.5 }] },
 ]);
 
 cases('variables', [
-  { text: '$params.Region & "/" & $params.Missing', inputs: [{}], bindings: { params: Object.freeze(Object.assign(Object.create(null), { Region: 'EU' })) }, compiled: true },
+  {
+    text: '$params.Region & "/" & $params.Missing',
+    inputs: [{}],
+    bindings: { params: Object.freeze(Object.assign(Object.create(null), { Region: 'EU' })) },
+    compiled: true,
+  },
   { text: '$params.Region', inputs: [{}], bindings: {}, compiled: true },
   { text: '$params', inputs: [{}], bindings: { params: { a: 1 } }, compiled: true },
   { text: '$params.a', inputs: [{}], bindings: { params: [{ a: 1 }, { a: 2 }] }, compiled: false },
@@ -150,12 +318,17 @@ describe('$now and $millis', () => {
 
 describe('the Expression shape', () => {
   it('keeps syntax errors as JSONata throws them', () => {
-    assert.throws(() => compileMapping('{ "a": '), (error: { code?: string; position?: number }) => error.code !== undefined && typeof error.position === 'number');
+    assert.throws(
+      () => compileMapping('{ "a": '),
+      (error: { code?: string; position?: number }) => error.code !== undefined && typeof error.position === 'number',
+    );
   });
 
   it('answers through a callback, and after assign and registerFunction', async () => {
     const mapping = compileMapping('$string(a)');
-    const viaCallback = await new Promise((resolve, reject) => mapping.evaluate({ a: 1 }, undefined, (error, value) => (error ? reject(error) : resolve(value))));
+    const viaCallback = await new Promise((resolve, reject) =>
+      mapping.evaluate({ a: 1 }, undefined, (error, value) => (error ? reject(error) : resolve(value))),
+    );
     assert.equal(viaCallback, '1');
     mapping.registerFunction('string', () => 'mine', '<x:s>');
     assert.equal(isCompiledMapping(mapping), false);
@@ -167,7 +340,8 @@ describe('the Expression shape', () => {
   });
 
   it('leaves function values to JSONata', () => {
-    for (const text of ['$string', '$substring(?, 1)', 'function($x) { $x }']) assert.equal(isCompiledMapping(compileMapping(text)), false, text);
+    for (const text of ['$string', '$substring(?, 1)', 'function($x) { $x }'])
+      assert.equal(isCompiledMapping(compileMapping(text)), false, text);
   });
 
   it('gives its AST', () => {

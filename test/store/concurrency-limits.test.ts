@@ -46,12 +46,20 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
       [a[0]!.id, a[1]!.id, b[0]!.id, free[0]!.id, free[1]!.id],
       'a’s two oldest, b’s oldest and both free items, oldest first',
     );
-    assert.deepEqual(await claim(db, { workerId: 'w2', limit: 10, leaseMs: lease, now: at(100) }), [], 'nothing more while a and b are at their limits');
+    assert.deepEqual(
+      await claim(db, { workerId: 'w2', limit: 10, leaseMs: lease, now: at(100) }),
+      [],
+      'nothing more while a and b are at their limits',
+    );
 
     assert.equal(await completeItem(db, { id: a[0]!.id, workerId: 'w1', status: 'Complete', now: at(101) }), true);
     assert.equal(await completeItem(db, { id: b[0]!.id, workerId: 'w1', status: 'Failed', now: at(101) }), true);
     const second = await claim(db, { workerId: 'w2', limit: 10, leaseMs: lease, now: at(102) });
-    assert.deepEqual(second.map((item) => item.id), [a[2]!.id, b[1]!.id], 'each finished run frees exactly one place');
+    assert.deepEqual(
+      second.map((item) => item.id),
+      [a[2]!.id, b[1]!.id],
+      'each finished run frees exactly one place',
+    );
   });
 
   test('a batch of one key never exceeds its limit, however large the batch', async () => {
@@ -64,7 +72,10 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
     const one = await add('sync-one', 1, { concurrency: group });
     await add('sync-two', 2, { concurrency: group });
     const claimed = await claim(db, { workerId: 'w', limit: 5, leaseMs: lease, now: at(100) });
-    assert.deepEqual(claimed.map((item) => item.id), [one.id]);
+    assert.deepEqual(
+      claimed.map((item) => item.id),
+      [one.id],
+    );
   });
 
   test('nextRunAfter leaves out items that wait for a place, not for a time', async () => {
@@ -83,7 +94,10 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
     assert.equal(skipped.status, 'Complete');
     assert.deepEqual(skipped.finishedAt, at(2));
     assert.equal(skipped.attempts, 0);
-    assert.match(skipped.errors[0]!.message, /^not run: 'nightly' already had 1 run in progress or waiting, and its concurrency limit is 1 \(onLimit: skip\)$/);
+    assert.match(
+      skipped.errors[0]!.message,
+      /^not run: 'nightly' already had 1 run in progress or waiting, and its concurrency limit is 1 \(onLimit: skip\)$/,
+    );
 
     await add('strict', 1, { concurrency: limited('strict', 1, 'fail') });
     const failed = await add('strict', 2, { concurrency: limited('strict', 1, 'fail') });
@@ -92,7 +106,11 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
 
     await claim(db, { workerId: 'w', limit: 5, leaseMs: lease, now: at(100) });
     assert.equal(await completeItem(db, { id: running.id, workerId: 'w', status: 'Complete', now: at(101) }), true);
-    assert.equal((await add('nightly', 102, { concurrency: limited('nightly', 1, 'skip') })).status, 'Pending', 'once the run ended, a start waits to run again');
+    assert.equal(
+      (await add('nightly', 102, { concurrency: limited('nightly', 1, 'skip') })).status,
+      'Pending',
+      'once the run ended, a start waits to run again',
+    );
   });
 
   test('a started item is claimed at once when its key has room, and waits in line Pending when it has none', async () => {
@@ -116,7 +134,10 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
     const x = await add('a', 1, { concurrency: limited('a', 2) });
     const y = await add('a', 2, { concurrency: limited('a', 2) });
     const claimed = await claim(db, { workerId: 'w', limit: 5, leaseMs: lease, ids: [y.id], now: at(100) });
-    assert.deepEqual(claimed.map((item) => item.id), [y.id]);
+    assert.deepEqual(
+      claimed.map((item) => item.id),
+      [y.id],
+    );
     assert.equal((await claim(db, { workerId: 'w', limit: 5, leaseMs: lease, now: at(100) }))[0]?.id, x.id);
   });
 
@@ -133,10 +154,20 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
     for (const onLimit of ['skip', 'fail'] as const) {
       const starts = instancesCount * 3;
       const results = await Promise.all(
-        Array.from({ length: starts }, (_, index) => enqueue(instances[index % instancesCount]!, { processId: `burst-${onLimit}`, startType: 'AdHoc', concurrency: limited(`burst-${onLimit}`, 1, onLimit) }, { now: at(5) })),
+        Array.from({ length: starts }, (_, index) =>
+          enqueue(
+            instances[index % instancesCount]!,
+            { processId: `burst-${onLimit}`, startType: 'AdHoc', concurrency: limited(`burst-${onLimit}`, 1, onLimit) },
+            { now: at(5) },
+          ),
+        ),
       );
       const statuses = results.map((result) => result.item.status).sort();
-      assert.deepEqual(statuses, ['Pending', ...Array.from({ length: starts - 1 }, () => (onLimit === 'skip' ? 'Complete' : 'Failed'))].sort(), `${onLimit}: ${statuses.join(', ')}`);
+      assert.deepEqual(
+        statuses,
+        ['Pending', ...Array.from({ length: starts - 1 }, () => (onLimit === 'skip' ? 'Complete' : 'Failed'))].sort(),
+        `${onLimit}: ${statuses.join(', ')}`,
+      );
     }
   });
 
@@ -165,7 +196,14 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
         }
         running += 1;
         most = Math.max(most, running);
-        const inProgress = Number(((await instance.knex('queue_items').count({ n: '*' }).where({ concurrency_key: 'process:busy', status: 'InProgress' })) as Array<{ n: number | string }>)[0]!.n);
+        const inProgress = Number(
+          (
+            (await instance
+              .knex('queue_items')
+              .count({ n: '*' })
+              .where({ concurrency_key: 'process:busy', status: 'InProgress' })) as Array<{ n: number | string }>
+          )[0]!.n,
+        );
         mostInDatabase = Math.max(mostInDatabase, inProgress);
         await sleep(3);
         running -= 1;

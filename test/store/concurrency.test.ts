@@ -36,7 +36,9 @@ await describeEachRuntimeDatabase('queue concurrency', (runtime, database) => {
     const ids: string[] = [];
     for (let start = 0; start < 500; start += 50) {
       const batch = await Promise.all(
-        Array.from({ length: 50 }, (_, index) => enqueue(instances[index % workers]!, { processId: `sync-${index % 7}`, startType: 'repeat' }, { now: at(start + index) })),
+        Array.from({ length: 50 }, (_, index) =>
+          enqueue(instances[index % workers]!, { processId: `sync-${index % 7}`, startType: 'repeat' }, { now: at(start + index) }),
+        ),
       );
       ids.push(...batch.map((result) => result.item.id));
     }
@@ -59,7 +61,11 @@ await describeEachRuntimeDatabase('queue concurrency', (runtime, database) => {
     assert.equal(new Set(claimedBy.keys()).size, 500);
     assert.deepEqual([...claimedBy.keys()].sort(), [...ids].sort());
     assert.deepEqual(await countByStatus(runtime()), { Pending: 0, InProgress: 500, Complete: 0, Failed: 0 });
-    const holders = (await runtime().knex('queue_items').select('id', 'locked_by', 'attempts')) as Array<{ id: string; locked_by: string; attempts: number }>;
+    const holders = (await runtime().knex('queue_items').select('id', 'locked_by', 'attempts')) as Array<{
+      id: string;
+      locked_by: string;
+      attempts: number;
+    }>;
     for (const row of holders) {
       assert.equal(row.locked_by, claimedBy.get(String(row.id)), 'the database names the worker that got the item');
       assert.equal(Number(row.attempts), 1);
@@ -69,14 +75,22 @@ await describeEachRuntimeDatabase('queue concurrency', (runtime, database) => {
   test('schedulers in every process enqueueing the same slots: one item per slot', async () => {
     const slots = Array.from({ length: 20 }, (_, index) => at(index * 60));
     const results = await Promise.all(
-      instances.flatMap((instance) => slots.map((slotAt) => enqueueSlot(instance, { processId: 'nightly', startType: 'planned', slotAt, maxAttempts: 2 }, { now: at(2000) }))),
+      instances.flatMap((instance) =>
+        slots.map((slotAt) =>
+          enqueueSlot(instance, { processId: 'nightly', startType: 'planned', slotAt, maxAttempts: 2 }, { now: at(2000) }),
+        ),
+      ),
     );
     assert.equal(results.filter((result) => result.created).length, slots.length, 'exactly one process created each slot');
     for (const slotAt of slots) {
-      const holders = new Set(results.filter((result) => result.item.slotKey === slotKey('nightly', slotAt)).map((result) => result.item.id));
+      const holders = new Set(
+        results.filter((result) => result.item.slotKey === slotKey('nightly', slotAt)).map((result) => result.item.id),
+      );
       assert.equal(holders.size, 1, 'every process was answered with the same item');
     }
-    const rows = (await runtime().knex('queue_items').select('slot_key', 'start_type', 'max_attempts', 'run_after')) as Array<{ slot_key: string }>;
+    const rows = (await runtime().knex('queue_items').select('slot_key', 'start_type', 'max_attempts', 'run_after')) as Array<{
+      slot_key: string;
+    }>;
     assert.equal(rows.length, slots.length);
     assert.deepEqual(rows.map((row) => row.slot_key).sort(), slots.map((slotAt) => slotKey('nightly', slotAt)).sort());
     assert.deepEqual(await lastSlots(runtime()), new Map([['nightly', slots.at(-1)!]]));
@@ -84,7 +98,9 @@ await describeEachRuntimeDatabase('queue concurrency', (runtime, database) => {
 
   test('two plain enqueues with one slot key at the same moment: exactly one item', async () => {
     const [first, second] = await Promise.all(
-      instances.slice(0, 2).map((instance) => enqueue(instance, { processId: 'hourly', startType: 'repeat', slotKey: 'hourly@2030-01-01T01:00:00.000Z' })),
+      instances
+        .slice(0, 2)
+        .map((instance) => enqueue(instance, { processId: 'hourly', startType: 'repeat', slotKey: 'hourly@2030-01-01T01:00:00.000Z' })),
     );
     assert.equal([first!.created, second!.created].filter(Boolean).length, 1);
     assert.equal(first!.item.id, second!.item.id);
@@ -103,7 +119,8 @@ await describeEachRuntimeDatabase('queue concurrency', (runtime, database) => {
   });
 
   test('reapers in every process: each expired item reaped exactly once', async () => {
-    for (let index = 0; index < 60; index += 1) await enqueue(runtime(), { processId: 'p', startType: 'manual', maxAttempts: index % 2 === 0 ? 2 : 1 }, { now: at(index) });
+    for (let index = 0; index < 60; index += 1)
+      await enqueue(runtime(), { processId: 'p', startType: 'manual', maxAttempts: index % 2 === 0 ? 2 : 1 }, { now: at(index) });
     await claim(runtime(), { workerId: 'crashed', limit: 60, leaseMs: 1000, now: at(100) });
     const results = await Promise.all(instances.map((instance) => reap(instance, { now: at(200), limit: 20 })));
     const again = await reap(runtime(), { now: at(200), limit: 100 });
@@ -126,6 +143,11 @@ await describeEachRuntimeDatabase('queue concurrency', (runtime, database) => {
         await trx('schedules').insert({ process_id: processId, last_slot_at: time, updated_at: time });
       });
     await Promise.all([work(instances[0]!, 'first'), work(instances[1]!, 'second')]);
-    assert.deepEqual(((await runtime().knex('schedules').select('process_id').orderBy('process_id')) as Array<{ process_id: string }>).map((row) => row.process_id), ['first', 'second']);
+    assert.deepEqual(
+      ((await runtime().knex('schedules').select('process_id').orderBy('process_id')) as Array<{ process_id: string }>).map(
+        (row) => row.process_id,
+      ),
+      ['first', 'second'],
+    );
   });
 });

@@ -60,8 +60,16 @@ function sqlite(file: string, options: Partial<Knex.Config> = {}): Knex {
 
 test('a PostgreSQL or MariaDB server that refuses the connection', async () => {
   const port = await closedPort();
-  for (const [client, url] of [['pg', `postgres://postgres@127.0.0.1:${port}/x`], ['mysql2', `mysql://root@127.0.0.1:${port}/x`]] as const) {
-    const knex = knexFactory({ client, connection: client === 'pg' ? { connectionString: url } : ({ uri: url } as never), log: quiet, pool: { min: 0, max: 1 } });
+  for (const [client, url] of [
+    ['pg', `postgres://postgres@127.0.0.1:${port}/x`],
+    ['mysql2', `mysql://root@127.0.0.1:${port}/x`],
+  ] as const) {
+    const knex = knexFactory({
+      client,
+      connection: client === 'pg' ? { connectionString: url } : ({ uri: url } as never),
+      log: quiet,
+      pool: { min: 0, max: 1 },
+    });
     const error = await caught(() => knex.raw('SELECT 1'));
     await knex.destroy();
     assert.equal(runtimeDatabaseFailure(error)?.kind, 'unreachable', client);
@@ -100,7 +108,11 @@ test('an SQLite file that is full, locked past its busy timeout, or read-only', 
 
   const first = sqlite('locked.db');
   await first.raw('CREATE TABLE t (v TEXT)');
-  const second = sqlite('locked.db', { pool: { min: 1, max: 1, afterCreate: (connection: { configure(o: string, v: number): void }, done: (e: null, c: unknown) => void) => {
+  const second = sqlite('locked.db', {
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: (connection: { configure(o: string, v: number): void }, done: (e: null, c: unknown) => void) => {
         connection.configure('busyTimeout', 50);
         done(null, connection);
       },
@@ -151,7 +163,10 @@ test('failures of a server in trouble, by the codes the drivers report', () => {
     [{ code: 'PROTOCOL_CONNECTION_LOST', fatal: true, message: 'Connection lost: The server closed the connection.' }, 'unreachable'],
     [{ code: 'ER_CON_COUNT_ERROR', errno: 1040, message: 'Too many connections' }, 'busy'],
     [{ code: 'ER_DISK_FULL', errno: 1021, message: 'Disk full (/tmp/#sql); waiting for someone to free some space...' }, 'full'],
-    [{ code: 'ER_OPTION_PREVENTS_STATEMENT', errno: 1290, message: 'The MariaDB server is running with the --read-only option' }, 'read-only'],
+    [
+      { code: 'ER_OPTION_PREVENTS_STATEMENT', errno: 1290, message: 'The MariaDB server is running with the --read-only option' },
+      'read-only',
+    ],
     [{ code: 'SQLITE_IOERR_WRITE', message: 'SQLITE_IOERR: disk I/O error' }, 'file'],
   ];
   for (const [shape, kind] of cases) {

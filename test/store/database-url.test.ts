@@ -59,7 +59,11 @@ test('flag first, then SYNCLINE_DB, then the default file (whose folder is creat
     createFolder: true,
     display: '.syncline/syncline.db',
   });
-  assert.equal(databaseSetting(undefined, { SYNCLINE_DB: '  ' }, base).display, '.syncline/syncline.db', 'an empty variable counts as unset');
+  assert.equal(
+    databaseSetting(undefined, { SYNCLINE_DB: '  ' }, base).display,
+    '.syncline/syncline.db',
+    'an empty variable counts as unset',
+  );
 });
 
 test('clear errors for anything else, naming where the value came from', () => {
@@ -77,12 +81,15 @@ test('clear errors for anything else, naming where the value came from', () => {
     ['mysql://root:pw@db:3306/', /names no database/],
   ];
   for (const [text, message] of cases) {
-    assert.throws(() => parseDatabaseUrl(text, { source: '--db' }), (error: Error) => {
-      assert.ok(error instanceof DatabaseUrlError, text);
-      assert.match(error.message, message, text);
-      assert.doesNotMatch(error.message, /pw@/, 'passwords never appear in errors');
-      return true;
-    });
+    assert.throws(
+      () => parseDatabaseUrl(text, { source: '--db' }),
+      (error: Error) => {
+        assert.ok(error instanceof DatabaseUrlError, text);
+        assert.match(error.message, message, text);
+        assert.doesNotMatch(error.message, /pw@/, 'passwords never appear in errors');
+        return true;
+      },
+    );
   }
   assert.throws(() => databaseSetting('redis://x', {}), /--db: 'redis:' is not a supported database/);
   assert.throws(() => databaseSetting(undefined, { SYNCLINE_DB: 'redis://x' }), /SYNCLINE_DB: 'redis:' is not a supported database/);

@@ -17,7 +17,15 @@ import { toDatabaseTime } from '../../runtime/database/timestamps.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { openRuntimeDatabase } from './runtime-databases.js';
 
-const allMigrations = ['001-queue-items', '002-record-store', '003-schedules', '004-webhook-idempotency', '005-webhook-log', '006-queue-concurrency', '007-write-probe'];
+const allMigrations = [
+  '001-queue-items',
+  '002-record-store',
+  '003-schedules',
+  '004-webhook-idempotency',
+  '005-webhook-log',
+  '006-queue-concurrency',
+  '007-write-probe',
+];
 
 await describeEachDatabase('runtime database migrations', (database) => {
   test('sessions are set up as documented', async () => {
@@ -51,7 +59,10 @@ await describeEachDatabase('runtime database migrations', (database) => {
       assert.deepEqual(await migrate(first!), [], 'a re-run does nothing');
       assert.deepEqual(await migrationStatus(second!), { applied: allMigrations, pending: [] });
       const recorded = (await database().admin(migrationTable).select('name').orderBy('id')) as Array<{ name: string }>;
-      assert.deepEqual(recorded.map((row) => row.name), allMigrations);
+      assert.deepEqual(
+        recorded.map((row) => row.name),
+        allMigrations,
+      );
     } finally {
       await Promise.all([first!.close(), second!.close()]);
     }
@@ -61,14 +72,45 @@ await describeEachDatabase('runtime database migrations', (database) => {
     const admin = database().admin;
     const columns = async (table: string) => Object.keys(await admin(table).columnInfo()).sort();
     assert.deepEqual(await columns('queue_items'), [
-      'action_params', 'attempts', 'concurrency_key', 'concurrency_limit', 'created_at', 'errors', 'finished_at', 'id', 'lease_until', 'locked_by',
-      'max_attempts', 'process_id', 'run_after', 'slot_key', 'source_id', 'start_type', 'started_at', 'statistics', 'status', 'where_clause',
+      'action_params',
+      'attempts',
+      'concurrency_key',
+      'concurrency_limit',
+      'created_at',
+      'errors',
+      'finished_at',
+      'id',
+      'lease_until',
+      'locked_by',
+      'max_attempts',
+      'process_id',
+      'run_after',
+      'slot_key',
+      'source_id',
+      'start_type',
+      'started_at',
+      'statistics',
+      'status',
+      'where_clause',
     ]);
     assert.deepEqual(await columns('queue_locks'), ['name']);
     assert.deepEqual(await columns('record_store'), ['created_at', 'guid', 'record', 'sync_id']);
     assert.deepEqual(await columns('schedules'), ['last_item_id', 'last_slot_at', 'process_id', 'updated_at']);
     assert.deepEqual(await columns('webhook_log'), [
-      'at', 'duration_ms', 'id', 'method', 'origin', 'payload', 'payload_truncated', 'pinned', 'queue_item_id', 'replay_of', 'response', 'status', 'ticker', 'webhook_id',
+      'at',
+      'duration_ms',
+      'id',
+      'method',
+      'origin',
+      'payload',
+      'payload_truncated',
+      'pinned',
+      'queue_item_id',
+      'replay_of',
+      'response',
+      'status',
+      'ticker',
+      'webhook_id',
     ]);
   });
 
@@ -81,8 +123,15 @@ await describeEachDatabase('runtime database migrations', (database) => {
       created_at: '2030-01-01 00:00:00',
       errors: '[]',
     };
-    await assert.rejects(database().admin('queue_items').insert({ ...row, status: 'Done' }), /check|constraint/i);
-    await database().admin('queue_items').insert({ ...row, status: 'Pending' });
+    await assert.rejects(
+      database()
+        .admin('queue_items')
+        .insert({ ...row, status: 'Done' }),
+      /check|constraint/i,
+    );
+    await database()
+      .admin('queue_items')
+      .insert({ ...row, status: 'Pending' });
     await database().admin('queue_items').delete();
   });
 });
@@ -92,7 +141,10 @@ test('opening fails clearly: a missing folder, a folder as file, a server that d
   try {
     await assert.rejects(openDatabase(parseDatabaseUrl('sqlite:missing/queue.db', { baseDirectory: directory })), (error: Error) => {
       assert.ok(error instanceof DatabaseOpenError);
-      assert.match(error.message, /^cannot open the runtime database sqlite:missing\/queue.db: the folder .*missing does not exist; create it or choose another file$/);
+      assert.match(
+        error.message,
+        /^cannot open the runtime database sqlite:missing\/queue.db: the folder .*missing does not exist; create it or choose another file$/,
+      );
       return true;
     });
     await assert.rejects(openDatabase(parseDatabaseUrl(directory)), /is a folder, not a file/);
@@ -124,8 +176,18 @@ await describeEachDatabase('upgrading a runtime database with items in line', (d
   test('items waiting or running from before the concurrency limits get the default: one run of their process at a time', async () => {
     const db = await openRuntimeDatabase(database());
     try {
-      const before = migrations.slice(0, migrations.findIndex((migration) => migration.name === '006-queue-concurrency'));
-      await db.knex.migrate.latest({ tableName: migrationTable, migrationSource: { getMigrations: async () => before, getMigrationName: (migration: Migration) => migration.name, getMigration: async (migration: Migration) => migration } });
+      const before = migrations.slice(
+        0,
+        migrations.findIndex((migration) => migration.name === '006-queue-concurrency'),
+      );
+      await db.knex.migrate.latest({
+        tableName: migrationTable,
+        migrationSource: {
+          getMigrations: async () => before,
+          getMigrationName: (migration: Migration) => migration.name,
+          getMigration: async (migration: Migration) => migration,
+        },
+      });
       const row = (id: string, status: string) => ({
         id,
         process_id: 'nightly',
@@ -137,9 +199,19 @@ await describeEachDatabase('upgrading a runtime database with items in line', (d
         created_at: toDatabaseTime(db.dialect, new Date()),
         errors: '[]',
       });
-      await db.knex('queue_items').insert([row('00000000-0000-4000-8000-000000000001', 'Pending'), row('00000000-0000-4000-8000-000000000002', 'InProgress'), row('00000000-0000-4000-8000-000000000003', 'Complete')]);
+      await db
+        .knex('queue_items')
+        .insert([
+          row('00000000-0000-4000-8000-000000000001', 'Pending'),
+          row('00000000-0000-4000-8000-000000000002', 'InProgress'),
+          row('00000000-0000-4000-8000-000000000003', 'Complete'),
+        ]);
       await migrate(db);
-      const keys = (await db.knex('queue_items').select('status', 'concurrency_key', 'concurrency_limit').orderBy('id')) as Array<{ status: string; concurrency_key: string | null; concurrency_limit: number | null }>;
+      const keys = (await db.knex('queue_items').select('status', 'concurrency_key', 'concurrency_limit').orderBy('id')) as Array<{
+        status: string;
+        concurrency_key: string | null;
+        concurrency_limit: number | null;
+      }>;
       assert.deepEqual(
         keys.map((item) => [item.status, item.concurrency_key, item.concurrency_limit === null ? null : Number(item.concurrency_limit)]),
         [

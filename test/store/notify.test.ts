@@ -85,7 +85,9 @@ await describeEachRuntimeDatabase('queue wake-ups', (runtime, database) => {
     other.events.emit('work');
     assert.equal(wakeUps, 0);
     if (runtime().dialect === 'postgres') {
-      const result = (await runtime().knex.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'syncline-listen' AND datname = current_database()")) as { rows: Array<{ n: number }> };
+      const result = (await runtime().knex.raw(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'syncline-listen' AND datname = current_database()",
+      )) as { rows: Array<{ n: number }> };
       assert.equal(result.rows[0]?.n, 0, 'no LISTEN connection left');
     }
   });
@@ -100,7 +102,9 @@ await describeEachRuntimeDatabase('queue wake-ups', (runtime, database) => {
     const errors: Error[] = [];
     const listener = await listenForWork(db, () => void (wakeUps += 1), { reconnectDelayMs: 20, onError: (error) => errors.push(error) });
     try {
-      await db.knex.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'syncline-listen' AND datname = current_database()");
+      await db.knex.raw(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'syncline-listen' AND datname = current_database()",
+      );
       await waitFor(() => wakeUps === 1, 'the wake-up after reconnecting');
       assert.ok(errors.length >= 1, 'the lost connection was reported');
       await enqueue(db, { processId: 'p', startType: 'manual' });

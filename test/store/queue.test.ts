@@ -23,25 +23,40 @@ const lease = 30_000;
 
 test('retry delays double from the backoff up to the cap', () => {
   const policy = { backoffMs: 30_000, maxBackoffMs: 100_000, jitter: 0 };
-  assert.deepEqual([1, 2, 3, 4, 50].map((failed) => retryDelayMs(failed, policy)), [30_000, 60_000, 100_000, 100_000, 100_000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 50].map((failed) => retryDelayMs(failed, policy)),
+    [30_000, 60_000, 100_000, 100_000, 100_000],
+  );
 });
 
 test('retry delays are spread by ±20% at random, never past the cap', () => {
   const policy = { backoffMs: 30_000, maxBackoffMs: 100_000 };
   // The ends of the range, for the ends of Math.random's [0, 1).
-  assert.deepEqual([retryDelayMs(1, policy, 0), retryDelayMs(1, policy, 0.5), retryDelayMs(1, policy, 0.999_999)], [24_000, 30_000, 36_000]);
+  assert.deepEqual(
+    [retryDelayMs(1, policy, 0), retryDelayMs(1, policy, 0.5), retryDelayMs(1, policy, 0.999_999)],
+    [24_000, 30_000, 36_000],
+  );
   assert.deepEqual([retryDelayMs(3, policy, 0), retryDelayMs(3, policy, 0.999_999)], [80_000, 100_000], 'at the cap only downwards');
   for (const failed of [1, 2, 3]) {
     const base = Math.min(30_000 * 2 ** (failed - 1), 100_000);
     const waits = Array.from({ length: 500 }, () => retryDelayMs(failed, policy));
-    assert.ok(waits.every((wait) => wait >= base * 0.8 && wait <= Math.min(base * 1.2, 100_000)), `attempt ${failed}: ${Math.min(...waits)}…${Math.max(...waits)}`);
+    assert.ok(
+      waits.every((wait) => wait >= base * 0.8 && wait <= Math.min(base * 1.2, 100_000)),
+      `attempt ${failed}: ${Math.min(...waits)}…${Math.max(...waits)}`,
+    );
     // Items failing together come back at different moments (at the cap, half of them at the cap).
     assert.ok(new Set(waits).size > 200, `attempt ${failed}: only ${new Set(waits).size} different waits`);
   }
 });
 
 test('start types are accepted in any case and answered in one spelling', () => {
-  assert.deepEqual(['adhoc', 'MANUAL', 'Repeat', 'planned', 'single'].map(parseStartType), ['AdHoc', 'manual', 'repeat', 'planned', 'Single']);
+  assert.deepEqual(['adhoc', 'MANUAL', 'Repeat', 'planned', 'single'].map(parseStartType), [
+    'AdHoc',
+    'manual',
+    'repeat',
+    'planned',
+    'Single',
+  ]);
   assert.equal(parseStartType('weekly'), undefined);
 });
 
@@ -58,7 +73,10 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
   }
 
   test('enqueue stores the item; GetAction JSON has ISO UTC dates and the JSON fields', async () => {
-    const actionParams = [{ Name: 'since', Value: '2024-01-01' }, { Name: 'note', Value: 'Grüße "quoted" \\ ✓' }];
+    const actionParams = [
+      { Name: 'since', Value: '2024-01-01' },
+      { Name: 'note', Value: 'Grüße "quoted" \\ ✓' },
+    ];
     const { item, created } = await enqueue(
       db,
       { processId: 'crm-to-erp', startType: 'AdHoc', sourceId: 'C-42', whereClause: "status = 'active'", actionParams, maxAttempts: 3 },
@@ -112,9 +130,18 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
   });
 
   test('enqueue refuses what the table cannot hold', async () => {
-    await assert.rejects(enqueue(db, { processId: 'x'.repeat(129), startType: 'manual' }), /processId must have 1 to 128 characters, not 129/);
-    await assert.rejects(enqueue(db, { processId: 'p', startType: 'weekly' as never }), /startType 'weekly' is not one of AdHoc, manual, repeat, planned, Single/);
-    await assert.rejects(enqueue(db, { processId: 'p', startType: 'manual', maxAttempts: 0 }), /maxAttempts must be a whole number of at least 1/);
+    await assert.rejects(
+      enqueue(db, { processId: 'x'.repeat(129), startType: 'manual' }),
+      /processId must have 1 to 128 characters, not 129/,
+    );
+    await assert.rejects(
+      enqueue(db, { processId: 'p', startType: 'weekly' as never }),
+      /startType 'weekly' is not one of AdHoc, manual, repeat, planned, Single/,
+    );
+    await assert.rejects(
+      enqueue(db, { processId: 'p', startType: 'manual', maxAttempts: 0 }),
+      /maxAttempts must be a whole number of at least 1/,
+    );
     assert.deepEqual(await countByStatus(db), { Pending: 0, InProgress: 0, Complete: 0, Failed: 0 });
   });
 
@@ -126,7 +153,10 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     const future = await add('e', 5, { runAfter: at(3600) });
 
     const batch = await claim(db, { workerId: 'w1', limit: 2, leaseMs: lease, now: at(30) });
-    assert.deepEqual(batch.map((item) => item.id), [first.id, second.id]);
+    assert.deepEqual(
+      batch.map((item) => item.id),
+      [first.id, second.id],
+    );
     for (const item of batch) {
       assert.equal(item.status, 'InProgress');
       assert.equal(item.lockedBy, 'w1');
@@ -135,10 +165,16 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       assert.deepEqual(item.leaseUntil, at(60));
     }
     const rest = await claim(db, { workerId: 'w2', limit: 10, leaseMs: lease, now: at(30) });
-    assert.deepEqual(rest.map((item) => item.id), [third.id, late.id]);
+    assert.deepEqual(
+      rest.map((item) => item.id),
+      [third.id, late.id],
+    );
     assert.deepEqual(await claim(db, { workerId: 'w3', limit: 10, leaseMs: lease, now: at(31) }), []);
     assert.deepEqual(await nextRunAfter(db), at(3600));
-    assert.deepEqual((await claim(db, { workerId: 'w3', limit: 10, leaseMs: lease, now: at(3600) })).map((item) => item.id), [future.id]);
+    assert.deepEqual(
+      (await claim(db, { workerId: 'w3', limit: 10, leaseMs: lease, now: at(3600) })).map((item) => item.id),
+      [future.id],
+    );
     assert.equal(await nextRunAfter(db), null);
     assert.deepEqual(await countByStatus(db), { Pending: 0, InProgress: 5, Complete: 0, Failed: 0 });
   });
@@ -192,8 +228,15 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     const retry = { backoffMs: 30_000, maxBackoffMs: 3_600_000, jitter: 0 };
     await claim(db, { workerId: 'A', limit: 1, leaseMs: lease, now: at(1) });
 
-    assert.equal(await failAttempt(db, { id, workerId: 'B', retry, errors: [{ message: 'not mine' }], now: at(2) }), undefined, 'only the holder');
-    assert.deepEqual(await failAttempt(db, { id, workerId: 'A', retry, errors: [{ message: 'source unreachable' }], now: at(2) }), { status: 'Pending', runAfter: at(32) });
+    assert.equal(
+      await failAttempt(db, { id, workerId: 'B', retry, errors: [{ message: 'not mine' }], now: at(2) }),
+      undefined,
+      'only the holder',
+    );
+    assert.deepEqual(await failAttempt(db, { id, workerId: 'A', retry, errors: [{ message: 'source unreachable' }], now: at(2) }), {
+      status: 'Pending',
+      runAfter: at(32),
+    });
     const waiting = await getItem(db, id);
     assert.equal(waiting?.status, 'Pending');
     assert.deepEqual(waiting?.runAfter, at(32));
@@ -202,17 +245,26 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
 
     assert.deepEqual(await claim(db, { workerId: 'A', limit: 1, leaseMs: lease, now: at(31) }), [], 'not before the backoff');
     assert.equal((await claim(db, { workerId: 'A', limit: 1, leaseMs: lease, now: at(32) }))[0]?.attempts, 2);
-    assert.deepEqual(await failAttempt(db, { id, workerId: 'A', retry, errors: [{ message: 'source unreachable' }], now: at(40) }), { status: 'Pending', runAfter: at(100) });
+    assert.deepEqual(await failAttempt(db, { id, workerId: 'A', retry, errors: [{ message: 'source unreachable' }], now: at(40) }), {
+      status: 'Pending',
+      runAfter: at(100),
+    });
 
     await claim(db, { workerId: 'C', limit: 1, leaseMs: lease, now: at(100) });
     const statistics = { read: 5, created: 0, updated: 0, skipped: 0, failed: 5 };
-    assert.deepEqual(await failAttempt(db, { id, workerId: 'C', retry, statistics, errors: [{ message: 'target refused' }], now: at(101) }), { status: 'Failed' });
+    assert.deepEqual(
+      await failAttempt(db, { id, workerId: 'C', retry, statistics, errors: [{ message: 'target refused' }], now: at(101) }),
+      { status: 'Failed' },
+    );
     const failed = await getItem(db, id);
     assert.equal(failed?.status, 'Failed');
     assert.equal(failed?.attempts, 3);
     assert.deepEqual(failed?.finishedAt, at(101));
     assert.deepEqual(failed?.statistics, statistics);
-    assert.deepEqual(failed?.errors.map((error) => error.message), ['source unreachable', 'source unreachable', 'target refused']);
+    assert.deepEqual(
+      failed?.errors.map((error) => error.message),
+      ['source unreachable', 'source unreachable', 'target refused'],
+    );
   });
 
   test('the reaper returns a lost worker’s item to Pending while attempts remain', async () => {
@@ -228,9 +280,16 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     assert.equal(back?.leaseUntil, null);
     assert.deepEqual(back?.runAfter, at(0), 'it keeps its place in line');
     assert.deepEqual(back?.errors, [
-      { message: 'attempt 1 lost its worker lost-1 (lease expired at 2030-01-01T00:00:11.000Z); returned to Pending for attempt 2 of 2', at: at(12).toISOString() },
+      {
+        message: 'attempt 1 lost its worker lost-1 (lease expired at 2030-01-01T00:00:11.000Z); returned to Pending for attempt 2 of 2',
+        at: at(12).toISOString(),
+      },
     ]);
-    assert.equal(await completeItem(db, { id, workerId: 'lost-1', status: 'Complete', now: at(13) }), false, 'the lost worker cannot finish it any more');
+    assert.equal(
+      await completeItem(db, { id, workerId: 'lost-1', status: 'Complete', now: at(13) }),
+      false,
+      'the lost worker cannot finish it any more',
+    );
     assert.equal((await claim(db, { workerId: 'next', limit: 1, leaseMs: lease, now: at(13) }))[0]?.attempts, 2);
   });
 
@@ -245,7 +304,10 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     const failed = await getItem(db, id);
     assert.equal(failed?.status, 'Failed');
     assert.deepEqual(failed?.finishedAt, at(20));
-    assert.equal(queueItemJson(failed!).Errors[0]?.Message, 'lost its worker lost-2 (lease expired at 2030-01-01T00:00:12.000Z) after 1 attempt; failed because the retry limit of 1 attempt is reached');
+    assert.equal(
+      queueItemJson(failed!).Errors[0]?.Message,
+      'lost its worker lost-2 (lease expired at 2030-01-01T00:00:12.000Z) after 1 attempt; failed because the retry limit of 1 attempt is reached',
+    );
     assert.equal((await getItem(db, other.id))?.status, 'InProgress', 'a heartbeat keeps an item');
   });
 
@@ -266,7 +328,11 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       assert.equal(item?.startedAt, null);
     }
     const again = await claim(db, { workerId: 'next', limit: 3, leaseMs: lease, now: at(6) });
-    assert.deepEqual(again.map((item) => item.id), [first.id, second.id, third.id], 'they keep their order');
+    assert.deepEqual(
+      again.map((item) => item.id),
+      [first.id, second.id, third.id],
+      'they keep their order',
+    );
   });
 
   test('prune deletes finished items older than the retention age, and nothing else', async () => {
@@ -276,7 +342,13 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       assert.ok(await completeItem(db, { id, workerId: 'w', status, now: at(seconds) }));
       return id;
     };
-    const old = [await finish(0, 'Complete'), await finish(1, 'Failed'), await finish(2, 'Complete'), await finish(3, 'Complete'), await finish(4, 'Failed')];
+    const old = [
+      await finish(0, 'Complete'),
+      await finish(1, 'Failed'),
+      await finish(2, 'Complete'),
+      await finish(3, 'Complete'),
+      await finish(4, 'Failed'),
+    ];
     const recent = await finish(7000, 'Complete');
     const oldPending = await add('p', 0, { runAfter: at(999_999) });
     const oldRunning = await add('p', 0);

@@ -12,7 +12,12 @@ await describeEachRuntimeDatabase('record store', (runtime) => {
   });
 
   test('a record is stored under a new GUID and read back exactly, key order included', async () => {
-    const record = { zeta: 1, alpha: 'Grüße ✓ "quoted" \\ \u2028', nested: { list: [1, 2.5, null, true], empty: {} }, big: 'x'.repeat(100_000) };
+    const record = {
+      zeta: 1,
+      alpha: 'Grüße ✓ "quoted" \\ \u2028',
+      nested: { list: [1, 2.5, null, true], empty: {} },
+      big: 'x'.repeat(100_000),
+    };
     const guid = await storeRecord(runtime(), 'shop-orders', record, { now: new Date('2030-01-01T00:00:00.250Z') });
     assert.match(guid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const [stored] = await readRecordsByGuid(runtime(), [guid]);
@@ -56,12 +61,18 @@ await describeEachRuntimeDatabase('record store', (runtime) => {
     const [other] = await storeRecords(runtime(), 'customers', [{ n: 9 }], { now: at(0) });
     const unknown = '6f1c2a8e-5b0d-4c39-9a57-3e2b1d0c9f88';
 
-    assert.deepEqual((await readRecordsByGuid(runtime(), [c!, a!.toUpperCase(), unknown, 'nope'])).map((entry) => entry.record.n).sort(), [1, 3]);
+    assert.deepEqual(
+      (await readRecordsByGuid(runtime(), [c!, a!.toUpperCase(), unknown, 'nope'])).map((entry) => entry.record.n).sort(),
+      [1, 3],
+    );
     assert.deepEqual(await readRecordsByGuid(runtime(), [other!], 'orders'), [], 'limited to the sync when given');
 
     assert.equal(await deleteRecords(runtime(), [a!, b!, unknown, "' OR 1=1 --"], 'orders'), 2);
     assert.equal(await deleteRecords(runtime(), [other!], 'orders'), 0, 'another sync’s record stays');
-    assert.deepEqual((await readRecords(runtime(), { syncId: 'orders', limit: 10 })).records.map((entry) => entry.guid), [c]);
+    assert.deepEqual(
+      (await readRecords(runtime(), { syncId: 'orders', limit: 10 })).records.map((entry) => entry.guid),
+      [c],
+    );
     assert.equal(await deleteRecords(runtime(), []), 0);
   });
 

@@ -11,7 +11,10 @@ import { describeEachDatabase, type TestDatabase } from '../support/databases.js
 
 /** Opens another runtime database instance (its own pool) on the test database. */
 export function openRuntimeDatabase(database: TestDatabase, options: OpenOptions = {}): Promise<RuntimeDatabase> {
-  const url = database.engine === 'sqlite' ? `sqlite:${join(database.baseDirectory, String(database.connection.filename))}` : String(database.connection.url);
+  const url =
+    database.engine === 'sqlite'
+      ? `sqlite:${join(database.baseDirectory, String(database.connection.filename))}`
+      : String(database.connection.url);
   return openDatabase(parseDatabaseUrl(url), options);
 }
 

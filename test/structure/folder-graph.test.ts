@@ -31,7 +31,11 @@ test('no folders import each other in a cycle', () => {
 });
 
 test('the graph sees the whole source: every tree has folders and the known edges are there', () => {
-  for (const tree of sourceTrees) assert.ok(graph.folders.some((folder) => treeOf(folder) === tree), `no folder of ${tree}`);
+  for (const tree of sourceTrees)
+    assert.ok(
+      graph.folders.some((folder) => treeOf(folder) === tree),
+      `no folder of ${tree}`,
+    );
   assert.ok(graph.edges.get('runtime/http')?.has('runtime/queue'), 'runtime/http imports runtime/queue');
   assert.ok(graph.edges.get('connectors/sql')?.has('definitions/expression'), 'the SQL connector compiles the expression language');
 });

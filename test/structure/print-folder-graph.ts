@@ -16,4 +16,8 @@ for (const folder of graph.folders) {
   }
 }
 const cycles = folderCycles(graph);
-console.log(cycles.length === 0 ? '\nno cycles among folders' : `\ncycles among folders:\n${cycles.map((cycle) => `  ${cycle.join(' ⇄ ')}`).join('\n')}`);
+console.log(
+  cycles.length === 0
+    ? '\nno cycles among folders'
+    : `\ncycles among folders:\n${cycles.map((cycle) => `  ${cycle.join(' ⇄ ')}`).join('\n')}`,
+);

@@ -43,7 +43,11 @@ export interface CliResult {
 
 /** Runs the command to its end. */
 export async function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? projectRoot, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? projectRoot,
+    env: cliEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -53,7 +57,11 @@ export async function runCli(args: readonly string[], options: { env?: Record<st
 }
 
 export function startCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? projectRoot, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? projectRoot,
+    env: cliEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -93,7 +101,11 @@ export function startCli(args: readonly string[], options: { env?: Record<string
         waiters.add(waiter);
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; last log: ${JSON.stringify(logs.slice(-5))}`));
+          reject(
+            new Error(
+              `no matching log line within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; last log: ${JSON.stringify(logs.slice(-5))}`,
+            ),
+          );
         }, timeoutMs);
         void exited.then(({ code, signal }) => {
           if (!waiters.has(waiter)) return;

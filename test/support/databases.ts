@@ -59,8 +59,18 @@ const quiet = { warn() {}, error() {}, deprecate() {}, debug() {} };
 
 function serverKnex(engine: 'postgres' | 'mariadb', url: string): Knex {
   return engine === 'postgres'
-    ? knexFactory({ client: 'pg', connection: { connectionString: url, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 2 }, log: quiet })
-    : knexFactory({ client: 'mysql2', connection: { uri: url, connectTimeout: 3000, dateStrings: true, timezone: 'Z' } as never, pool: { min: 0, max: 2 }, log: quiet });
+    ? knexFactory({
+        client: 'pg',
+        connection: { connectionString: url, connectionTimeoutMillis: 3000 },
+        pool: { min: 0, max: 2 },
+        log: quiet,
+      })
+    : knexFactory({
+        client: 'mysql2',
+        connection: { uri: url, connectTimeout: 3000, dateStrings: true, timezone: 'Z' } as never,
+        pool: { min: 0, max: 2 },
+        log: quiet,
+      });
 }
 
 /** Why the server cannot be used, or undefined when it answers. */
@@ -121,7 +131,10 @@ function serverTarget(engine: 'postgres' | 'mariadb', url: string, unavailable: 
     async create() {
       const name = freshName();
       const server = serverKnex(engine, url);
-      await server.raw(engine === 'postgres' ? 'CREATE DATABASE ??' : 'CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci', [name]);
+      await server.raw(
+        engine === 'postgres' ? 'CREATE DATABASE ??' : 'CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci',
+        [name],
+      );
       const databaseUrl = withDatabase(url, name);
       const admin = serverKnex(engine, databaseUrl);
       return {

@@ -98,7 +98,12 @@ export function curlLines(block: string): CurlCall[] {
 export function withCaptured(call: CurlCall, captured: Record<string, string>): CurlCall {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks a placeholder no documented text can contain.
   const fill = (text: string) => text.replace(/\u0000(\w+)\u0000/g, (_, name: string) => captured[name] ?? '');
-  return { ...call, url: fill(call.url), headers: Object.fromEntries(Object.entries(call.headers).map(([k, v]) => [k, fill(v)])), ...(call.body === undefined ? {} : { body: fill(call.body) }) };
+  return {
+    ...call,
+    url: fill(call.url),
+    headers: Object.fromEntries(Object.entries(call.headers).map(([k, v]) => [k, fill(v)])),
+    ...(call.body === undefined ? {} : { body: fill(call.body) }),
+  };
 }
 
 function curlCall(words: string[], line: string, status: number): CurlCall {

@@ -263,7 +263,9 @@ async function start(parts: StartParts): Promise<HttpApp> {
     await watcher.ready;
   }
   const logs: LogLine[] = [];
-  const log = settings.log ?? pino({ level: 'debug', base: { service: 'syncline' } }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
+  const log =
+    settings.log ??
+    pino({ level: 'debug', base: { service: 'syncline' } }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const db = await openDatabase(parseDatabaseUrl(parts.runtimeUrl));
   await migrate(db);
   const connections = settings.connections ? settings.connections(pool) : pool;
@@ -342,7 +344,9 @@ async function start(parts: StartParts): Promise<HttpApp> {
  * JSON, which YAML reads as a flow mapping, e.g. `connection: ${JSON.stringify(engineConnection(engine))}`.
  */
 export function engineConnection(engine: Engine): Record<string, string> {
-  return engine === 'sqlite' ? { client: 'sqlite3', filename: '${env:DATABASE_FILE}' } : { client: engine === 'postgres' ? 'pg' : 'mysql2', url: '${env:DATABASE_URL}' };
+  return engine === 'sqlite'
+    ? { client: 'sqlite3', filename: '${env:DATABASE_FILE}' }
+    : { client: engine === 'postgres' ? 'pg' : 'mysql2', url: '${env:DATABASE_URL}' };
 }
 
 /** The quickstart's YAML files and the test clients; on a TestDatabase, both systems point at it. */
@@ -401,7 +405,9 @@ async function createQuickstartTables(database: TestDatabase, scratch: string): 
     t.datetime('SyncedAt', { precision: 3 });
   });
   const dateTime = (iso: unknown) => (iso === null || engine !== 'mariadb' ? iso : String(iso).replace('T', ' ').replace('Z', ''));
-  await admin('customers').insert(rows.customers.map((row) => ({ ...row, active: Boolean(row.active), updated_at: dateTime(row.updated_at) })));
+  await admin('customers').insert(
+    rows.customers.map((row) => ({ ...row, active: Boolean(row.active), updated_at: dateTime(row.updated_at) })),
+  );
   await admin('customer_addresses').insert(rows.addresses);
   await admin('accounts').insert(rows.accounts.map((row) => ({ ...row, SyncedAt: dateTime(row.SyncedAt) })));
   if (engine === 'postgres') await admin.raw(`SELECT setval(pg_get_serial_sequence('customers', 'id'), (SELECT MAX(id) FROM customers))`);
@@ -441,9 +447,15 @@ export async function tableContents(app: HttpApp): Promise<{ customers: Row[]; c
 /** Names of the tables in the app's databases, to prove that none was added or dropped. */
 export async function tableNames(app: HttpApp): Promise<string[]> {
   const names = async (knex: Knex): Promise<string[]> => {
-    if (app.engine === 'sqlite') return ((await knex.raw(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)) as Row[]).map((r) => String(r.name));
-    if (app.engine === 'postgres') return (await knex('information_schema.tables').where({ table_schema: 'public' }).orderBy('table_name').pluck('table_name')).map(String);
-    return (await knex('information_schema.tables').whereRaw('table_schema = DATABASE()').orderBy('TABLE_NAME').pluck('TABLE_NAME')).map(String);
+    if (app.engine === 'sqlite')
+      return ((await knex.raw(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)) as Row[]).map((r) => String(r.name));
+    if (app.engine === 'postgres')
+      return (await knex('information_schema.tables').where({ table_schema: 'public' }).orderBy('table_name').pluck('table_name')).map(
+        String,
+      );
+    return (await knex('information_schema.tables').whereRaw('table_schema = DATABASE()').orderBy('TABLE_NAME').pluck('TABLE_NAME')).map(
+      String,
+    );
   };
   return app.crm === app.erp ? names(app.crm) : [...(await names(app.crm)), ...(await names(app.erp))];
 }

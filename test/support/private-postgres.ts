@@ -35,7 +35,8 @@ export interface PrivatePostgres {
 
 /** Why no private cluster can be made here; undefined when one can. */
 export async function privatePostgresUnavailable(): Promise<string | undefined> {
-  if (!existsSync(join(bin, 'initdb')) || !existsSync(join(bin, 'pg_ctl'))) return `no PostgreSQL server binaries in ${bin} (set SYNCLINE_TEST_PG_BIN)`;
+  if (!existsSync(join(bin, 'initdb')) || !existsSync(join(bin, 'pg_ctl')))
+    return `no PostgreSQL server binaries in ${bin} (set SYNCLINE_TEST_PG_BIN)`;
   if (process.getuid?.() === 0) {
     try {
       await run('runuser', ['-u', 'postgres', '--', 'true']);

@@ -35,7 +35,14 @@ const refusedValue = () => new ConnectorError('invalid-value', 'a text value hol
 
 test('a refused tuple is left out with its error; the others are found once each, in few reads', async () => {
   const { connection, reads } = target(refusedValue);
-  const index = await MatchIndex.load(connection, 'Thing', equalities, codes.map((code) => [code]), undefined, isRecordRejection);
+  const index = await MatchIndex.load(
+    connection,
+    'Thing',
+    equalities,
+    codes.map((code) => [code]),
+    undefined,
+    isRecordRejection,
+  );
   for (const code of codes.filter((code) => !code.includes('\u0000'))) {
     assert.deepEqual(index.find([code]), [{ code, label: code.toUpperCase() }], code);
     assert.equal(index.refused([code]), undefined);
@@ -51,8 +58,27 @@ test('a refused tuple is left out with its error; the others are found once each
 
 test('an error that is not a refusal of values is thrown as it came, and without a predicate every error is', async () => {
   const away = new ConnectorError('unavailable', 'the database cannot be reached');
-  await assert.rejects(MatchIndex.load(target(() => away).connection, 'Thing', equalities, codes.map((code) => [code]), undefined, isRecordRejection), (error) => error === away);
+  await assert.rejects(
+    MatchIndex.load(
+      target(() => away).connection,
+      'Thing',
+      equalities,
+      codes.map((code) => [code]),
+      undefined,
+      isRecordRejection,
+    ),
+    (error) => error === away,
+  );
   const { connection, reads } = target(refusedValue);
-  await assert.rejects(MatchIndex.load(connection, 'Thing', equalities, codes.map((code) => [code]), undefined), { code: 'invalid-value' });
+  await assert.rejects(
+    MatchIndex.load(
+      connection,
+      'Thing',
+      equalities,
+      codes.map((code) => [code]),
+      undefined,
+    ),
+    { code: 'invalid-value' },
+  );
   assert.equal(reads.length, 1);
 });

@@ -37,7 +37,8 @@ const records = [
   { code: 'K-5', label: 'five' },
 ];
 /** PostgreSQL's refusal, as the connector says it: the codec before a write, the database's error in a search. */
-const refusedNul = /PostgreSQL text cannot hold the NUL character \(U\+0000\)|the NUL character \(U\+0000\), which PostgreSQL cannot store or compare/;
+const refusedNul =
+  /PostgreSQL text cannot hold the NUL character \(U\+0000\)|the NUL character \(U\+0000\), which PostgreSQL cannot store or compare/;
 
 function definitions(connection: Record<string, unknown>): string {
   const sync = (id: string, object: string, match: string) =>
@@ -74,8 +75,10 @@ await describeEachRuntimeDatabase('a NUL character in one source record', (runti
   let snapshot: Snapshot;
   const admin = () => database().admin;
   const postgres = () => database().engine === 'postgres';
-  const run = (processId: string, sourceId?: string) => runProcess({ snapshot, connections, db: runtime() }, { processId, ...(sourceId === undefined ? {} : { sourceId }) });
-  const rows = async (table: string) => (await admin()(table).select('code', 'label').orderBy('label')) as Array<{ code: string; label: string }>;
+  const run = (processId: string, sourceId?: string) =>
+    runProcess({ snapshot, connections, db: runtime() }, { processId, ...(sourceId === undefined ? {} : { sourceId }) });
+  const rows = async (table: string) =>
+    (await admin()(table).select('code', 'label').orderBy('label')) as Array<{ code: string; label: string }>;
   const stored = async (syncId: string) => (await readRecords(runtime(), { syncId, limit: 100 })).records.map((entry) => entry.guid);
   /** The outcome of a run in which the NUL record, source id `guid`, failed alone on PostgreSQL. */
   const assertFailedAlone = (outcome: RunOutcome, guid: string, statistics: RunOutcome['statistics'], reason: RegExp) => {
@@ -153,7 +156,10 @@ await describeEachRuntimeDatabase('a NUL character in one source record', (runti
     await storeRecords(runtime(), 'notes-by-code', records);
     const second = await run('notes-by-code');
     assert.equal(second.status, 'Complete', JSON.stringify(second.errors));
-    assert.deepEqual(second.statistics, postgres() ? { read: 5, created: 0, updated: 4, skipped: 0, failed: 1 } : { read: 5, created: 0, updated: 5, skipped: 0, failed: 0 });
+    assert.deepEqual(
+      second.statistics,
+      postgres() ? { read: 5, created: 0, updated: 4, skipped: 0, failed: 1 } : { read: 5, created: 0, updated: 5, skipped: 0, failed: 0 },
+    );
     const codes = (await rows('nul_notes')).map((row) => row.code).sort();
     assert.deepEqual(codes, postgres() ? ['K-1', 'K-2', 'K-4', 'K-5'] : ['K-1', 'K-2', 'K-4', 'K-5', nulCode].sort());
   });
@@ -169,20 +175,26 @@ await describeEachRuntimeDatabase('a NUL character in one source record', (runti
     await admin()('nul_things').insert({ code: 'K-1', label: 'old' });
     const guids = await storeRecords(runtime(), 'things-searched', records);
     const outcome = await run('things-searched');
-    if (postgres()) assertFailedAlone(outcome, guids[2]!, { read: 5, created: 3, updated: 1, skipped: 0, failed: 1 }, /^match search: .*NUL character/);
+    if (postgres())
+      assertFailedAlone(outcome, guids[2]!, { read: 5, created: 3, updated: 1, skipped: 0, failed: 1 }, /^match search: .*NUL character/);
     else assert.deepEqual([outcome.status, outcome.statistics], ['Complete', { read: 5, created: 4, updated: 1, skipped: 0, failed: 0 }]);
     assert.equal((await rows('nul_things')).length, postgres() ? 4 : 5);
   });
 
   test('the write refuses NUL: a create and an update holding it fail alone, the rest of the page is written', async () => {
     await admin()('nul_things').insert({ code: 'K-1', label: 'old' });
-    const withNulLabels = records.map((record, index) => (index === 0 ? { code: 'K-1', label: 'o\u0000ne' } : index === 2 ? { code: 'K-3', label: 'th\u0000ree' } : record));
+    const withNulLabels = records.map((record, index) =>
+      index === 0 ? { code: 'K-1', label: 'o\u0000ne' } : index === 2 ? { code: 'K-3', label: 'th\u0000ree' } : record,
+    );
     const guids = await storeRecords(runtime(), 'things-by-key', withNulLabels);
     const outcome = await run('things-by-key');
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
     if (postgres()) {
       assert.deepEqual(outcome.statistics, { read: 5, created: 3, updated: 0, skipped: 0, failed: 2 });
-      assert.deepEqual(outcome.errors.map((error) => error.sourceId), [guids[0], guids[2]]);
+      assert.deepEqual(
+        outcome.errors.map((error) => error.sourceId),
+        [guids[0], guids[2]],
+      );
       for (const error of outcome.errors) assert.match(error.message, refusedNul);
       assert.deepEqual(await rows('nul_things'), [
         { code: 'K-5', label: 'five' },

@@ -18,7 +18,8 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
   let world: SyncWorld;
   const admin = () => database().admin;
   const run = (start: ProcessStart) => runProcess(world.environment, start);
-  const accounts = async () => (await admin()('accounts').select('number', 'name', 'email', 'score').orderBy('number')) as Array<Record<string, unknown>>;
+  const accounts = async () =>
+    (await admin()('accounts').select('number', 'name', 'email', 'score').orderBy('number')) as Array<Record<string, unknown>>;
   const numbers = async () => (await accounts()).map((row) => row.number);
 
   before(async () => {
@@ -42,7 +43,15 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.ok(progress.includes(2) && progress.at(-1) === 4, `progress after each page: ${progress}`);
     assert.deepEqual(await numbers(), ['C-1', 'C-2', 'C-4', 'C-5']);
     const addresses = await admin()('account_addresses').select('account_number', 'type', 'city').orderBy('account_number');
-    assert.deepEqual(addresses.map((a) => [a.account_number, a.type, a.city]), [['C-1', 'main', 'Lisbon'], ['C-2', 'main', 'Porto'], ['C-4', 'main', 'Braga'], ['C-5', 'main', 'Evora']]);
+    assert.deepEqual(
+      addresses.map((a) => [a.account_number, a.type, a.city]),
+      [
+        ['C-1', 'main', 'Lisbon'],
+        ['C-2', 'main', 'Porto'],
+        ['C-4', 'main', 'Braga'],
+        ['C-5', 'main', 'Evora'],
+      ],
+    );
 
     await admin()('customers').where({ id: 1 }).update({ name: 'Ada L.', city: 'Sintra' });
     const second = await run({ processId: 'accounts' });
@@ -90,18 +99,31 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
   });
 
   test('no match: always creates, so a second run fails per record on the key', async () => {
-    assert.deepEqual((await run({ processId: 'accounts-no-match' })).statistics, { read: 4, created: 4, updated: 0, skipped: 0, failed: 0 });
+    assert.deepEqual((await run({ processId: 'accounts-no-match' })).statistics, {
+      read: 4,
+      created: 4,
+      updated: 0,
+      skipped: 0,
+      failed: 0,
+    });
     const again = await run({ processId: 'accounts-no-match' });
     assert.equal(again.status, 'Complete');
     assert.equal(again.statistics.failed, 4);
-    assert.deepEqual(again.errors.map((e) => e.sourceId), ['1', '2', '4', '5']);
+    assert.deepEqual(
+      again.errors.map((e) => e.sourceId),
+      ['1', '2', '4', '5'],
+    );
     assert.equal((await accounts()).length, 4);
   });
 
   test('several matches, per onMultipleMatches (batched and searched)', async () => {
     const seed = async () => {
       await admin()('contacts').delete();
-      await admin()('contacts').insert([{ email: 'ada@example.com', name: 'one' }, { email: 'ada@example.com', name: 'two' }, { email: 'bob@example.com', name: 'bob' }]);
+      await admin()('contacts').insert([
+        { email: 'ada@example.com', name: 'one' },
+        { email: 'ada@example.com', name: 'two' },
+        { email: 'bob@example.com', name: 'bob' },
+      ]);
     };
     const names = async () => (await admin()('contacts').select('name').orderBy('id')).map((row) => row.name);
 
@@ -114,11 +136,23 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.deepEqual(await names(), ['one', 'two', 'Bob']);
 
     await seed();
-    assert.deepEqual((await run({ processId: 'contacts-updateFirst' })).statistics, { read: 2, created: 0, updated: 2, skipped: 0, failed: 0 });
+    assert.deepEqual((await run({ processId: 'contacts-updateFirst' })).statistics, {
+      read: 2,
+      created: 0,
+      updated: 2,
+      skipped: 0,
+      failed: 0,
+    });
     assert.deepEqual(await names(), ['Ada', 'two', 'Bob']);
 
     await seed();
-    assert.deepEqual((await run({ processId: 'contacts-updateAll' })).statistics, { read: 2, created: 0, updated: 2, skipped: 0, failed: 0 });
+    assert.deepEqual((await run({ processId: 'contacts-updateAll' })).statistics, {
+      read: 2,
+      created: 0,
+      updated: 2,
+      skipped: 0,
+      failed: 0,
+    });
     assert.deepEqual(await names(), ['Ada', 'Ada', 'Bob']);
 
     await seed();
@@ -143,7 +177,14 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
     // Ed excluded by the where; Di (1) under MinScore: skipped.
     assert.deepEqual(outcome.statistics, { read: 4, created: 3, updated: 0, skipped: 1, failed: 0 });
-    assert.deepEqual((await accounts()).map((row) => [row.number, row.name]), [['P-1', 'Ada (imported)'], ['P-2', 'Bob (imported)'], ['P-3', 'Cy (imported)']]);
+    assert.deepEqual(
+      (await accounts()).map((row) => [row.number, row.name]),
+      [
+        ['P-1', 'Ada (imported)'],
+        ['P-2', 'Bob (imported)'],
+        ['P-3', 'Cy (imported)'],
+      ],
+    );
   });
 
   test('a WhereClause is AND-ed with the sync where; a bad one fails without retry', async () => {
@@ -152,8 +193,14 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.deepEqual(await numbers(), ['C-2', 'C-4']);
 
     const snapshot = world.environment.snapshot;
-    assert.throws(() => parseWhereClause(snapshot, 'accounts', 'id > 1 AND nosuch = 2'), (error: unknown) => error instanceof WhereClauseError && error.column === 12 && /has no field 'nosuch'/.test(error.message));
-    assert.throws(() => parseWhereClause(snapshot, 'accounts', 'id = = 2'), (error: unknown) => error instanceof WhereClauseError && error.column === 6 && /column 6/.test(error.message));
+    assert.throws(
+      () => parseWhereClause(snapshot, 'accounts', 'id > 1 AND nosuch = 2'),
+      (error: unknown) => error instanceof WhereClauseError && error.column === 12 && /has no field 'nosuch'/.test(error.message),
+    );
+    assert.throws(
+      () => parseWhereClause(snapshot, 'accounts', 'id = = 2'),
+      (error: unknown) => error instanceof WhereClauseError && error.column === 6 && /column 6/.test(error.message),
+    );
     assert.throws(() => parseWhereClause(snapshot, 'accounts', 'name = #Other#'), WhereClauseError);
     assert.doesNotThrow(() => parseWhereClause(snapshot, 'store-flow', 'anything = 1'));
 
@@ -171,7 +218,10 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
 
     const inactive = await run({ processId: 'accounts', sourceId: '3' });
     const missing = await run({ processId: 'accounts', sourceId: '999' });
-    for (const [outcome, id] of [[inactive, '3'], [missing, '999']] as const) {
+    for (const [outcome, id] of [
+      [inactive, '3'],
+      [missing, '999'],
+    ] as const) {
       assert.equal(outcome.status, 'Complete');
       assert.equal(outcome.statistics.read, 0);
       assert.equal(outcome.errors[0]?.sourceId, id);
@@ -187,7 +237,14 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     const outcome = await run({ processId: 'accounts-from-query', whereClause: 'id > 1' });
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
     assert.deepEqual(outcome.statistics, { read: 3, created: 3, updated: 0, skipped: 0, failed: 0 });
-    assert.deepEqual((await accounts()).map((row) => [row.number, row.score]), [['Q-2', 5], ['Q-4', 1], ['Q-5', 8]]);
+    assert.deepEqual(
+      (await accounts()).map((row) => [row.number, row.score]),
+      [
+        ['Q-2', 5],
+        ['Q-4', 1],
+        ['Q-5', 8],
+      ],
+    );
     const adHoc = await run({ processId: 'accounts-from-query', sourceId: '1' });
     assert.deepEqual(adHoc.statistics, { read: 1, created: 1, updated: 0, skipped: 0, failed: 0 });
   });
@@ -196,7 +253,13 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     const outcome = await run({ processId: 'accounts-some-fail' });
     assert.equal(outcome.status, 'Complete');
     assert.deepEqual(outcome.statistics, { read: 4, created: 2, updated: 0, skipped: 0, failed: 2 });
-    assert.deepEqual(outcome.errors.map((e) => [e.sourceId, e.message]), [['2', 'mapping: no account for 2'], ['4', 'mapping: no account for 4']]);
+    assert.deepEqual(
+      outcome.errors.map((e) => [e.sourceId, e.message]),
+      [
+        ['2', 'mapping: no account for 2'],
+        ['4', 'mapping: no account for 4'],
+      ],
+    );
     assert.deepEqual(await numbers(), ['C-1', 'C-5']);
   });
 
@@ -208,24 +271,35 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     const outcome = await run({ processId: 'accounts' });
     assert.equal(outcome.status, 'Complete');
     assert.deepEqual(outcome.statistics, { read: 6, created: 4, updated: 0, skipped: 0, failed: 2 });
-    assert.deepEqual(outcome.errors.map((e) => e.sourceId), ['6', '7']);
+    assert.deepEqual(
+      outcome.errors.map((e) => e.sourceId),
+      ['6', '7'],
+    );
     assert.deepEqual(await numbers(), ['C-1', 'C-2', 'C-4', 'C-5']);
     // Each write is atomic: no address was left behind for the refused records.
-    assert.deepEqual((await admin()('account_addresses').select('account_number').orderBy('account_number')).map((a) => a.account_number), ['C-1', 'C-2', 'C-4', 'C-5']);
+    assert.deepEqual(
+      (await admin()('account_addresses').select('account_number').orderBy('account_number')).map((a) => a.account_number),
+      ['C-1', 'C-2', 'C-4', 'C-5'],
+    );
   });
 
   test('maxErrors keeps that many record errors and counts the rest', async () => {
     const outcome = await run({ processId: 'accounts-capped' });
     assert.equal(outcome.status, 'Complete');
     assert.equal(outcome.statistics.failed, 4);
-    assert.deepEqual(outcome.errors.map((e) => e.sourceId), ['1', '2', undefined]);
+    assert.deepEqual(
+      outcome.errors.map((e) => e.sourceId),
+      ['1', '2', undefined],
+    );
     assert.match(outcome.errors[2]!.message, /^2 more record error\(s\) were not kept \(maxErrors is 2\)/);
     assert.deepEqual(await accounts(), []);
   });
 
   test('a source table that goes away mid-run: Failed, retryable, with the statistics so far', async () => {
     await admin()('doomed').delete();
-    await admin()('doomed').insert(Array.from({ length: 12 }, (_, i) => ({ id: i + 1, name: `N${i + 1}`, active: true, score: 1, city: 'X' })));
+    await admin()('doomed').insert(
+      Array.from({ length: 12 }, (_, i) => ({ id: i + 1, name: `N${i + 1}`, active: true, score: 1, city: 'X' })),
+    );
     let dropped = false;
     const outcome = await run({
       processId: 'accounts-from-doomed',
@@ -249,7 +323,10 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     const outcome = await run({ processId: 'accounts-from-slow-query' });
     assert.equal(outcome.status, 'Failed');
     assert.equal(outcome.retryable, true);
-    assert.match(outcome.errors[0]!.message, /^reading slow-src\/minutesLong: system 'slow-src': stopped .* at the statement timeout of 1s/);
+    assert.match(
+      outcome.errors[0]!.message,
+      /^reading slow-src\/minutesLong: system 'slow-src': stopped .* at the statement timeout of 1s/,
+    );
     assert.deepEqual(await accounts(), []);
   });
 
@@ -270,7 +347,11 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
   });
 
   test('a flow reads the record store and deletes what it used after success', async () => {
-    const guids = await storeRecords(runtime(), 'accounts-from-store', [{ id: 1, name: 'One' }, { id: 2, name: 'Two' }, { id: 3, name: null }]);
+    const guids = await storeRecords(runtime(), 'accounts-from-store', [
+      { id: 1, name: 'One' },
+      { id: 2, name: 'Two' },
+      { id: 3, name: null },
+    ]);
     const adHoc = await run({ processId: 'store-flow', sourceId: guids[0]! });
     assert.equal(adHoc.status, 'Complete', JSON.stringify(adHoc.errors));
     assert.deepEqual(adHoc.statistics, { read: 1, created: 1, updated: 0, skipped: 0, failed: 0 });
@@ -283,15 +364,25 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.match(all.errors[0]!.message, /^step 1 \(sync accounts-from-store\): /);
     assert.deepEqual(await numbers(), ['S-1', 'S-2']);
     // The record that failed stays for another try.
-    assert.deepEqual((await readRecordsByGuid(runtime(), guids)).map((r) => r.guid), [guids[2]]);
+    assert.deepEqual(
+      (await readRecordsByGuid(runtime(), guids)).map((r) => r.guid),
+      [guids[2]],
+    );
   });
 
   test('a record-store sync run on its own deletes the entries it wrote and keeps the failed ones', async () => {
-    const guids = await storeRecords(runtime(), 'accounts-from-store', [{ id: 4, name: 'Four' }, { id: 5, name: null }]);
+    const guids = await storeRecords(runtime(), 'accounts-from-store', [
+      { id: 4, name: 'Four' },
+      { id: 5, name: null },
+    ]);
     const outcome = await run({ processId: 'accounts-from-store' });
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
     assert.deepEqual(outcome.statistics, { read: 2, created: 1, updated: 0, skipped: 0, failed: 1 });
-    assert.deepEqual((await readRecordsByGuid(runtime(), guids)).map((r) => r.guid), [guids[1]], 'only the failed record waits for another try');
+    assert.deepEqual(
+      (await readRecordsByGuid(runtime(), guids)).map((r) => r.guid),
+      [guids[1]],
+      'only the failed record waits for another try',
+    );
     const again = await run({ processId: 'accounts-from-store' });
     assert.equal(again.statistics.read, 1, 'the next run does not read what was done');
   });

@@ -162,8 +162,17 @@ ${extra}`;
     syncYaml('accounts-create-only', toAccounts('match: { where: "number = #number#", onNoMatch: create, onMatch: skip }')),
     syncYaml('accounts-update-only', toAccounts('match: { where: "number = #number#", onNoMatch: skip, onMatch: update }')),
     syncYaml('accounts-no-match', toAccounts('batchSize: 2')),
-    syncYaml('accounts-capped', toAccounts(`${keyMatch}\nmaxErrors: 2`).replace(accountMapping, `mapping: '$error("refused " & $string(id))'`)),
-    syncYaml('accounts-some-fail', toAccounts(`${keyMatch}\nbatchSize: 2`).replace(accountMapping, `mapping: 'id = 2 or id = 4 ? $error("no account for " & $string(id)) : { "number": "C-" & $string(id), "name": name }'`)),
+    syncYaml(
+      'accounts-capped',
+      toAccounts(`${keyMatch}\nmaxErrors: 2`).replace(accountMapping, `mapping: '$error("refused " & $string(id))'`),
+    ),
+    syncYaml(
+      'accounts-some-fail',
+      toAccounts(`${keyMatch}\nbatchSize: 2`).replace(
+        accountMapping,
+        `mapping: 'id = 2 or id = 4 ? $error("no account for " & $string(id)) : { "number": "C-" & $string(id), "name": name }'`,
+      ),
+    ),
     syncYaml(
       'accounts-params',
       `source: { system: src, object: Customer, where: "name <> #params.Exclude#" }
@@ -172,15 +181,39 @@ precondition: "score >= #params.MinScore#"
 mapping: '{ "number": $params.Prefix & $string(id), "name": name & " " & $params.Suffix }'
 match: { where: "number = #number#" }`,
     ),
-    syncYaml('accounts-from-query', toAccounts(keyMatch, 'source: { system: src, query: activeCustomers }').replace(accountMapping, `mapping: '{ "number": "Q-" & $string(id), "name": name, "score": score }'`)),
-    syncYaml('accounts-from-slow-query', toAccounts(keyMatch, 'source: { system: slow-src, query: minutesLong }').replace(accountMapping, `mapping: '{ "number": "L-" & $string(id), "name": "slow" }'`)),
-    syncYaml('accounts-from-doomed', toAccounts(`${keyMatch}\nbatchSize: 2`, 'source: { system: src, object: Doomed, order: id asc }')),
-    syncYaml('accounts-from-store', `source: { recordStore: true }\ntarget: { system: tgt, object: Account }\nmapping: '{ "number": "S-" & $string(id), "name": name }'\n${keyMatch}`),
-    syncYaml('to-missing', `source: { system: src, object: Customer }\ntarget: { system: tgt, object: Missing }\nmapping: '{ "id": id, "name": name }'`),
-    ...(['fail', 'updateFirst', 'updateAll', 'skip'] as const).map((rule) =>
-      syncYaml(`contacts-${rule}`, `source: { system: src, object: Customer, where: "id <= 2" }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "email = #email#", onMultipleMatches: ${rule} }`),
+    syncYaml(
+      'accounts-from-query',
+      toAccounts(keyMatch, 'source: { system: src, query: activeCustomers }').replace(
+        accountMapping,
+        `mapping: '{ "number": "Q-" & $string(id), "name": name, "score": score }'`,
+      ),
     ),
-    syncYaml('contacts-searched', `source: { system: src, object: Customer, where: "id <= 2" }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "tolower(email) = tolower(#email#)" }`),
+    syncYaml(
+      'accounts-from-slow-query',
+      toAccounts(keyMatch, 'source: { system: slow-src, query: minutesLong }').replace(
+        accountMapping,
+        `mapping: '{ "number": "L-" & $string(id), "name": "slow" }'`,
+      ),
+    ),
+    syncYaml('accounts-from-doomed', toAccounts(`${keyMatch}\nbatchSize: 2`, 'source: { system: src, object: Doomed, order: id asc }')),
+    syncYaml(
+      'accounts-from-store',
+      `source: { recordStore: true }\ntarget: { system: tgt, object: Account }\nmapping: '{ "number": "S-" & $string(id), "name": name }'\n${keyMatch}`,
+    ),
+    syncYaml(
+      'to-missing',
+      `source: { system: src, object: Customer }\ntarget: { system: tgt, object: Missing }\nmapping: '{ "id": id, "name": name }'`,
+    ),
+    ...(['fail', 'updateFirst', 'updateAll', 'skip'] as const).map((rule) =>
+      syncYaml(
+        `contacts-${rule}`,
+        `source: { system: src, object: Customer, where: "id <= 2" }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "email = #email#", onMultipleMatches: ${rule} }`,
+      ),
+    ),
+    syncYaml(
+      'contacts-searched',
+      `source: { system: src, object: Customer, where: "id <= 2" }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "tolower(email) = tolower(#email#)" }`,
+    ),
   ];
   const flows = `kind: Flow
 id: store-flow

@@ -97,12 +97,30 @@ requestSchema: { type: object, properties: { email: { type: string } } }
 responseSchema: { type: array }
 readMapping: '{ "id": id, "name": name }'`,
   ),
-  hook(ids.readSystemFirst, `action: readWithSystem\nsystem: src\nobject: Customer\nsearch: "active = true"\norder: score desc\nfirstOnly: true\nresponseSchema: { type: object }`),
-  hook(ids.readSystemObject, `action: readWithSystem\nsystem: src\nobject: Customer\nsearch: "id = #id#"\nresponseSchema: { type: object }`),
-  hook(ids.readQuerySystem, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\nreadMapping: '{ "who": name }'`),
-  hook(ids.readQuerySystemPaged, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\npaging: {}`),
-  hook(ids.readQuerySystemNamed, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\npaging: { pageSizeParam: size, offsetParam: start, defaultPageSize: 2, maxPageSize: 3 }`),
-  hook(ids.readQuerySystemOptional, `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\npaging: { filterParam: where }`),
+  hook(
+    ids.readSystemFirst,
+    `action: readWithSystem\nsystem: src\nobject: Customer\nsearch: "active = true"\norder: score desc\nfirstOnly: true\nresponseSchema: { type: object }`,
+  ),
+  hook(
+    ids.readSystemObject,
+    `action: readWithSystem\nsystem: src\nobject: Customer\nsearch: "id = #id#"\nresponseSchema: { type: object }`,
+  ),
+  hook(
+    ids.readQuerySystem,
+    `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\nreadMapping: '{ "who": name }'`,
+  ),
+  hook(
+    ids.readQuerySystemPaged,
+    `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\npaging: {}`,
+  ),
+  hook(
+    ids.readQuerySystemNamed,
+    `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\npaging: { pageSizeParam: size, offsetParam: start, defaultPageSize: 2, maxPageSize: 3 }`,
+  ),
+  hook(
+    ids.readQuerySystemOptional,
+    `action: readQueryWithSystem\nsystem: src\nquery: activeCustomers\nqueryFilter: "score >= #minScore#"\npaging: { filterParam: where }`,
+  ),
   hook(
     ids.saveSystem,
     `action: saveWithSystem
@@ -114,7 +132,10 @@ onNoMatch: create
 onMatch: update
 resultMapping: '{ "id": id, "name": name, "action": $action }'`,
   ),
-  hook(ids.saveSystemSkip, `action: saveWithSystem\nsystem: tgt\nobject: Contact\ntargetSearch: "email = #email#"\nonNoMatch: skip\nonMatch: skip\nresultMapping: '{ "id": id }'`),
+  hook(
+    ids.saveSystemSkip,
+    `action: saveWithSystem\nsystem: tgt\nobject: Contact\ntargetSearch: "email = #email#"\nonNoMatch: skip\nonMatch: skip\nresultMapping: '{ "id": id }'`,
+  ),
   hook(ids.saveSystemAccount, `action: saveWithSystem\nsystem: tgt\nobject: Account`),
   hook(
     ids.saveSystemById,
@@ -126,9 +147,17 @@ export interface ActionWorld {
   snapshot: Snapshot;
   connections: ConnectionPool;
   /** Runs the webhook's action on `data` (and `query`), as the endpoint would after its checks. */
-  call(id: string, data: unknown, options?: { query?: Record<string, string | string[]>; method?: string }): Promise<{ answer: WebhookAnswer; ticker: Ticker }>;
+  call(
+    id: string,
+    data: unknown,
+    options?: { query?: Record<string, string | string[]>; method?: string },
+  ): Promise<{ answer: WebhookAnswer; ticker: Ticker }>;
   /** Like `call`, but answers the thrown error (and the ticker), failing when there is none. */
-  refused(id: string, data: unknown, options?: { query?: Record<string, string | string[]> }): Promise<{ error: Error & { status?: number; code?: string; extra?: { errors?: unknown[] } }; ticker: Ticker }>;
+  refused(
+    id: string,
+    data: unknown,
+    options?: { query?: Record<string, string | string[]> },
+  ): Promise<{ error: Error & { status?: number; code?: string; extra?: { errors?: unknown[] } }; ticker: Ticker }>;
   close(): Promise<void>;
 }
 
@@ -152,7 +181,13 @@ export async function actionWorld(database: TestDatabase, db: RuntimeDatabase): 
       db,
       log,
       ticker: createTicker(`test-call-${++calls}`),
-      request: { method: options.method ?? 'POST', data, query: options.query ?? {}, headers: { 'content-type': 'application/json' }, rawBody },
+      request: {
+        method: options.method ?? 'POST',
+        data,
+        query: options.query ?? {},
+        headers: { 'content-type': 'application/json' },
+        rawBody,
+      },
     };
   };
   return {
@@ -162,7 +197,10 @@ export async function actionWorld(database: TestDatabase, db: RuntimeDatabase): 
       const call = build(id, data, options);
       const answer = await runWebhookAction(call);
       // As the endpoint sends it: JSONata results carry null prototypes and sequence flags.
-      return { answer: answer.body === undefined ? answer : { ...answer, body: JSON.parse(JSON.stringify(answer.body)) as unknown }, ticker: call.ticker };
+      return {
+        answer: answer.body === undefined ? answer : { ...answer, body: JSON.parse(JSON.stringify(answer.body)) as unknown },
+        ticker: call.ticker,
+      };
     },
     async refused(id, data, options) {
       const call = build(id, data, options);

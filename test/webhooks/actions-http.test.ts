@@ -51,7 +51,9 @@ test('readQueryWithSystem over GET: paging and the filter property from the quer
   const answer = await app.call('GET', '/api/webhooks/e2e-paged-query-000001?city=Cambridge&pageSize=1&offset=0', { token: null });
   assert.equal(answer.status, 200, answer.text);
   assert.deepEqual(answer.json, { data: [{ id: 6, name: 'Barbara Liskov', email: 'barbara@example.com', city: 'Cambridge' }], total: 1 });
-  const narrowed = await app.call('GET', `/api/webhooks/e2e-paged-query-000001?city=Cambridge&filter=${encodeURIComponent('id < 6')}`, { token: null });
+  const narrowed = await app.call('GET', `/api/webhooks/e2e-paged-query-000001?city=Cambridge&filter=${encodeURIComponent('id < 6')}`, {
+    token: null,
+  });
   assert.deepEqual(narrowed.json, { data: [], total: 0 });
   // Without city the configured filter compares with null: nothing, never everything.
   const without = await app.call('GET', '/api/webhooks/e2e-paged-query-000001', { token: null });
@@ -59,17 +61,25 @@ test('readQueryWithSystem over GET: paging and the filter property from the quer
   const bad = await app.call('GET', '/api/webhooks/e2e-paged-query-000001?pageSize=abc', { token: null });
   assert.equal(bad.status, 400);
   assert.equal(bad.type, 'application/problem+json');
-  const injected = await app.call('GET', `/api/webhooks/e2e-paged-query-000001?city=${encodeURIComponent("x' OR '1'='1")}`, { token: null });
+  const injected = await app.call('GET', `/api/webhooks/e2e-paged-query-000001?city=${encodeURIComponent("x' OR '1'='1")}`, {
+    token: null,
+  });
   assert.equal(injected.status, 200, injected.text);
   assert.deepEqual(injected.json, { data: [], total: 0 });
 });
 
 test('saveWithSystem over HTTP: creates and answers the generated id; the second call updates the same record', async () => {
-  const created = await app.call('POST', '/api/webhooks/e2e-save-customer-0001', { token: null, body: { name: 'Hook Hilda', email: 'hilda@example.com' } });
+  const created = await app.call('POST', '/api/webhooks/e2e-save-customer-0001', {
+    token: null,
+    body: { name: 'Hook Hilda', email: 'hilda@example.com' },
+  });
   assert.equal(created.status, 200, created.text);
   const row = await app.crm('customers').where({ email: 'hilda@example.com' }).first();
   assert.deepEqual(created.json, { id: row.id });
-  const again = await app.call('POST', '/api/webhooks/e2e-save-customer-0001', { token: null, body: { name: 'Hilda H.', email: 'hilda@example.com' } });
+  const again = await app.call('POST', '/api/webhooks/e2e-save-customer-0001', {
+    token: null,
+    body: { name: 'Hilda H.', email: 'hilda@example.com' },
+  });
   assert.deepEqual(again.json, { id: row.id });
   assert.equal((await app.crm('customers').where({ email: 'hilda@example.com' })).length, 1);
 });

@@ -64,20 +64,40 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
   });
 
   test('readQueryWithSync: firstOnly', async () => {
-    assert.deepEqual((await world().call(ids.readQuerySyncFirst, { name: 'Ed' })).answer, { status: 200, body: { number: 'Q-5', name: 'Ed', score: 8 } });
+    assert.deepEqual((await world().call(ids.readQuerySyncFirst, { name: 'Ed' })).answer, {
+      status: 200,
+      body: { number: 'Q-5', name: 'Ed', score: 8 },
+    });
     assert.deepEqual((await world().call(ids.readQuerySyncFirst, { name: 'Cy' })).answer, { status: 204 });
   });
 
   test('readWithSystem: search, order, read mapping, array per the response schema', async () => {
     const { answer, ticker } = await world().call(ids.readSystem, { email: 'bob@example.com' });
     assert.deepEqual(answer, { status: 200, body: [{ id: 2, name: 'Bob' }] });
-    assert.deepEqual(ticker.messages.map((m) => m.kind), ['start', 'filter', 'hits']);
+    assert.deepEqual(
+      ticker.messages.map((m) => m.kind),
+      ['start', 'filter', 'hits'],
+    );
     assert.deepEqual((await world().call(ids.readSystem, { email: 'nobody@example.com' })).answer, { status: 204 });
   });
 
   test('readWithSystem: firstOnly with order; a response schema of type object answers one record as it is', async () => {
-    assert.deepEqual((await world().call(ids.readSystemFirst, {})).answer.body, { id: 1, name: 'Ada', email: 'ada@example.com', active: true, score: 10, city: 'Lisbon' });
-    assert.deepEqual((await world().call(ids.readSystemObject, { id: 4 })).answer.body, { id: 4, name: 'Di', email: 'di@example.com', active: true, score: 1, city: 'Braga' });
+    assert.deepEqual((await world().call(ids.readSystemFirst, {})).answer.body, {
+      id: 1,
+      name: 'Ada',
+      email: 'ada@example.com',
+      active: true,
+      score: 10,
+      city: 'Lisbon',
+    });
+    assert.deepEqual((await world().call(ids.readSystemObject, { id: 4 })).answer.body, {
+      id: 4,
+      name: 'Di',
+      email: 'di@example.com',
+      active: true,
+      score: 1,
+      city: 'Braga',
+    });
     assert.deepEqual((await world().call(ids.readSystemObject, { id: 99 })).answer, { status: 204 });
     // A query-string value (GET) is text; the connector converts it to the field's type.
     assert.equal(((await world().call(ids.readSystemObject, { id: '3' }, { method: 'GET' })).answer.body as { name: string }).name, 'Cy');
@@ -91,7 +111,12 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
   test('readQueryWithSystem paging: defaults pageSize/offset, {data, total} with total from a count over the statement', async () => {
     const all = await world().call(ids.readQuerySystemPaged, { minScore: 0 });
     assert.deepEqual(all.answer.body, {
-      data: [1, 2, 4, 5].map((id) => ({ id, name: ['Ada', 'Bob', 'Di', 'Ed'][[1, 2, 4, 5].indexOf(id)], email: `${['ada', 'bob', 'di', 'ed'][[1, 2, 4, 5].indexOf(id)]}@example.com`, score: [10, 5, 1, 8][[1, 2, 4, 5].indexOf(id)] })),
+      data: [1, 2, 4, 5].map((id) => ({
+        id,
+        name: ['Ada', 'Bob', 'Di', 'Ed'][[1, 2, 4, 5].indexOf(id)],
+        email: `${['ada', 'bob', 'di', 'ed'][[1, 2, 4, 5].indexOf(id)]}@example.com`,
+        score: [10, 5, 1, 8][[1, 2, 4, 5].indexOf(id)],
+      })),
       total: 4,
     });
     const page = await world().call(ids.readQuerySystemPaged, { minScore: 2, pageSize: 1, offset: 1 });
@@ -103,10 +128,16 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
 
   test('readQueryWithSystem paging: named parameters, default page size and the cap', async () => {
     const first = await world().call(ids.readQuerySystemNamed, {});
-    assert.deepEqual((first.answer.body as { data: Array<{ id: number }> }).data.map((r) => r.id), [1, 2]);
+    assert.deepEqual(
+      (first.answer.body as { data: Array<{ id: number }> }).data.map((r) => r.id),
+      [1, 2],
+    );
     assert.equal((first.answer.body as { total: number }).total, 4);
     const next = await world().call(ids.readQuerySystemNamed, { size: 3, start: 3 });
-    assert.deepEqual((next.answer.body as { data: Array<{ id: number }> }).data.map((r) => r.id), [5]);
+    assert.deepEqual(
+      (next.answer.body as { data: Array<{ id: number }> }).data.map((r) => r.id),
+      [5],
+    );
     for (const [data, path, pattern] of [
       [{ size: 4 }, '/size', /at most 3/],
       [{ size: 0 }, '/size', /at least 1/],
@@ -124,7 +155,8 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
   });
 
   test('readQueryWithSystem paging: the filterParam filter narrows the queryFilter, which always applies', async () => {
-    const idsOf = async (data: Record<string, unknown>) => ((await world().call(ids.readQuerySystemOptional, data)).answer.body as { data: Array<{ id: number }> }).data.map((row) => row.id);
+    const idsOf = async (data: Record<string, unknown>) =>
+      ((await world().call(ids.readQuerySystemOptional, data)).answer.body as { data: Array<{ id: number }> }).data.map((row) => row.id);
     // score >= 2: Ada, Bob, Ed (Di has 1; Cy is inactive).
     assert.deepEqual(await idsOf({ minScore: 2 }), [1, 2, 5]);
     assert.deepEqual(await idsOf({ minScore: 2, where: '' }), [1, 2, 5]);
@@ -135,7 +167,10 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
     const { answer, ticker } = await world().call(ids.readQuerySystemOptional, { minScore: 0, where: "email = 'di@example.com'" });
     assert.deepEqual(answer.body, { data: [{ id: 4, name: 'Di', email: 'di@example.com', score: 1 }], total: 1 });
     const filters = ticker.messages.filter((m) => m.kind === 'filter');
-    assert.deepEqual(filters.map((m) => m.message), ['queryFilter: score >= #minScore#', "where: the request's filter on email, AND-ed"]);
+    assert.deepEqual(
+      filters.map((m) => m.message),
+      ['queryFilter: score >= #minScore#', "where: the request's filter on email, AND-ed"],
+    );
     assert.equal(JSON.stringify(ticker.messages).includes('di@example.com'), false, "the filter's values stay out of the ticker");
     // city is a column of the table, but not one the query declares.
     const { error } = await world().refused(ids.readQuerySystemOptional, { minScore: 0, where: "city = 'Faro'" });
@@ -149,10 +184,16 @@ await describeEachRuntimeDatabase('webhook read actions', (runtime, database) =>
     for (const payload of injections) {
       assert.deepEqual((await world().call(ids.readSystem, { email: payload })).answer, { status: 204 }, payload);
       assert.deepEqual((await world().call(ids.readSync, { city: payload, minScore: 1000 })).answer, { status: 204 }, payload);
-      assert.deepEqual((await world().call(ids.readQuerySystemOptional, { minScore: 0, where: `name = '${payload.replaceAll("'", "''")}'` })).answer.body, { data: [], total: 0 }, payload);
+      assert.deepEqual(
+        (await world().call(ids.readQuerySystemOptional, { minScore: 0, where: `name = '${payload.replaceAll("'", "''")}'` })).answer.body,
+        { data: [], total: 0 },
+        payload,
+      );
       assert.deepEqual((await world().call(ids.readQuerySyncFirst, { name: payload })).answer, { status: 204 }, payload);
       // Text where a number is wanted: refused as a value, never as SQL.
-      const refused = await world().refused(ids.readSystemObject, { id: payload }).catch(() => undefined);
+      const refused = await world()
+        .refused(ids.readSystemObject, { id: payload })
+        .catch(() => undefined);
       if (refused) {
         assert.equal(refused.error.status, 400, payload);
         assert.doesNotMatch(refused.error.message, /syntax|SQL|SELECT|sqlite|postgres|maria/i, payload);

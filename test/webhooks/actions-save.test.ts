@@ -15,14 +15,19 @@ const ada = { id: 1, name: 'Ada', email: 'ada@example.com', active: true, score:
 await describeEachRuntimeDatabase('webhook save actions', (runtime, database) => {
   const world = useActionWorld(runtime, database);
   const admin = () => database().admin;
-  const accounts = async () => (await admin()('accounts').select('number', 'name', 'score').orderBy('number')) as Array<Record<string, unknown>>;
-  const contacts = async () => (await admin()('contacts').select('id', 'email', 'name').orderBy('id')) as Array<{ id: number; email: string; name: string }>;
+  const accounts = async () =>
+    (await admin()('accounts').select('number', 'name', 'score').orderBy('number')) as Array<Record<string, unknown>>;
+  const contacts = async () =>
+    (await admin()('contacts').select('id', 'email', 'name').orderBy('id')) as Array<{ id: number; email: string; name: string }>;
 
   test('saveWithSync: a record is mapped, matched and created, then updated; statistics and per-record results', async () => {
     const first = await world().call(ids.saveSync, ada);
     assert.deepEqual(first.answer, {
       status: 200,
-      body: { statistics: { read: 1, created: 1, updated: 0, skipped: 0, failed: 0 }, records: [{ index: 0, result: 'created', key: { number: 'C-1' } }] },
+      body: {
+        statistics: { read: 1, created: 1, updated: 0, skipped: 0, failed: 0 },
+        records: [{ index: 0, result: 'created', key: { number: 'C-1' } }],
+      },
     });
     assert.deepEqual(await accounts(), [{ number: 'C-1', name: 'Ada', score: 10 }]);
     assert.equal((await admin()('account_addresses').where({ account_number: 'C-1' }).first())?.city, 'Lisbon');
@@ -42,9 +47,20 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     const { answer } = await world().call(ids.saveSync, records);
     const body = answer.body as { statistics: Record<string, number>; records: Array<{ index: number; result: string; message?: string }> };
     assert.deepEqual(body.statistics, { read: 4, created: 1, updated: 0, skipped: 2, failed: 1 });
-    assert.deepEqual(body.records.map((r) => [r.index, r.result]), [[0, 'created'], [1, 'skipped'], [2, 'skipped'], [3, 'failed']]);
+    assert.deepEqual(
+      body.records.map((r) => [r.index, r.result]),
+      [
+        [0, 'created'],
+        [1, 'skipped'],
+        [2, 'skipped'],
+        [3, 'failed'],
+      ],
+    );
     assert.ok(body.records[3]?.message, 'the failure says why');
-    assert.deepEqual((await accounts()).map((a) => a.number), ['C-1']);
+    assert.deepEqual(
+      (await accounts()).map((a) => a.number),
+      ['C-1'],
+    );
   });
 
   test('saveWithSync: every record failing answers 422 with each message; resultMapping answers the stored record', async () => {
@@ -53,7 +69,10 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     assert.equal(error.extra?.errors?.length, 1);
     const { answer } = await world().call(ids.saveSyncResult, { ...ada, id: 5, name: 'Ed' });
     assert.deepEqual(answer, { status: 200, body: { number: 'C-5', name: 'Ed' } });
-    const many = await world().call(ids.saveSyncResult, [{ ...ada, id: 6, name: 'F' }, { ...ada, id: 7, active: false }]);
+    const many = await world().call(ids.saveSyncResult, [
+      { ...ada, id: 6, name: 'F' },
+      { ...ada, id: 7, active: false },
+    ]);
     assert.deepEqual(many.answer.body, [{ number: 'C-6', name: 'F' }, null]);
     assert.deepEqual((await world().call(ids.saveSyncResult, { ...ada, active: false })).answer, { status: 204 });
   });
@@ -64,12 +83,25 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     const body = answer.body as { statistics: Record<string, number>; records: Array<{ index: number; result: string; message?: string }> };
     if (database().engine === 'postgres') {
       assert.deepEqual(body.statistics, { read: 3, created: 2, updated: 0, skipped: 0, failed: 1 });
-      assert.deepEqual(body.records.map((r) => [r.index, r.result]), [[0, 'created'], [1, 'failed'], [2, 'created']]);
+      assert.deepEqual(
+        body.records.map((r) => [r.index, r.result]),
+        [
+          [0, 'created'],
+          [1, 'failed'],
+          [2, 'created'],
+        ],
+      );
       assert.match(body.records[1]?.message ?? '', /^match search: .*NUL character \(U\+0000\)/);
-      assert.deepEqual((await accounts()).map((a) => a.number), ['C-1', 'C-3']);
+      assert.deepEqual(
+        (await accounts()).map((a) => a.number),
+        ['C-1', 'C-3'],
+      );
     } else {
       assert.deepEqual(body.statistics, { read: 3, created: 3, updated: 0, skipped: 0, failed: 0 });
-      assert.deepEqual((await accounts()).map((a) => a.number), ['C-1', 'C-2\u0000', 'C-3']);
+      assert.deepEqual(
+        (await accounts()).map((a) => a.number),
+        ['C-1', 'C-2\u0000', 'C-3'],
+      );
     }
   });
 
@@ -84,7 +116,10 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     } else {
       assert.equal((await world().call(ids.saveSystem, nul)).answer.status, 200);
       assert.equal(((await world().call(ids.saveSystem, { ...nul, name: 'Again' })).answer.body as { action: string }).action, 'updated');
-      assert.deepEqual((await contacts()).map((c) => [c.email, c.name]), [[nul.email, 'Again']]);
+      assert.deepEqual(
+        (await contacts()).map((c) => [c.email, c.name]),
+        [[nul.email, 'Again']],
+      );
     }
     assert.equal((await world().call(ids.saveSystem, { email: 'fine@example.com', name: 'Fine' })).answer.status, 200);
   });
@@ -93,17 +128,26 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     const created = await world().call(ids.saveSystem, { email: 'new@example.com', name: 'New' });
     const [row] = await contacts();
     assert.deepEqual(created.answer, { status: 200, body: { id: row!.id, name: 'New', action: 'created' } });
-    assert.deepEqual(created.ticker.messages.map((m) => m.kind), ['start', 'filter', 'hits', 'written']);
+    assert.deepEqual(
+      created.ticker.messages.map((m) => m.kind),
+      ['start', 'filter', 'hits', 'written'],
+    );
     const updated = await world().call(ids.saveSystem, { email: 'new@example.com', name: 'Renamed' });
     assert.deepEqual(updated.answer, { status: 200, body: { id: row!.id, name: 'Renamed', action: 'updated' } });
     assert.deepEqual(await contacts(), [{ id: row!.id, email: 'new@example.com', name: 'Renamed' }]);
   });
 
   test('saveWithSystem: several matches → 409 and nothing written', async () => {
-    await admin()('contacts').insert([{ email: 'twin@example.com', name: 'one' }, { email: 'twin@example.com', name: 'two' }]);
+    await admin()('contacts').insert([
+      { email: 'twin@example.com', name: 'one' },
+      { email: 'twin@example.com', name: 'two' },
+    ]);
     const { error } = await world().refused(ids.saveSystem, { email: 'twin@example.com', name: 'three' });
     assert.equal(error.status, 409);
-    assert.deepEqual((await contacts()).map((c) => c.name), ['one', 'two']);
+    assert.deepEqual(
+      (await contacts()).map((c) => c.name),
+      ['one', 'two'],
+    );
   });
 
   test('saveWithSystem: onNoMatch skip → 204 and nothing written; onMatch skip → the existing record through the result mapping', async () => {
@@ -111,7 +155,10 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     assert.deepEqual(await contacts(), []);
     await admin()('contacts').insert({ email: 'here@example.com', name: 'Here' });
     const [existing] = await contacts();
-    assert.deepEqual((await world().call(ids.saveSystemSkip, { email: 'here@example.com', name: 'Changed' })).answer, { status: 200, body: { id: existing!.id } });
+    assert.deepEqual((await world().call(ids.saveSystemSkip, { email: 'here@example.com', name: 'Changed' })).answer, {
+      status: 200,
+      body: { id: existing!.id },
+    });
     assert.equal((await contacts())[0]?.name, 'Here');
   });
 
@@ -134,7 +181,10 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
   });
 
   test('injection payloads in the target search are values: they match nothing, rows stay as they were', async () => {
-    await admin()('contacts').insert([{ email: 'a@example.com', name: 'A' }, { email: 'b@example.com', name: 'B' }]);
+    await admin()('contacts').insert([
+      { email: 'a@example.com', name: 'A' },
+      { email: 'b@example.com', name: 'B' },
+    ]);
     for (const payload of ["x' OR '1'='1", "x'; DROP TABLE contacts; --", "') OR ('a'='a"]) {
       // No match and onNoMatch create: a new contact whose email is the payload, nothing else touched.
       await world().call(ids.saveSystem, { email: payload, name: 'P' });
@@ -142,7 +192,15 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     }
     const all = await contacts();
     assert.equal(all.length, 5);
-    assert.deepEqual(all.slice(0, 2).map((c) => c.name), ['A', 'B']);
-    assert.equal(await admin()('customers').count({ n: '*' }).then((r) => Number(r[0]!.n)), 5);
+    assert.deepEqual(
+      all.slice(0, 2).map((c) => c.name),
+      ['A', 'B'],
+    );
+    assert.equal(
+      await admin()('customers')
+        .count({ n: '*' })
+        .then((r) => Number(r[0]!.n)),
+      5,
+    );
   });
 });

@@ -21,11 +21,20 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
   });
   const runItem = async (id: string) => {
     const row = (await getItem(runtime(), id))!;
-    return runProcess({ snapshot: world().snapshot, connections: world().connections, db: runtime() }, { processId: row.processId, sourceId: row.sourceId, actionParams: row.actionParams });
+    return runProcess(
+      { snapshot: world().snapshot, connections: world().connections, db: runtime() },
+      { processId: row.processId, sourceId: row.sourceId, actionParams: row.actionParams },
+    );
   };
 
   test('a sync: one Pending AdHoc item, top-level fields as ActionParams (nested values as JSON text)', async () => {
-    const { answer, ticker } = await world().call(ids.startParams, { Exclude: 'Bob', count: 3, ok: true, none: null, nested: { a: [1, 'x'] } });
+    const { answer, ticker } = await world().call(ids.startParams, {
+      Exclude: 'Bob',
+      count: 3,
+      ok: true,
+      none: null,
+      nested: { a: [1, 'x'] },
+    });
     assert.equal(answer.status, 200);
     const item = answer.body as QueueItem;
     assert.equal(answer.queueItemId, item.ID);
@@ -39,7 +48,10 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
     ]);
     assert.equal(row?.sourceId, null);
     assert.equal(row?.maxAttempts, world().snapshot.syncs.get('accounts')!.definition.retries.max + 1);
-    assert.deepEqual(ticker.messages.map((m) => m.kind), ['start', 'queued']);
+    assert.deepEqual(
+      ticker.messages.map((m) => m.kind),
+      ['start', 'queued'],
+    );
     assert.equal(ticker.messages[1]?.data?.queueItemId, item.ID);
   });
 
@@ -50,24 +62,42 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
     assert.equal(row.actionParams, null);
     const [stored] = await readRecordsByGuid(runtime(), [row.sourceId!], 'accounts-from-store');
     assert.deepEqual(stored?.record, { id: 42, name: 'Webhook Wendy' });
-    assert.deepEqual(ticker.messages.map((m) => m.kind), ['start', 'stored', 'queued']);
+    assert.deepEqual(
+      ticker.messages.map((m) => m.kind),
+      ['start', 'stored', 'queued'],
+    );
     const outcome = await runItem(item.ID);
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
     assert.deepEqual((await admin()('accounts').where({ number: 'S-42' }).first())?.name, 'Webhook Wendy');
   });
 
   test('an array body: one stored record and one item per element; an empty array starts nothing (204)', async () => {
-    const { answer } = await world().call(ids.startStore, [{ id: 7, name: 'A' }, { id: 8, name: 'B' }]);
+    const { answer } = await world().call(ids.startStore, [
+      { id: 7, name: 'A' },
+      { id: 8, name: 'B' },
+    ]);
     const items = answer.body as QueueItem[];
     assert.equal(items.length, 2);
     assert.equal(answer.queueItemId, items[0]!.ID);
-    assert.equal(await runtime().knex('record_store').count({ n: '*' }).then((r) => Number(r[0]!.n)), 2);
+    assert.equal(
+      await runtime()
+        .knex('record_store')
+        .count({ n: '*' })
+        .then((r) => Number(r[0]!.n)),
+      2,
+    );
     assert.deepEqual((await world().call(ids.startStore, [])).answer, { status: 204 });
     // Elements that are no object are refused before anything is stored.
     const { error } = await world().refused(ids.startStore, [{ id: 9 }, 'text']);
     assert.equal(error.status, 400);
     assert.deepEqual(error.extra?.errors, [{ path: '/1', message: 'Record 2 must be a JSON object, not string.' }]);
-    assert.equal(await runtime().knex('record_store').count({ n: '*' }).then((r) => Number(r[0]!.n)), 2);
+    assert.equal(
+      await runtime()
+        .knex('record_store')
+        .count({ n: '*' })
+        .then((r) => Number(r[0]!.n)),
+      2,
+    );
   });
 
   test('a flow: the data goes to the record store of its first step, the flow is queued, and its run deletes the entry', async () => {
@@ -87,7 +117,13 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
     assert.equal((await world().refused(ids.startParams, many)).error.status, 400);
     const { error } = await world().refused(ids.startParams, { long: 'x'.repeat(9000) });
     assert.equal((error.extra?.errors?.[0] as { path: string } | undefined)?.path, '/long');
-    assert.equal(await runtime().knex('queue_items').count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
+    assert.equal(
+      await runtime()
+        .knex('queue_items')
+        .count({ n: '*' })
+        .then((r) => Number(r[0]!.n)),
+      0,
+    );
   });
 
   test('injection payloads as parameters are data: the run excludes nothing it should not and drops no table', async () => {
@@ -96,6 +132,11 @@ await describeEachRuntimeDatabase('webhook startSync', (runtime, database) => {
       const row = (await getItem(runtime(), answer.queueItemId!))!;
       assert.deepEqual(row.actionParams, [{ Name: 'Exclude', Value: payload }]);
     }
-    assert.equal(await admin()('customers').count({ n: '*' }).then((r) => Number(r[0]!.n)), 5);
+    assert.equal(
+      await admin()('customers')
+        .count({ n: '*' })
+        .then((r) => Number(r[0]!.n)),
+      5,
+    );
   });
 });

@@ -43,13 +43,28 @@ describe('syncline webhook test', () => {
   });
 
   it('prints sent data, the ticker and the received status and body; exit 0 for 2xx', async () => {
-    const result = await syncline(['webhook', 'test', webhooks.quickstart, '--data', dataFile, '--url', app.base], { SYNCLINE_ADMIN_TOKEN: tokens.admin });
+    const result = await syncline(['webhook', 'test', webhooks.quickstart, '--data', dataFile, '--url', app.base], {
+      SYNCLINE_ADMIN_TOKEN: tokens.admin,
+    });
     assert.equal(result.code, 0, result.stderr);
     const out = result.stdout;
     assert.match(out, new RegExp(`^sent: POST ${app.base}/api/webhooks/${webhooks.quickstart}\n`));
     assert.match(out, /"event": "customer.updated"/);
-    const order = ['sent:', 'ticker:', ' start ', ' filter ', ' queued ', ' done ', 'received: 200 (application/json; charset=utf-8)', '"received": {', 'log entry: '].map((text) => out.indexOf(text));
-    assert.ok(order.every((position, i) => position >= 0 && (i === 0 || position > order[i - 1]!)), out);
+    const order = [
+      'sent:',
+      'ticker:',
+      ' start ',
+      ' filter ',
+      ' queued ',
+      ' done ',
+      'received: 200 (application/json; charset=utf-8)',
+      '"received": {',
+      'log entry: ',
+    ].map((text) => out.indexOf(text));
+    assert.ok(
+      order.every((position, i) => position >= 0 && (i === 0 || position > order[i - 1]!)),
+      out,
+    );
     assert.ok(!out.includes(quickstartSecret));
     const entryId = /log entry: (\S+)/.exec(out)![1]!;
     assert.equal((await app.get(`/api/console/webhooks/${webhooks.quickstart}/log/${entryId}`)).json.origin, 'test');
@@ -58,7 +73,10 @@ describe('syncline webhook test', () => {
   it('sends a pinned entry with --pin, taking the URL and token from the environment', async () => {
     const id = await record(app, webhooks.quickstart);
     await app.post(`/api/console/webhooks/${webhooks.quickstart}/log/${id}/pin`);
-    const result = await syncline(['webhook', 'test', webhooks.quickstart, '--pin', id], { SYNCLINE_URL: app.base, SYNCLINE_TOKEN: tokens.admin });
+    const result = await syncline(['webhook', 'test', webhooks.quickstart, '--pin', id], {
+      SYNCLINE_URL: app.base,
+      SYNCLINE_TOKEN: tokens.admin,
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, new RegExp(`\\(pinned entry ${id}\\)`));
   });
@@ -73,7 +91,17 @@ describe('syncline webhook test', () => {
     const unknown = await syncline(['webhook', 'test', 'wh_nope', '--data', dataFile, '--url', app.base, '--token', tokens.admin]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /\(404\)/);
-    const unpinned = await syncline(['webhook', 'test', webhooks.quickstart, '--pin', await record(app, webhooks.quickstart), '--url', app.base, '--token', tokens.admin]);
+    const unpinned = await syncline([
+      'webhook',
+      'test',
+      webhooks.quickstart,
+      '--pin',
+      await record(app, webhooks.quickstart),
+      '--url',
+      app.base,
+      '--token',
+      tokens.admin,
+    ]);
     assert.equal(unpinned.code, 1);
     assert.match(unpinned.stderr, /\(409\).*not pinned/);
     const closed = `http://127.0.0.1:${await closedPort()}`;

@@ -25,7 +25,11 @@ describe('webhook console routes', () => {
   });
   after(() => app.close());
 
-  async function test(webhookId: string, body: unknown, token: string = tokens.admin): Promise<{ status: number; type: string; events: Received[] }> {
+  async function test(
+    webhookId: string,
+    body: unknown,
+    token: string = tokens.admin,
+  ): Promise<{ status: number; type: string; events: Received[] }> {
     const started = performance.now();
     const response = await fetch(`${app.base}/api/console/webhooks/${webhookId}/test`, {
       method: 'POST',
@@ -33,9 +37,11 @@ describe('webhook console routes', () => {
       body: JSON.stringify(body),
     });
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!;
-    if (type !== 'text/event-stream') return { status: response.status, type, events: [{ event: 'problem', data: await response.json(), atMs: 0 }] };
+    if (type !== 'text/event-stream')
+      return { status: response.status, type, events: [{ event: 'problem', data: await response.json(), atMs: 0 }] };
     const events: Received[] = [];
-    for await (const event of readEventStream(response.body!)) events.push({ event: event.event, data: JSON.parse(event.data), atMs: performance.now() - started });
+    for await (const event of readEventStream(response.body!))
+      events.push({ event: event.event, data: JSON.parse(event.data), atMs: performance.now() - started });
     return { status: response.status, type, events };
   }
 
@@ -43,7 +49,10 @@ describe('webhook console routes', () => {
     const data = { id: 3, event: 'customer.updated' };
     const { status, events } = await test(webhooks.quickstart, { data });
     assert.equal(status, 200);
-    assert.deepEqual(events.map((e) => e.event), ['sent', 'ticker', 'ticker', 'ticker', 'ticker', 'response']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['sent', 'ticker', 'ticker', 'ticker', 'ticker', 'response'],
+    );
     const [sent, ...rest] = events;
     assert.deepEqual(sent!.data.data, data);
     assert.equal(sent!.data.method, 'POST');
@@ -51,7 +60,10 @@ describe('webhook console routes', () => {
     assert.equal(sent!.data.headers.service_webhooksecret, '[redacted]', 'the secret the console adds is never shown');
     assert.ok(!JSON.stringify(events).includes(quickstartSecret));
     const ticker = rest.filter((e) => e.event === 'ticker');
-    assert.deepEqual(ticker.map((e) => e.data.kind), ['start', 'filter', 'queued', 'done']);
+    assert.deepEqual(
+      ticker.map((e) => e.data.kind),
+      ['start', 'filter', 'queued', 'done'],
+    );
     const response = events.at(-1)!;
     assert.equal(response.data.status, 200);
     assert.equal(response.data.headers['content-type'], 'application/json; charset=utf-8');
@@ -63,7 +75,11 @@ describe('webhook console routes', () => {
     assert.equal(entry.status, 200, entry.text);
     assert.equal(entry.json.id, sent!.data.callId);
     assert.equal(entry.json.origin, 'test');
-    assert.deepEqual(entry.json.ticker, ticker.map((e) => e.data), 'the log keeps what was streamed');
+    assert.deepEqual(
+      entry.json.ticker,
+      ticker.map((e) => e.data),
+      'the log keeps what was streamed',
+    );
     assert.equal(entry.json.payload.headers.service_webhooksecret, '[redacted]');
   });
 
@@ -77,7 +93,13 @@ describe('webhook console routes', () => {
 
   it('pins and unpins; replays only a pinned entry, as a new entry that names it', async () => {
     const id = await record(app, webhooks.quickstart, {
-      request: { method: 'POST', data: { id: 9, event: 'x' }, query: { q: '1' }, headers: { 'content-type': 'application/json', service_webhooksecret: quickstartSecret }, rawBody: Buffer.from('{"id":9,"event":"x"}') },
+      request: {
+        method: 'POST',
+        data: { id: 9, event: 'x' },
+        query: { q: '1' },
+        headers: { 'content-type': 'application/json', service_webhooksecret: quickstartSecret },
+        rawBody: Buffer.from('{"id":9,"event":"x"}'),
+      },
     });
     const path = `/api/console/webhooks/${webhooks.quickstart}/log/${id}`;
     assert.equal((await app.post(`${path}/replay`)).status, 409, 'not pinned');
@@ -182,12 +204,19 @@ describe('webhook console routes with the real endpoint', () => {
     const entry = await app.get(`/api/console/webhooks/${webhooks.quickstart}/log/${answer.logEntryId}`);
     assert.equal(entry.json.queueItemId, item.ID);
     assert.equal(entry.json.origin, 'test');
-    assert.deepEqual(entry.json.ticker, tickers.map((e) => e.data));
+    assert.deepEqual(
+      entry.json.ticker,
+      tickers.map((e) => e.data),
+    );
     assert.equal((await app.get(`/api/GetAction/${item.ID}`)).json.ProcessId, 'crm-customers-to-erp');
   });
 
   it('replays a pinned call of the webhook URL, with the secret the log redacted', async () => {
-    const call = await app.call('POST', `/api/webhooks/${webhooks.quickstart}`, { token: null, body: { id: 2, event: 'customer.created' }, headers: { service_webhooksecret: quickstartSecret } });
+    const call = await app.call('POST', `/api/webhooks/${webhooks.quickstart}`, {
+      token: null,
+      body: { id: 2, event: 'customer.created' },
+      headers: { service_webhooksecret: quickstartSecret },
+    });
     assert.equal(call.status, 200, call.text);
     const list = await app.get(`/api/console/webhooks/${webhooks.quickstart}/log?limit=1`);
     const original = list.json.entries[0];

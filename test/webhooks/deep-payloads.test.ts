@@ -62,10 +62,21 @@ await describeEachDatabase('deeply nested JSON', (database) => {
     });
 
     it('the API routes refuse the same nesting with the same answer', async () => {
-      const answer = await post('/api/AddAction', `{"ProcessId": "crm-customers-to-erp", "StartType": "manual", "ActionParams": ${nestedText(100_000)}}`);
+      const answer = await post(
+        '/api/AddAction',
+        `{"ProcessId": "crm-customers-to-erp", "StartType": "manual", "ActionParams": ${nestedText(100_000)}}`,
+      );
       assert.equal(answer.status, 400, answer.text);
       assert.match(answer.json.detail, new RegExp(`deeper than ${maxJsonDepth} levels`));
-      assert.equal(await app.db.knex('queue_items').count({ n: '*' }).first().then((row) => Number(row?.n)), 0, 'no item was enqueued');
+      assert.equal(
+        await app.db
+          .knex('queue_items')
+          .count({ n: '*' })
+          .first()
+          .then((row) => Number(row?.n)),
+        0,
+        'no item was enqueued',
+      );
     });
 
     it(`a webhook body ${maxJsonDepth} levels deep is saved and kept whole in the call log`, async () => {
@@ -80,7 +91,10 @@ await describeEachDatabase('deeply nested JSON', (database) => {
     });
 
     it(`one level more is refused`, async () => {
-      const answer = await post(`/api/webhooks/${saveAccount}`, `{"number": "D-3", "name": "too deep", "extra": ${nestedText(maxJsonDepth)}}`);
+      const answer = await post(
+        `/api/webhooks/${saveAccount}`,
+        `{"number": "D-3", "name": "too deep", "extra": ${nestedText(maxJsonDepth)}}`,
+      );
       assert.equal(answer.status, 400, answer.text);
     });
   });
@@ -97,7 +111,13 @@ await describeEachDatabase('deeply nested JSON', (database) => {
         status: 200,
         durationMs: 3,
         ticker: [],
-        request: { method: 'POST', data, query: { source: 'test' }, headers: { 'content-type': 'application/json' }, rawBody: Buffer.alloc(0) },
+        request: {
+          method: 'POST',
+          data,
+          query: { source: 'test' },
+          headers: { 'content-type': 'application/json' },
+          rawBody: Buffer.alloc(0),
+        },
         response: { status: 200, body: responseBody },
         logPayload: true,
         retention: '30d',

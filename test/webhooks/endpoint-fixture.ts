@@ -34,11 +34,20 @@ export const webhookFiles = {
     hook('wh_github00000001', `signature: { profile: github, secret: ${secrets.github} }\n`),
     hook('wh_stripe00000001', `signature: { profile: stripe, secret: ${secrets.stripe}, tolerance: 5m }\n`),
     hook('wh_slack000000001', `signature: { profile: slack, secret: ${secrets.slack} }\nchallenge: { profile: slack }\n`),
-    hook('wh_zoom0000000001', `signature: { profile: zoom, secret: ${secrets.zoom} }\nchallenge: { profile: zoom, secret: ${secrets.zoom} }\n`),
-    hook('wh_hmac0000000001', `signature: { profile: hmac, secret: ${secrets.hmac}, header: X-Signature, prefix: "sha512=", encoding: base64, algorithm: sha512, timestampHeader: X-Timestamp, tolerance: 1m }\n`),
+    hook(
+      'wh_zoom0000000001',
+      `signature: { profile: zoom, secret: ${secrets.zoom} }\nchallenge: { profile: zoom, secret: ${secrets.zoom} }\n`,
+    ),
+    hook(
+      'wh_hmac0000000001',
+      `signature: { profile: hmac, secret: ${secrets.hmac}, header: X-Signature, prefix: "sha512=", encoding: base64, algorithm: sha512, timestampHeader: X-Timestamp, tolerance: 1m }\n`,
+    ),
     hook('wh_crc00000000001', `secret: ${secrets.seed}\nchallenge: { profile: x-crc, secret: ${secrets.crc} }\n`),
     // X's pattern: the consumer secret answers the CRC challenge and signs the events.
-    hook('wh_crcSigned00001', `challenge: { profile: x-crc, secret: ${secrets.crc} }\nsignature: { profile: hmac, secret: ${secrets.crc}, header: X-Twitter-Webhooks-Signature, prefix: "sha256=", encoding: base64, algorithm: sha256 }\n`),
+    hook(
+      'wh_crcSigned00001',
+      `challenge: { profile: x-crc, secret: ${secrets.crc} }\nsignature: { profile: hmac, secret: ${secrets.crc}, header: X-Twitter-Webhooks-Signature, prefix: "sha256=", encoding: base64, algorithm: sha256 }\n`,
+    ),
     hook('wh_meta0000000001', `secret: ${secrets.seed}\nchallenge: { profile: meta, verifyToken: ${secrets.verifyToken} }\n`),
     hook('wh_condition00001', `condition: "#event# <> 'customer.deleted' AND #total# > 0"\n`),
     hook('wh_redirect000001', 'redirectUrl: https://shop.example.com/thanks\n'),

@@ -22,7 +22,11 @@ describe('the quickstart webhook, end to end', () => {
   it('starts the sync with the secret, and only then', async () => {
     const before = await queued();
     assert.equal((await app.call('POST', path, { token: null, body: { id: 1, event: 'customer.updated' } })).status, 403);
-    const answer = await app.call('POST', path, { token: null, body: { id: 1, event: 'customer.updated' }, headers: { service_webhooksecret: secret } });
+    const answer = await app.call('POST', path, {
+      token: null,
+      body: { id: 1, event: 'customer.updated' },
+      headers: { service_webhooksecret: secret },
+    });
     assert.ok(answer.status === 200 || answer.status === 204, answer.text);
     assert.equal(await queued(), before + 1);
     // The endpoint writes its log behind the answers; reading the table directly needs a flush.
@@ -38,7 +42,11 @@ describe('the quickstart webhook, end to end', () => {
 
   it('starts nothing for a deleted customer (the condition)', async () => {
     const before = await queued();
-    const answer = await app.call('POST', path, { token: null, body: { id: 1, event: 'customer.deleted' }, headers: { authorization: `Bearer ${secret}` } });
+    const answer = await app.call('POST', path, {
+      token: null,
+      body: { id: 1, event: 'customer.deleted' },
+      headers: { authorization: `Bearer ${secret}` },
+    });
     assert.equal(answer.status, 204);
     assert.equal(await queued(), before);
   });

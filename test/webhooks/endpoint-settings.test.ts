@@ -17,7 +17,8 @@ describe('webhook endpoint: idempotency, rate limit and CORS', () => {
   });
   after(() => app.close());
 
-  const post = (id: string, body: unknown, headers: Record<string, string> = {}) => app.call('POST', `/api/webhooks/${id}`, { token: null, body, headers });
+  const post = (id: string, body: unknown, headers: Record<string, string> = {}) =>
+    app.call('POST', `/api/webhooks/${id}`, { token: null, body, headers });
 
   it('answers a repeat with the same key within the window as before, running nothing; after the window it runs again', async () => {
     const count = seen.length;
@@ -48,7 +49,11 @@ describe('webhook endpoint: idempotency, rate limit and CORS', () => {
     while (!seen.some((call) => (call.request.data as { order?: string }).order === 'slow')) await sleep(5);
     const count = seen.length;
     await sleep(1200); // longer than the 1 s window
-    assertProblem(await post('wh_idempotent0001', { order: 'slow', wait: true }, { 'idempotency-key': 'key-slow' }), 409, 'idempotency-conflict');
+    assertProblem(
+      await post('wh_idempotent0001', { order: 'slow', wait: true }, { 'idempotency-key': 'key-slow' }),
+      409,
+      'idempotency-conflict',
+    );
     assert.equal(seen.length, count, 'the action did not run a second time');
     gate.open();
     assert.equal((await first).status, 200);
@@ -100,7 +105,11 @@ describe('webhook endpoint: idempotency, rate limit and CORS', () => {
     const allowed = 'https://shop.example.com';
     const preflight = await app.call('OPTIONS', '/api/webhooks/wh_cors0000000001', {
       token: null,
-      headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, idempotency-key' },
+      headers: {
+        origin: allowed,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, idempotency-key',
+      },
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), allowed);
@@ -109,7 +118,10 @@ describe('webhook endpoint: idempotency, rate limit and CORS', () => {
     assert.equal((await post('wh_cors0000000001', {}, { origin: allowed })).headers.get('access-control-allow-origin'), allowed);
 
     const other = 'https://evil.example.com';
-    const refused = await app.call('OPTIONS', '/api/webhooks/wh_cors0000000001', { token: null, headers: { origin: other, 'access-control-request-method': 'POST' } });
+    const refused = await app.call('OPTIONS', '/api/webhooks/wh_cors0000000001', {
+      token: null,
+      headers: { origin: other, 'access-control-request-method': 'POST' },
+    });
     assert.equal(refused.headers.get('access-control-allow-origin'), null);
     assert.equal((await post('wh_cors0000000001', {}, { origin: other })).headers.get('access-control-allow-origin'), null);
     // A webhook without cors settings allows no origin.

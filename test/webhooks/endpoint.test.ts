@@ -19,7 +19,8 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
   });
   after(() => app.close());
 
-  const post = (id: string, body: unknown, headers: Record<string, string> = {}) => app.call('POST', `/api/webhooks/${id}`, { token: null, body, headers });
+  const post = (id: string, body: unknown, headers: Record<string, string> = {}) =>
+    app.call('POST', `/api/webhooks/${id}`, { token: null, body, headers });
   const last = () => seen.at(-1)!;
 
   it('takes the query string as data on GET, a repeated name as an array', async () => {
@@ -32,7 +33,11 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
 
   it('takes a JSON body on POST and keeps the raw body and the query apart', async () => {
     const raw = '{"id": 7, "nested": {"ok": true}}';
-    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001?source=crm', { token: null, raw, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001?source=crm', {
+      token: null,
+      raw,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(answer.json.received, { id: 7, nested: { ok: true } });
     assert.equal(last().request.rawBody.toString('utf8'), raw);
@@ -41,7 +46,11 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
 
   it('turns form fields into an object, a repeated field into an array, __proto__ into a plain property', async () => {
     const raw = 'name=Ann+Lee&email=ann%40example.com&tag=x&tag=y&tag=z&__proto__=p';
-    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001', { token: null, raw, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+      token: null,
+      raw,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(answer.status, 200, answer.text);
     const data = last().request.data as Record<string, unknown>;
     assert.equal(Object.getPrototypeOf(data), Object.prototype);
@@ -63,12 +72,20 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
   });
 
   it('answers 415 for another content type, naming the accepted ones', async () => {
-    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001', { token: null, raw: '<a/>', headers: { 'content-type': 'application/xml' } });
+    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+      token: null,
+      raw: '<a/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     assertProblem(answer, 415, 'unsupported-media-type', /application\/json, application\/x-www-form-urlencoded or multipart\/form-data/);
   });
 
   it('answers 400 for broken JSON without echoing it', async () => {
-    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001', { token: null, raw: '{"id": 1, "secret-ish": ', headers: { 'content-type': 'application/json' } });
+    const answer = await app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+      token: null,
+      raw: '{"id": 1, "secret-ish": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assertProblem(answer, 400, 'malformed-json', /not valid JSON/);
     assert.doesNotMatch(answer.text, /secret-ish/);
   });
@@ -87,7 +104,15 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
       assertProblem(await app.call('GET', `/api/webhooks/${id}`, { token: null }), 404, 'unknown-webhook');
     }
     // An unknown id with a broken body is still a 404: the id is judged first.
-    assertProblem(await app.call('POST', '/api/webhooks/wh_nothing00000000', { token: null, raw: '{', headers: { 'content-type': 'application/json' } }), 404, 'unknown-webhook');
+    assertProblem(
+      await app.call('POST', '/api/webhooks/wh_nothing00000000', {
+        token: null,
+        raw: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
+      404,
+      'unknown-webhook',
+    );
     await flushCallLog(app.db);
     const afterwards = await app.db.knex('webhook_log').count({ n: '*' }).first();
     assert.deepEqual(afterwards, before);
@@ -112,11 +137,18 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     const answer = await app.call('GET', '/api/webhooks/wh_schema000000001?id=7&event=created', { token: null });
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(answer.json.received, { id: 7, event: 'created' });
-    const form = await app.call('POST', '/api/webhooks/wh_schema000000001', { token: null, raw: 'id=8&event=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await app.call('POST', '/api/webhooks/wh_schema000000001', {
+      token: null,
+      raw: 'id=8&event=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.deepEqual(form.json.received, { id: 8, event: 'x' });
     const wrong = await app.call('GET', '/api/webhooks/wh_schema000000001?id=7.5&event=created', { token: null });
     assertProblem(wrong, 400, 'invalid-request');
-    assert.deepEqual(wrong.json.errors.map((e: { path: string }) => e.path), ['/id']);
+    assert.deepEqual(
+      wrong.json.errors.map((e: { path: string }) => e.path),
+      ['/id'],
+    );
     // JSON keeps the sender's types: a string id stays a string and is refused.
     assertProblem(await post('wh_schema000000001', { id: '7', event: 'created' }), 400, 'invalid-request');
   });
@@ -145,7 +177,12 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
 
   it('redirects with 303 See Other after the action ran', async () => {
     const count = seen.length;
-    const response = await fetch(`${app.base}/api/webhooks/wh_redirect000001`, { method: 'POST', body: 'name=Ann', headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+    const response = await fetch(`${app.base}/api/webhooks/wh_redirect000001`, {
+      method: 'POST',
+      body: 'name=Ann',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
     assert.equal(response.status, 303);
     assert.equal(response.headers.get('location'), 'https://shop.example.com/thanks');
     assert.equal(seen.length, count + 1);
@@ -167,13 +204,22 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     assert.equal(row.method, 'POST');
     assert.equal(row.queue_item_id, '00000000-0000-4000-8000-000000000001');
     const ticker = JSON.parse(String(row.ticker)) as Array<{ kind: string }>;
-    assert.deepEqual(ticker.map((m) => m.kind), ['start', 'queued', 'done']);
+    assert.deepEqual(
+      ticker.map((m) => m.kind),
+      ['start', 'queued', 'done'],
+    );
   });
 
   it('needs no bearer token on the webhook path, in any spelling; every other /api path still does', async () => {
     assert.equal((await app.call('POST', '/API/WEBHOOKS/wh_plainOpen000001', { token: null, body: {} })).status, 200);
     assert.equal((await app.call('POST', '/api/Webhooks/wh_plainOpen000001/', { token: null, body: {} })).status, 200);
-    for (const path of ['/API/RunConnectionGetDataMin/crm/Customer', '/api/webhooks', '/api/webhooks/', '/api/webhooks/wh_plainOpen000001/extra', '/api/webhooks/..%2FRunConnectionGetDataMin%2Fcrm%2FCustomer']) {
+    for (const path of [
+      '/API/RunConnectionGetDataMin/crm/Customer',
+      '/api/webhooks',
+      '/api/webhooks/',
+      '/api/webhooks/wh_plainOpen000001/extra',
+      '/api/webhooks/..%2FRunConnectionGetDataMin%2Fcrm%2FCustomer',
+    ]) {
       const answer = await app.call('POST', path, { token: null, body: [] });
       // Not a webhook: 401 where a route exists, else 404 (the /api router checks tokens on its routes).
       assert.ok(answer.status === 401 || answer.status === 404, `${path}: ${answer.status}`);

@@ -32,7 +32,12 @@ export const logWebhookFiles: Record<string, string> = {
 
 const ticker: TickerMessage[] = [
   { at: '2030-01-01T00:00:00.000Z', kind: 'start', message: 'call received' },
-  { at: '2030-01-01T00:00:00.005Z', kind: 'queued', message: 'queue item created', data: { queueItemId: '00000000-0000-4000-8000-000000000001' } },
+  {
+    at: '2030-01-01T00:00:00.005Z',
+    kind: 'queued',
+    message: 'queue item created',
+    data: { queueItemId: '00000000-0000-4000-8000-000000000001' },
+  },
 ];
 
 /** Records one call of `webhookId` as the endpoint would; answers its id. */
@@ -50,12 +55,23 @@ export async function record(app: HttpApp, webhookId: string, change: Partial<We
     durationMs: 12.4,
     queueItemId: '00000000-0000-4000-8000-000000000001',
     ticker,
-    request: { method: 'POST', data: body, query: {}, headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(JSON.stringify(body)) },
+    request: {
+      method: 'POST',
+      data: body,
+      query: {},
+      headers: { 'content-type': 'application/json' },
+      rawBody: Buffer.from(JSON.stringify(body)),
+    },
     response: { status: 200, body: { ID: '00000000-0000-4000-8000-000000000001', Status: 'Pending' } },
     logPayload: definition.logPayload,
     retention: definition.logRetention,
     // As the endpoint redacts: the webhook's names and secrets, every client's token and the admin's.
-    redaction: redactionOf(entry, app.holder.current, definition.signature && signatureHeaderOf(definition.signature), sha256(tokens.admin)),
+    redaction: redactionOf(
+      entry,
+      app.holder.current,
+      definition.signature && signatureHeaderOf(definition.signature),
+      sha256(tokens.admin),
+    ),
     ...change,
   });
   return id;

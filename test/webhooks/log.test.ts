@@ -57,7 +57,10 @@ await describeEachDatabase('webhook log', (database) => {
       assert.equal(logged.status, 200);
       assert.equal(logged.durationMs, 12);
       assert.equal(logged.queueItemId, '00000000-0000-4000-8000-000000000001');
-      assert.deepEqual(logged.ticker.map((m: { kind: string }) => m.kind), ['start', 'queued']);
+      assert.deepEqual(
+        logged.ticker.map((m: { kind: string }) => m.kind),
+        ['start', 'queued'],
+      );
       assert.ok(Math.abs(Date.parse(logged.at) - Date.now()) < 60_000);
       assert.equal(logged.pinned, false);
       assert.equal(logged.origin, null);
@@ -73,7 +76,8 @@ await describeEachDatabase('webhook log', (database) => {
       assert.equal(logged.replayable, false);
 
       const stored = JSON.stringify(await database().admin('webhook_log').where({ id }).first());
-      for (const value of [...Object.values(secrets), 'verify-token-secret-11']) assert.ok(!stored.includes(value), `${value} is not stored`);
+      for (const value of [...Object.values(secrets), 'verify-token-secret-11'])
+        assert.ok(!stored.includes(value), `${value} is not stored`);
     });
 
     it('keeps no payload and no response body when the webhook does not log payloads', async () => {
@@ -131,7 +135,11 @@ await describeEachDatabase('webhook log', (database) => {
     });
 
     it('deletes unpinned entries past the retention on a later write and keeps pinned ones', async () => {
-      const [first, pinned, third] = [await record(app, webhooks.shortLived), await record(app, webhooks.shortLived), await record(app, webhooks.shortLived)];
+      const [first, pinned, third] = [
+        await record(app, webhooks.shortLived),
+        await record(app, webhooks.shortLived),
+        await record(app, webhooks.shortLived),
+      ];
       const pin = await app.post(`/api/console/webhooks/${webhooks.shortLived}/log/${pinned}/pin`);
       assert.equal(pin.status, 200, pin.text);
       assert.equal(pin.json.pinned, true);
@@ -145,7 +153,10 @@ await describeEachDatabase('webhook log', (database) => {
       await app.call('DELETE', `/api/console/webhooks/${webhooks.shortLived}/log/${pinned}/pin`);
       await sleep(1100);
       const last = await record(app, webhooks.shortLived);
-      assert.deepEqual((await app.get(`/api/console/webhooks/${webhooks.shortLived}/log`)).json.entries.map((e: { id: string }) => e.id), [last]);
+      assert.deepEqual(
+        (await app.get(`/api/console/webhooks/${webhooks.shortLived}/log`)).json.entries.map((e: { id: string }) => e.id),
+        [last],
+      );
       // Other webhooks' entries are untouched by this webhook's retention.
       assert.ok((await app.get(`/api/console/webhooks/${webhooks.quickstart}/log`)).json.entries.length >= 2);
     });
@@ -171,9 +182,25 @@ await describeEachDatabase('webhook log', (database) => {
 
       await app.post(`/api/console/webhooks/${webhooks.paged}/log/${ids[1]}/pin`);
       const pins = await app.get(`/api/console/webhooks/${webhooks.paged}/log?pinned=true`);
-      assert.deepEqual(pins.json.entries.map((e: { id: string }) => e.id), [ids[1]]);
+      assert.deepEqual(
+        pins.json.entries.map((e: { id: string }) => e.id),
+        [ids[1]],
+      );
       const summary = pins.json.entries[0];
-      assert.deepEqual(Object.keys(summary).sort(), ['at', 'durationMs', 'hasPayload', 'id', 'method', 'origin', 'pinned', 'queueItemId', 'replayOf', 'replayable', 'status', 'webhookId']);
+      assert.deepEqual(Object.keys(summary).sort(), [
+        'at',
+        'durationMs',
+        'hasPayload',
+        'id',
+        'method',
+        'origin',
+        'pinned',
+        'queueItemId',
+        'replayOf',
+        'replayable',
+        'status',
+        'webhookId',
+      ]);
 
       for (const query of ['limit=0', 'limit=201', 'limit=x', 'cursor=nonsense', 'pinned=yes', 'limit=1&limit=2']) {
         const answer = await app.get(`/api/console/webhooks/${webhooks.paged}/log?${query}`);

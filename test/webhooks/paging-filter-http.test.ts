@@ -70,11 +70,22 @@ await describeEachDatabase('paging filter property over HTTP', (database) => {
       assert.deepEqual(ids(await post({ filter: "city IN ('London', 'Cambridge') AND email LIKE '%@example.com'" })), [6]);
       assert.deepEqual(ids(await get(`filter=${encodeURIComponent('id >= 4')}`)), [4, 6]);
       const page = await post({ filter: 'id > 1', pageSize: 1, offset: 1 });
-      assert.deepEqual(page.json, { data: [{ id: 4, name: 'Katherine Johnson', email: 'katherine@example.com', city: 'Hampton' }], total: 3 });
+      assert.deepEqual(page.json, {
+        data: [{ id: 4, name: 'Katherine Johnson', email: 'katherine@example.com', city: 'Hampton' }],
+        total: 3,
+      });
     });
 
     it('never widens: omitted, null, empty, 1=1, an OR around the configured filter, SQL in a value', async () => {
-      for (const body of [{}, { filter: null }, { filter: '' }, { filter: '   ' }, { filter: '1=1' }, { filter: 'id = 5 OR 1 = 1' }, { filter: 'city IS NULL OR id > 0' }]) {
+      for (const body of [
+        {},
+        { filter: null },
+        { filter: '' },
+        { filter: '   ' },
+        { filter: '1=1' },
+        { filter: 'id = 5 OR 1 = 1' },
+        { filter: 'city IS NULL OR id > 0' },
+      ]) {
         assert.deepEqual(ids(await post(body)), configured, JSON.stringify(body));
       }
       // Edsger (no city) is what the configured filter leaves out; asking for him finds nobody.
@@ -107,15 +118,28 @@ await describeEachDatabase('paging filter property over HTTP', (database) => {
         assert.equal(answer.status, 400, `${JSON.stringify(value)}: ${answer.text}`);
         assert.equal(answer.type, 'application/problem+json');
         assert.match(answer.json.detail, detail, JSON.stringify(value));
-        assert.deepEqual(answer.json.errors.map((error: { path: string }) => error.path), ['/filter'], JSON.stringify(value));
+        assert.deepEqual(
+          answer.json.errors.map((error: { path: string }) => error.path),
+          ['/filter'],
+          JSON.stringify(value),
+        );
       }
       // A GET's query string is its data; a POST's query string is read after its body.
       const fromGet = await get(`filter=${encodeURIComponent('nickname = 1')}`);
       assert.equal(fromGet.status, 400, fromGet.text);
-      assert.deepEqual(fromGet.json.errors.map((error: { path: string }) => error.path), ['/filter']);
-      const fromPostQuery = await app.call('POST', `/api/webhooks/${hookId}?filter=${encodeURIComponent('id =')}`, { token: null, body: {} });
+      assert.deepEqual(
+        fromGet.json.errors.map((error: { path: string }) => error.path),
+        ['/filter'],
+      );
+      const fromPostQuery = await app.call('POST', `/api/webhooks/${hookId}?filter=${encodeURIComponent('id =')}`, {
+        token: null,
+        body: {},
+      });
       assert.equal(fromPostQuery.status, 400, fromPostQuery.text);
-      assert.deepEqual(fromPostQuery.json.errors.map((error: { path: string }) => error.path), ['query.filter']);
+      assert.deepEqual(
+        fromPostQuery.json.errors.map((error: { path: string }) => error.path),
+        ['query.filter'],
+      );
     });
   });
 });

@@ -58,7 +58,13 @@ await describeEachDatabase('a record-store start seen through GetAction', (datab
     });
 
     it('an array body: one stored record and one item per element, each item with its own GUID', async () => {
-      const started = await app.call('POST', `/api/webhooks/${storeHook}`, { token: null, body: [{ id: 'IN-8', name: 'Eight' }, { id: 'IN-9', name: 'Nine' }] });
+      const started = await app.call('POST', `/api/webhooks/${storeHook}`, {
+        token: null,
+        body: [
+          { id: 'IN-8', name: 'Eight' },
+          { id: 'IN-9', name: 'Nine' },
+        ],
+      });
       assert.equal(started.status, 200, started.text);
       const sourceIds = (started.json as Array<{ ID: string; SourceId: string }>).map((item) => item.SourceId);
       assert.equal(new Set(sourceIds).size, 2);
@@ -70,7 +76,10 @@ await describeEachDatabase('a record-store start seen through GetAction', (datab
     });
 
     it('a parameter start shows no SourceId and none of the request data it passed as ActionParams', async () => {
-      const started = await app.call('POST', `/api/webhooks/${paramsHook}`, { token: null, body: { id: 3, password: 'hunter2-never-shown' } });
+      const started = await app.call('POST', `/api/webhooks/${paramsHook}`, {
+        token: null,
+        body: { id: 3, password: 'hunter2-never-shown' },
+      });
       assert.equal(started.status, 200, started.text);
       const item = await app.get(`/api/GetAction/${started.json.ID}`);
       assert.equal(item.json.SourceId, null);

@@ -16,16 +16,69 @@ const digest = (text: string) => createHash('sha256').update(text, 'utf8').diges
 describe('credential names', () => {
   test('names that carry credentials, in any case and with the usual separators', () => {
     const secret = [
-      'secret', 'client_secret', 'clientSecret', 'CLIENT-SECRET', 'service_webhooksecret', 'token', 'access_token', 'accessToken', 'hub.verify_token', 'X-Auth-Token',
-      'password', 'Password', 'new_password', 'passwd', 'pwd', 'passphrase', 'api_key', 'api-key', 'apiKey', 'APIKey', 'apikey', 'X-API-Key', 'authorization',
-      'Proxy-Authorization', 'auth', 'X-Forward-Auth', 'authCode', 'basic_auth', 'signature', 'Stripe-Signature', 'x-hub-signature-256', 'cookie', 'Set-Cookie',
-      'session', 'session_id', 'sessionId', 'SessionID', 'credential', 'credentials', 'private_key', 'privateKey', 'private-key', 'aws_access_key_id', 'jwt',
+      'secret',
+      'client_secret',
+      'clientSecret',
+      'CLIENT-SECRET',
+      'service_webhooksecret',
+      'token',
+      'access_token',
+      'accessToken',
+      'hub.verify_token',
+      'X-Auth-Token',
+      'password',
+      'Password',
+      'new_password',
+      'passwd',
+      'pwd',
+      'passphrase',
+      'api_key',
+      'api-key',
+      'apiKey',
+      'APIKey',
+      'apikey',
+      'X-API-Key',
+      'authorization',
+      'Proxy-Authorization',
+      'auth',
+      'X-Forward-Auth',
+      'authCode',
+      'basic_auth',
+      'signature',
+      'Stripe-Signature',
+      'x-hub-signature-256',
+      'cookie',
+      'Set-Cookie',
+      'session',
+      'session_id',
+      'sessionId',
+      'SessionID',
+      'credential',
+      'credentials',
+      'private_key',
+      'privateKey',
+      'private-key',
+      'aws_access_key_id',
+      'jwt',
     ];
     for (const name of secret) assert.equal(isSecretName(name, none), true, name);
   });
 
   test('names that do not', () => {
-    for (const name of ['name', 'email', 'author', 'authority', 'sessions_count', 'key', 'id', 'customer_key', 'keyboard', 'passport', 'content-type', 'user-agent']) {
+    for (const name of [
+      'name',
+      'email',
+      'author',
+      'authority',
+      'sessions_count',
+      'key',
+      'id',
+      'customer_key',
+      'keyboard',
+      'passport',
+      'content-type',
+      'user-agent',
+    ]) {
       assert.equal(isSecretName(name, none), false, name);
     }
   });
@@ -73,7 +126,8 @@ describe('credential values', () => {
     ]) {
       assert.equal(encodable.redact(text!), expected, text);
     }
-    for (const text of ['a%20word%20and%20more%3Dwords_that_are_long', 'plain+words+only', '100%25 sure']) assert.equal(encodable.redact(text), text);
+    for (const text of ['a%20word%20and%20more%3Dwords_that_are_long', 'plain+words+only', '100%25 sure'])
+      assert.equal(encodable.redact(text), text);
   });
 
   test('a token glued to letters is no word; nothing else is touched', () => {
@@ -89,9 +143,23 @@ describe('walking a value', () => {
 
   test('names at any depth, values inside strings, numbers and names; each place noted once', () => {
     const noted: string[] = [];
-    const value = { a: [{ password: { deep: true } }, 'zq-hook-value-99'], iban: 'DE00', n: 1, 'x-acme-signature': 's', 'k-zq-hook-value-99': 'v', ['__proto__']: 'p' };
+    const value = {
+      a: [{ password: { deep: true } }, 'zq-hook-value-99'],
+      iban: 'DE00',
+      n: 1,
+      'x-acme-signature': 's',
+      'k-zq-hook-value-99': 'v',
+      ['__proto__']: 'p',
+    };
     const out = redactValue(value, redaction, 'data', noted) as Record<string, unknown>;
-    assert.deepEqual(JSON.parse(JSON.stringify(out)), { a: [{ password: '[redacted]' }, '[redacted]'], iban: '[redacted]', n: 1, 'x-acme-signature': '[redacted]', 'k-[redacted]': 'v', ['__proto__']: 'p' });
+    assert.deepEqual(JSON.parse(JSON.stringify(out)), {
+      a: [{ password: '[redacted]' }, '[redacted]'],
+      iban: '[redacted]',
+      n: 1,
+      'x-acme-signature': '[redacted]',
+      'k-[redacted]': 'v',
+      ['__proto__']: 'p',
+    });
     assert.equal(Object.getPrototypeOf(out), Object.prototype, '__proto__ stays a plain property');
     assert.deepEqual(noted, ['data.a[0].password', 'data.a[1]', 'data.iban', 'data.x-acme-signature', 'data.k-[redacted]']);
     assert.deepEqual(value.a[0], { password: { deep: true } }, 'the value itself is left as it was');

@@ -123,7 +123,10 @@ await describeEachDatabase('webhook call redaction', (database) => {
       await app.post(`/api/console/webhooks/${intake}/log/${entry.id}/pin`);
       const replay = await app.post(`/api/console/webhooks/${intake}/log/${entry.id}/replay`);
       assert.equal(replay.status, 409, replay.text);
-      assert.match(replay.json.detail, /credentials were taken out of it \(query\.secret, query\.access_token, data\.secret, data\.access_token\), and a replay would send \[redacted\] in their place/);
+      assert.match(
+        replay.json.detail,
+        /credentials were taken out of it \(query\.secret, query\.access_token, data\.secret, data\.access_token\), and a replay would send \[redacted\] in their place/,
+      );
       const test = await app.post(`/api/console/webhooks/${intake}/test`, { pin: entry.id });
       assert.equal(test.status, 409, test.text);
     });
@@ -131,7 +134,11 @@ await describeEachDatabase('webhook call redaction', (database) => {
     it('JSON at any depth, headers, logRedact names, and secrets and tokens inside longer strings', async () => {
       const body = {
         id: 3,
-        user: { password: sent.password, api_key: sent.apiKey, profile: { accessToken: sent.accessToken, 'client-secret': sent.clientSecret, city: 'Leeds' } },
+        user: {
+          password: sent.password,
+          api_key: sent.apiKey,
+          profile: { accessToken: sent.accessToken, 'client-secret': sent.clientSecret, city: 'Leeds' },
+        },
         items: [{ token: sent.itemToken }, { note: `the admin uses ${tokens.admin} today` }],
         passwd: sent.passwd,
         IBAN: sent.iban,
@@ -142,12 +149,21 @@ await describeEachDatabase('webhook call redaction', (database) => {
         [`key-${tokens.operator}`]: 'a name holding a token',
         author: 'Ann',
       };
-      const headers = { 'X-Forward-Auth': sent.forwardAuth, Cookie: sent.cookie, 'X-Api-Key': sent.headerKey, 'X-Note': `token ${tokens.operator}` };
+      const headers = {
+        'X-Forward-Auth': sent.forwardAuth,
+        Cookie: sent.cookie,
+        'X-Api-Key': sent.headerKey,
+        'X-Note': `token ${tokens.operator}`,
+      };
       const answer = await call('POST', `/api/webhooks/${intake}`, { body, headers });
       assert.equal(answer.status, 200, answer.text);
       const { summary, entry } = await latest(intake);
       const data = entry.payload.data;
-      assert.deepEqual(data.user, { password: '[redacted]', api_key: '[redacted]', profile: { accessToken: '[redacted]', 'client-secret': '[redacted]', city: 'Leeds' } });
+      assert.deepEqual(data.user, {
+        password: '[redacted]',
+        api_key: '[redacted]',
+        profile: { accessToken: '[redacted]', 'client-secret': '[redacted]', city: 'Leeds' },
+      });
       assert.deepEqual(data.items, [{ token: '[redacted]' }, { note: 'the admin uses [redacted] today' }]);
       assert.equal(data.passwd, '[redacted]');
       assert.equal(data.IBAN, '[redacted]', 'logRedact, compared without case');
@@ -159,16 +175,26 @@ await describeEachDatabase('webhook call redaction', (database) => {
       assert.equal(data['key-[redacted]'], '[redacted]');
       assert.equal(data.author, 'Ann');
       assert.equal(data.id, 3);
-      for (const name of ['x-forward-auth', 'cookie', 'x-api-key', 'service_webhooksecret']) assert.equal(entry.payload.headers[name], '[redacted]', name);
+      for (const name of ['x-forward-auth', 'cookie', 'x-api-key', 'service_webhooksecret'])
+        assert.equal(entry.payload.headers[name], '[redacted]', name);
       assert.equal(entry.payload.headers['x-note'], 'token [redacted]');
       assert.equal(entry.payload.body, undefined, 'the raw body would keep what the data lost');
-      assert.ok(entry.payload.redacted.includes('data.user.password') && entry.payload.redacted.includes('data.items[1].note'), JSON.stringify(entry.payload.redacted));
+      assert.ok(
+        entry.payload.redacted.includes('data.user.password') && entry.payload.redacted.includes('data.items[1].note'),
+        JSON.stringify(entry.payload.redacted),
+      );
       assert.equal(summary.replayable, false);
-      await assertNothingStored(entry.id, [...Object.values(sent).filter((value) => value !== sent.query && value !== sent.queryToken && value !== sent.formPassword), ...tokenValues]);
+      await assertNothingStored(entry.id, [
+        ...Object.values(sent).filter((value) => value !== sent.query && value !== sent.queryToken && value !== sent.formPassword),
+        ...tokenValues,
+      ]);
     });
 
     it('form fields follow the same rule; a body that lost nothing is kept whole and replays', async () => {
-      const form = await call('POST', `/api/webhooks/${intake}`, { raw: `id=4&name=Ann&password=${sent.formPassword}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const form = await call('POST', `/api/webhooks/${intake}`, {
+        raw: `id=4&name=Ann&password=${sent.formPassword}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(form.status, 200, form.text);
       const { entry } = await latest(intake);
       assert.deepEqual(entry.payload.data, { id: '4', name: 'Ann', password: '[redacted]' });
@@ -176,7 +202,10 @@ await describeEachDatabase('webhook call redaction', (database) => {
       await assertNothingStored(entry.id, [sent.formPassword]);
 
       // The parsed data keeps the last of two equal keys; the raw body still holds the first.
-      const duplicate = await call('POST', `/api/webhooks/${intake}`, { raw: `{"id": 5, "note": "\\u0068${hookSecret.slice(1)}", "note": "plain"}`, headers: { 'content-type': 'application/json' } });
+      const duplicate = await call('POST', `/api/webhooks/${intake}`, {
+        raw: `{"id": 5, "note": "\\u0068${hookSecret.slice(1)}", "note": "plain"}`,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(duplicate.status, 200, duplicate.text);
       const hidden = await latest(intake);
       assert.deepEqual(hidden.entry.payload.data, { id: 5, note: 'plain' });
@@ -184,7 +213,10 @@ await describeEachDatabase('webhook call redaction', (database) => {
       assert.deepEqual(hidden.entry.payload.redacted, ['body']);
       assert.equal(hidden.summary.replayable, false);
 
-      const clean = await call('POST', `/api/webhooks/${intake}`, { raw: '{"id": 2, "event": "customer.updated"}', headers: { 'content-type': 'application/json' } });
+      const clean = await call('POST', `/api/webhooks/${intake}`, {
+        raw: '{"id": 2, "event": "customer.updated"}',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(clean.status, 200, clean.text);
       const kept = await latest(intake);
       assert.equal(kept.entry.payload.body, '{"id": 2, "event": "customer.updated"}');
@@ -207,7 +239,11 @@ await describeEachDatabase('webhook call redaction', (database) => {
         formHint: `s=${encodedSecret.replace(/ /g, '+').replace(/\//g, '%2f')}`,
         words: 'a%20word%20and%20more%3Dwords_that_are_long',
       };
-      const answer = await app.call('POST', `/api/webhooks/${encodedHook}`, { token: null, body, headers: { service_webhooksecret: encodedSecret } });
+      const answer = await app.call('POST', `/api/webhooks/${encodedHook}`, {
+        token: null,
+        body,
+        headers: { service_webhooksecret: encodedSecret },
+      });
       assert.equal(answer.status, 200, answer.text);
       const { summary, entry } = await latest(encodedHook);
       assert.deepEqual(entry.payload.data, {
@@ -221,7 +257,15 @@ await describeEachDatabase('webhook call redaction', (database) => {
         words: 'a%20word%20and%20more%3Dwords_that_are_long',
       });
       assert.equal(summary.replayable, false);
-      await assertNothingStored(entry.id, [tokens.admin, tokens.hashed, tokens.operator, base64Token, encodeURIComponent(base64Token), encodedSecret, encodeURIComponent(encodedSecret)]);
+      await assertNothingStored(entry.id, [
+        tokens.admin,
+        tokens.hashed,
+        tokens.operator,
+        base64Token,
+        encodeURIComponent(base64Token),
+        encodedSecret,
+        encodeURIComponent(encodedSecret),
+      ]);
     });
 
     it('the response body and the ticker are redacted in the log; the caller gets its answer as it is', async () => {
@@ -238,8 +282,14 @@ await describeEachDatabase('webhook call redaction', (database) => {
       assert.ok(refused.text.includes(hookSecret), 'the caller reads its own value in the refusal');
       const failed = await latest(save);
       const errors = failed.entry.ticker.filter((message: { kind: string }) => message.kind === 'error');
-      assert.ok(errors.length > 0 && errors.every((message: { message: string }) => !message.message.includes(hookSecret)), JSON.stringify(failed.entry.ticker));
-      assert.ok(errors.some((message: { message: string }) => message.message.includes('[redacted]')), JSON.stringify(errors));
+      assert.ok(
+        errors.length > 0 && errors.every((message: { message: string }) => !message.message.includes(hookSecret)),
+        JSON.stringify(failed.entry.ticker),
+      );
+      assert.ok(
+        errors.some((message: { message: string }) => message.message.includes('[redacted]')),
+        JSON.stringify(errors),
+      );
       assert.ok(!failed.text.includes(hookSecret), failed.text);
       await assertNothingStored(failed.entry.id, [hookSecret]);
     });
@@ -279,7 +329,9 @@ describe('syncline webhook test shows no credential', () => {
   it('prints sent data, ticker and received body with the values replaced', async () => {
     const dataFile = join(dir, 'data.json');
     await writeFile(dataFile, JSON.stringify({ id: 1, password: sent.password, note: `uses ${tokens.operator}` }));
-    const result = await runCli(['webhook', 'test', lookup, '--data', dataFile, '--url', app.base], { env: { SYNCLINE_ADMIN_TOKEN: tokens.admin } });
+    const result = await runCli(['webhook', 'test', lookup, '--data', dataFile, '--url', app.base], {
+      env: { SYNCLINE_ADMIN_TOKEN: tokens.admin },
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /"password": "\[redacted\]"/);
     assert.match(result.stdout, /"note": "uses \[redacted\]"/);

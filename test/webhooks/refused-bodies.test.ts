@@ -24,10 +24,34 @@ sync: crm-customers-to-erp
 };
 
 const cases = [
-  { name: 'broken JSON', raw: '{"id": 1,', type: 'application/json', status: 400, note: /^body refused \(400\): the body is not valid JSON \(at character \d+\): check quotes, commas and brackets$/ },
-  { name: 'JSON nested too deeply', raw: `{"id": ${'['.repeat(maxJsonDepth)}1${']'.repeat(maxJsonDepth)}}`, type: 'application/json', status: 400, note: new RegExp(`^body refused \\(400\\): the body nests objects and arrays deeper than ${maxJsonDepth} levels`) },
-  { name: 'a body over the limit', raw: JSON.stringify({ pad: 'x'.repeat(bodyLimit) }), type: 'application/json', status: 413, note: new RegExp(`^body refused \\(413\\): the body exceeds the limit of ${bodyLimit} bytes$`) },
-  { name: 'a content type not accepted', raw: 'id=1', type: 'text/plain', status: 415, note: /^body refused \(415\): a webhook accepts application\/json, .* not text\/plain$/ },
+  {
+    name: 'broken JSON',
+    raw: '{"id": 1,',
+    type: 'application/json',
+    status: 400,
+    note: /^body refused \(400\): the body is not valid JSON \(at character \d+\): check quotes, commas and brackets$/,
+  },
+  {
+    name: 'JSON nested too deeply',
+    raw: `{"id": ${'['.repeat(maxJsonDepth)}1${']'.repeat(maxJsonDepth)}}`,
+    type: 'application/json',
+    status: 400,
+    note: new RegExp(`^body refused \\(400\\): the body nests objects and arrays deeper than ${maxJsonDepth} levels`),
+  },
+  {
+    name: 'a body over the limit',
+    raw: JSON.stringify({ pad: 'x'.repeat(bodyLimit) }),
+    type: 'application/json',
+    status: 413,
+    note: new RegExp(`^body refused \\(413\\): the body exceeds the limit of ${bodyLimit} bytes$`),
+  },
+  {
+    name: 'a content type not accepted',
+    raw: 'id=1',
+    type: 'text/plain',
+    status: 415,
+    note: /^body refused \(415\): a webhook accepts application\/json, .* not text\/plain$/,
+  },
 ] as const;
 
 await describeEachDatabase('refused webhook bodies in the call log', (database) => {
@@ -40,7 +64,11 @@ await describeEachDatabase('refused webhook bodies in the call log', (database) 
   for (const refused of cases) {
     describe(refused.name, () => {
       it('is logged with a note saying why the body is not kept, not replayable, and a replay answers that', async () => {
-        const answer = await app.call('POST', `/api/webhooks/${hook}?source=crm`, { token: null, raw: refused.raw, headers: { 'content-type': refused.type, service_webhooksecret: secret } });
+        const answer = await app.call('POST', `/api/webhooks/${hook}?source=crm`, {
+          token: null,
+          raw: refused.raw,
+          headers: { 'content-type': refused.type, service_webhooksecret: secret },
+        });
         assert.equal(answer.status, refused.status, answer.text);
         const list = await app.get(`/api/console/webhooks/${hook}/log?limit=1`);
         const summary = list.json.entries[0];
@@ -55,11 +83,17 @@ await describeEachDatabase('refused webhook bodies in the call log', (database) 
         assert.equal(entry.payload.headers.service_webhooksecret, '[redacted]');
 
         assert.equal((await app.post(`/api/console/webhooks/${hook}/log/${summary.id}/pin`)).status, 200);
-        for (const [path, body] of [[`/log/${summary.id}/replay`, undefined], ['/test', { pin: summary.id }]] as const) {
+        for (const [path, body] of [
+          [`/log/${summary.id}/replay`, undefined],
+          ['/test', { pin: summary.id }],
+        ] as const) {
           const replay = await app.post(`/api/console/webhooks/${hook}${path}`, body);
           assert.equal(replay.status, 409, replay.text);
           assert.equal(replay.json.type, 'urn:syncline:problem:not-replayable');
-          assert.ok(replay.json.detail.startsWith(`Log entry ${summary.id} cannot be replayed: body refused (${refused.status}): `), replay.json.detail);
+          assert.ok(
+            replay.json.detail.startsWith(`Log entry ${summary.id} cannot be replayed: body refused (${refused.status}): `),
+            replay.json.detail,
+          );
         }
       });
     });

@@ -131,8 +131,10 @@ await describeEachDatabase('webhook request data that is not an object', (databa
     });
     after(() => app.close());
 
-    const send = (webhookId: string, raw: string) => app.call('POST', `/api/webhooks/${webhookId}`, { token: null, raw, headers: { 'content-type': 'application/json' } });
-    const count = async (table: string) => Number(((await database().admin(table).count({ n: '*' })) as Array<{ n: number | string }>)[0]!.n);
+    const send = (webhookId: string, raw: string) =>
+      app.call('POST', `/api/webhooks/${webhookId}`, { token: null, raw, headers: { 'content-type': 'application/json' } });
+    const count = async (table: string) =>
+      Number(((await database().admin(table).count({ n: '*' })) as Array<{ n: number | string }>)[0]!.n);
 
     it('the actions that read request fields answer 400 naming what to send, and write nothing', async () => {
       const before = { accounts: await count('accounts'), items: await count('queue_items') };
@@ -140,7 +142,10 @@ await describeEachDatabase('webhook request data that is not an object', (databa
         for (const [what, raw] of notObjects) assertRefused(await send(webhookId, raw), webhookId, what);
       }
       const save = await send(ids.saveSystem, '[{"number": "A-1", "name": "Ada"}]');
-      assert.match(save.json.detail, /saveWithSystem writes one record: send it as one JSON object \(several records are written by saveWithSync\)/);
+      assert.match(
+        save.json.detail,
+        /saveWithSystem writes one record: send it as one JSON object \(several records are written by saveWithSync\)/,
+      );
       const read = await send(ids.readSystem, '"x"');
       assert.match(read.json.detail, /readWithSystem takes request values from the fields of one JSON object/);
       assert.deepEqual({ accounts: await count('accounts'), items: await count('queue_items') }, before);
@@ -151,9 +156,20 @@ await describeEachDatabase('webhook request data that is not an object', (databa
       assert.ok(read.status === 200 || read.status === 204, read.text);
       const saved = await send(ids.saveSystem, '{"number": "SHAPE-1", "name": "Shape One"}');
       assert.equal(saved.status, 204, saved.text);
-      assert.equal(await database().admin('accounts').where({ AccountNumber: 'SHAPE-1' }).count({ n: '*' }).then((rows) => Number((rows as Array<{ n: number | string }>)[0]!.n)), 1);
+      assert.equal(
+        await database()
+          .admin('accounts')
+          .where({ AccountNumber: 'SHAPE-1' })
+          .count({ n: '*' })
+          .then((rows) => Number((rows as Array<{ n: number | string }>)[0]!.n)),
+        1,
+      );
       // An empty body is an empty object: a ping, served.
-      const ping = await app.call('POST', `/api/webhooks/${ids.readSystem}`, { token: null, raw: '', headers: { 'content-type': 'application/json' } });
+      const ping = await app.call('POST', `/api/webhooks/${ids.readSystem}`, {
+        token: null,
+        raw: '',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.ok(ping.status === 200 || ping.status === 204, ping.text);
     });
 

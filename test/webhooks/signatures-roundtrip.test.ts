@@ -17,12 +17,26 @@ const profiles: Settings[] = [
   { ...base, profile: 'stripe' },
   { ...base, profile: 'slack' },
   { ...base, profile: 'zoom' },
-  { ...base, profile: 'hmac', header: 'X-Signature', prefix: 'sha512=', algorithm: 'sha512', encoding: 'base64', timestampHeader: 'X-Timestamp' },
+  {
+    ...base,
+    profile: 'hmac',
+    header: 'X-Signature',
+    prefix: 'sha512=',
+    algorithm: 'sha512',
+    encoding: 'base64',
+    timestampHeader: 'X-Timestamp',
+  },
   { ...base, profile: 'hmac', header: 'X-Plain-Signature' },
 ];
 
 function request(rawBody: Buffer, headers: Record<string, string>): WebhookRequest {
-  return { method: 'POST', data: JSON.parse(rawBody.toString('utf8')), query: {}, headers: { 'content-type': 'application/json', ...headers }, rawBody };
+  return {
+    method: 'POST',
+    data: JSON.parse(rawBody.toString('utf8')),
+    query: {},
+    headers: { 'content-type': 'application/json', ...headers },
+    rawBody,
+  };
 }
 
 for (const settings of profiles) {

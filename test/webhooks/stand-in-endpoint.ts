@@ -20,7 +20,11 @@ export function standInEndpoint({ db, holder }: { db: RuntimeDatabase; holder: S
     const at = new Date();
     const ticker = createTicker(callId);
     const entry = holder.current.webhooks.get(webhookId);
-    const problem = (status: number, detail: string): ExecutedWebhookCall => ({ status, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify({ status, detail }) });
+    const problem = (status: number, detail: string): ExecutedWebhookCall => ({
+      status,
+      headers: { 'content-type': 'application/problem+json' },
+      body: JSON.stringify({ status, detail }),
+    });
     let answer: ExecutedWebhookCall;
     if (!entry) return problem(404, 'unknown webhook');
     const secret = entry.definition.secret;
@@ -35,7 +39,11 @@ export function standInEndpoint({ db, holder }: { db: RuntimeDatabase; holder: S
       ticker.say('filter', 'condition true');
       await sleep(30);
       ticker.say('queued', 'queue item created', { queueItemId: '00000000-0000-4000-8000-00000000000a' });
-      answer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ received: request.data }) };
+      answer = {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ received: request.data }),
+      };
     }
     ticker.say('done', `answered ${answer.status}`);
     await recordWebhookCall(db, {

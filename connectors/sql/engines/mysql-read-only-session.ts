@@ -24,7 +24,9 @@ export interface MysqlConnection {
 
 function mysqlQuery(connection: MysqlConnection, sql: string, values: readonly unknown[] = []): Promise<Row[]> {
   return new Promise((resolve, reject) => {
-    connection.query({ sql, values: [...values] }, (error, rows) => (error ? reject(error) : resolve(Array.isArray(rows) ? (rows as Row[]) : [])));
+    connection.query({ sql, values: [...values] }, (error, rows) =>
+      error ? reject(error) : resolve(Array.isArray(rows) ? (rows as Row[]) : []),
+    );
   });
 }
 

@@ -18,7 +18,8 @@ function mysqlSet(connection: MysqlConnection, sql: string): Promise<void> {
 /** Sets the statement time limit of a MariaDB/MySQL session to `ms` (at least 1 ms). */
 export async function setMysqlStatementTime(connection: MysqlConnection, ms: number): Promise<void> {
   const millis = Math.max(1, Math.round(ms));
-  const statement = (variable: string) => (variable === 'max_statement_time' ? `SET SESSION max_statement_time = ${millis / 1000}` : `SET SESSION max_execution_time = ${millis}`);
+  const statement = (variable: string) =>
+    variable === 'max_statement_time' ? `SET SESSION max_statement_time = ${millis / 1000}` : `SET SESSION max_execution_time = ${millis}`;
   const known = mysqlVariables.get(connection);
   if (known !== undefined) return mysqlSet(connection, statement(known));
   try {

@@ -57,7 +57,10 @@ function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
         done(null, connection);
         return;
       }
-      setMysqlStatementTime(connection, limits.statementTimeoutMs).then(() => done(null, connection), (error: Error) => done(error, connection));
+      setMysqlStatementTime(connection, limits.statementTimeoutMs).then(
+        () => done(null, connection),
+        (error: Error) => done(error, connection),
+      );
     };
     next(0);
   };
@@ -97,7 +100,8 @@ export const mysql = Object.freeze<Engine>({
   numberedPlaceholders: false,
   pageStatement(statement: string, limit: string, offset: string): string {
     // A parenthesized query keeps its ORDER BY under the LIMIT; a WITH cannot stand in parentheses.
-    const outer = leadingKeyword(statement, 'mysql') === 'WITH' ? `SELECT * FROM (\n${statement}\n) AS syncline_query` : `(\n${statement}\n)`;
+    const outer =
+      leadingKeyword(statement, 'mysql') === 'WITH' ? `SELECT * FROM (\n${statement}\n) AS syncline_query` : `(\n${statement}\n)`;
     return `${outer} LIMIT ${limit} OFFSET ${offset}`;
   },
   // MariaDB has no "no limit"; its documentation gives the largest value as the way to say it.
@@ -110,7 +114,13 @@ export const mysql = Object.freeze<Engine>({
     if (!('url' in target)) throw new TypeError('the MariaDB/MySQL runtime database is a URL, not a file');
     return {
       client: 'mysql2',
-      connection: { uri: target.url, timezone: 'Z', dateStrings: true, charset: 'utf8mb4', supportBigNumbers: true } as Knex.MySql2ConnectionConfig,
+      connection: {
+        uri: target.url,
+        timezone: 'Z',
+        dateStrings: true,
+        charset: 'utf8mb4',
+        supportBigNumbers: true,
+      } as Knex.MySql2ConnectionConfig,
       log: quietLog,
       pool: {
         min: 0,

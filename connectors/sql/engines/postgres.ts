@@ -76,7 +76,8 @@ export const postgres = Object.freeze<Engine>({
   queryConcurrency: (limits: SystemLimits) => limits.concurrentQueries,
   hasOwnReadPool: () => true,
   numberedPlaceholders: true,
-  pageStatement: (statement: string, limit: string, offset: string) => `SELECT * FROM (\n${statement}\n) AS syncline_query LIMIT ${limit} OFFSET ${offset}`,
+  pageStatement: (statement: string, limit: string, offset: string) =>
+    `SELECT * FROM (\n${statement}\n) AS syncline_query LIMIT ${limit} OFFSET ${offset}`,
   noLimit: null,
   rowsRunAhead: false,
   readOnlySession: (connection: unknown, timeoutMs: number | undefined) => pgSession(connection as PgClient, timeoutMs),
@@ -116,7 +117,10 @@ export const postgres = Object.freeze<Engine>({
   isoDateText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD')`,
   isoDateTimeText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   dateOperands: (expression: SqlFragment, day: string): [SqlFragment, SqlFragment] => [expression, sql`CAST(${value(day)} AS DATE)`],
-  dateTimeOperands: (expression: SqlFragment, instant: Date): [SqlFragment, SqlFragment] => [expression, sql`CAST(${value(instant.toISOString())} AS TIMESTAMPTZ)`],
+  dateTimeOperands: (expression: SqlFragment, instant: Date): [SqlFragment, SqlFragment] => [
+    expression,
+    sql`CAST(${value(instant.toISOString())} AS TIMESTAMPTZ)`,
+  ],
   jsTrim: (expression: SqlFragment) => sql`btrim(${expression}, ${value(JS_WHITESPACE)})`,
   charLength: (expression: SqlFragment) => sql`CHAR_LENGTH(${expression})`,
   nullsOrder: (direction: 'asc' | 'desc') => (direction === 'asc' ? 'NULLS FIRST' : 'NULLS LAST'),

@@ -86,12 +86,17 @@ export const sqlite = Object.freeze<Engine>({
           : { client: 'sqlite3' }),
       useNullAsDefault: true,
       connection: { filename: sqliteFilename(settings, context) },
-      pool: { min: 1, max: { data: 1, read: SQLITE_READERS, query: queryConcurrency(limits) }[purpose], afterCreate: systemAfterCreate(purpose) },
+      pool: {
+        min: 1,
+        max: { data: 1, read: SQLITE_READERS, query: queryConcurrency(limits) }[purpose],
+        afterCreate: systemAfterCreate(purpose),
+      },
     } as Knex.Config;
   },
   queryConcurrency,
   numberedPlaceholders: false,
-  pageStatement: (statement: string, limit: string, offset: string) => `SELECT * FROM (\n${statement}\n) AS syncline_query LIMIT ${limit} OFFSET ${offset}`,
+  pageStatement: (statement: string, limit: string, offset: string) =>
+    `SELECT * FROM (\n${statement}\n) AS syncline_query LIMIT ${limit} OFFSET ${offset}`,
   noLimit: -1,
   rowsRunAhead: true,
   readOnlySession: (connection: unknown, timeoutMs: number | undefined) => sqliteSession(connection as SqliteSessionDatabase, timeoutMs),
@@ -121,7 +126,9 @@ export const sqlite = Object.freeze<Engine>({
         afterCreate(connection: SqliteDatabase, done: AfterCreateDone) {
           connection.configure('busyTimeout', options.busyTimeoutMs);
           // synchronous = NORMAL is durable in WAL mode except for the last commits before a power loss.
-          connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;', (error) => done(error, connection));
+          connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;', (error) =>
+            done(error, connection),
+          );
         },
       },
     };
@@ -150,7 +157,10 @@ export const sqlite = Object.freeze<Engine>({
   isoDateText: (expression: SqlFragment) => sql`date(${expression})`,
   isoDateTimeText,
   dateOperands: (expression: SqlFragment, day: string): [SqlFragment, SqlFragment] => [sql`date(${expression})`, value(day)],
-  dateTimeOperands: (expression: SqlFragment, instant: Date): [SqlFragment, SqlFragment] => [isoDateTimeText(expression), value(instant.toISOString())],
+  dateTimeOperands: (expression: SqlFragment, instant: Date): [SqlFragment, SqlFragment] => [
+    isoDateTimeText(expression),
+    value(instant.toISOString()),
+  ],
   jsTrim: (expression: SqlFragment) => sql`trim(${expression}, ${value(JS_WHITESPACE)})`,
   charLength: (expression: SqlFragment) => sql`length(${expression})`,
   nullsOrder: () => '',

@@ -30,7 +30,10 @@ export const queueConcurrency: Migration = {
     });
     await knex('queue_locks').insert({ name: 'claim' });
     const key = dialect === 'mysql' ? knex.raw("CONCAT('process:', process_id)") : knex.raw("'process:' || process_id");
-    await knex('queue_items').whereIn('status', ['Pending', 'InProgress']).whereNull('concurrency_key').update({ concurrency_key: key, concurrency_limit: 1 });
+    await knex('queue_items')
+      .whereIn('status', ['Pending', 'InProgress'])
+      .whereNull('concurrency_key')
+      .update({ concurrency_key: key, concurrency_limit: 1 });
   },
   async down(knex: Knex) {
     await knex.schema.dropTable('queue_locks');

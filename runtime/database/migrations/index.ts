@@ -8,4 +8,12 @@ import { queueConcurrency } from './006-queue-concurrency.js';
 import { writeProbe } from './007-write-probe.js';
 import type { Migration } from './migration.js';
 
-export const migrations: readonly Migration[] = Object.freeze([queueItems, recordStore, schedules, webhookIdempotency, webhookLog, queueConcurrency, writeProbe]);
+export const migrations: readonly Migration[] = Object.freeze([
+  queueItems,
+  recordStore,
+  schedules,
+  webhookIdempotency,
+  webhookLog,
+  queueConcurrency,
+  writeProbe,
+]);

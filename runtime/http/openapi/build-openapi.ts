@@ -53,7 +53,9 @@ function build(snapshot: Snapshot, { version, bodyLimit }: OpenApiSettings): Ope
       ...webhookConsolePaths(snapshot),
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of an ApiClient definition, or the admin token.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token of an ApiClient definition, or the admin token.' },
+      },
       responses: shared.responses,
       schemas: { ...shared.schemas, ...queueSchemas(), ...webhookConsoleSchemas(), ...recordSchemas },
     },
@@ -66,9 +68,17 @@ function healthPaths() {
   const count = { type: 'integer', minimum: 0 };
   const queue = {
     type: 'object',
-    description: 'Queue items by status, when the earliest Pending one is due, and whether this process runs a daemon (without one anywhere, Pending items wait).',
+    description:
+      'Queue items by status, when the earliest Pending one is due, and whether this process runs a daemon (without one anywhere, Pending items wait).',
     required: ['Pending', 'InProgress', 'Complete', 'Failed', 'nextDue', 'daemon'],
-    properties: { Pending: count, InProgress: count, Complete: count, Failed: count, nextDue: { type: ['string', 'null'], format: 'date-time' }, daemon: { enum: ['active', 'inactive'] } },
+    properties: {
+      Pending: count,
+      InProgress: count,
+      Complete: count,
+      Failed: count,
+      nextDue: { type: ['string', 'null'], format: 'date-time' },
+      daemon: { enum: ['active', 'inactive'] },
+    },
   };
   const ready = {
     type: 'object',
@@ -86,19 +96,35 @@ function healthPaths() {
           definitions: {
             type: 'object',
             description: 'How many definitions of each kind are loaded (ids stay behind a token).',
-            properties: Object.fromEntries(['System', 'Sync', 'Webhook', 'Flow', 'ApiClient'].map((kind) => [kind, { type: 'integer', minimum: 0 }])),
+            properties: Object.fromEntries(
+              ['System', 'Sync', 'Webhook', 'Flow', 'ApiClient'].map((kind) => [kind, { type: 'integer', minimum: 0 }]),
+            ),
           },
         },
       },
       lastReload: {
         type: 'object',
         required: ['at', 'ok', 'durationMs', 'problems'],
-        properties: { at: { type: 'string', format: 'date-time' }, ok: { type: 'boolean' }, durationMs: { type: 'number' }, problems: { type: 'array', items: { type: 'string' }, description: 'file:line:column: Kind/id: message' } },
+        properties: {
+          at: { type: 'string', format: 'date-time' },
+          ok: { type: 'boolean' },
+          durationMs: { type: 'number' },
+          problems: { type: 'array', items: { type: 'string' }, description: 'file:line:column: Kind/id: message' },
+        },
       },
     },
   };
   return {
-    '/healthz': { get: { ...open, operationId: 'health', summary: 'The process answers.', responses: { 200: { description: 'Alive.', content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
+    '/healthz': {
+      get: {
+        ...open,
+        operationId: 'health',
+        summary: 'The process answers.',
+        responses: {
+          200: { description: 'Alive.', content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) },
+        },
+      },
+    },
     '/readyz': {
       get: {
         ...open,
@@ -108,12 +134,25 @@ function healthPaths() {
           200: { description: 'Ready.', content: json(ready) },
           503: {
             description: 'The runtime database does not answer; the reason says why.',
-            content: json({ type: 'object', required: ['status', 'reason', 'snapshot', 'lastReload'], properties: { ...ready.properties, status: { const: 'unready' }, reason: { type: 'string' } } }),
+            content: json({
+              type: 'object',
+              required: ['status', 'reason', 'snapshot', 'lastReload'],
+              properties: { ...ready.properties, status: { const: 'unready' }, reason: { type: 'string' } },
+            }),
           },
         },
       },
     },
-    '/metrics': { get: { ...open, operationId: 'metrics', summary: 'Prometheus metrics.', responses: { 200: { description: 'Metrics in the Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+    '/metrics': {
+      get: {
+        ...open,
+        operationId: 'metrics',
+        summary: 'Prometheus metrics.',
+        responses: {
+          200: { description: 'Metrics in the Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
     '/api/openapi.json': {
       get: {
         operationId: 'openapi',

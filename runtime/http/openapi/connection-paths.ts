@@ -24,14 +24,32 @@ const rejected = { $ref: '#/components/responses/Rejected' };
 export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
   const systems = [...snapshot.systems.keys()];
   const objects = [...new Set([...snapshot.systems.values()].flatMap((s) => Object.keys(s.definition.objects)))];
-  const records = [...snapshot.systems].flatMap(([id, s]) => Object.keys(s.definition.objects).map((o) => ({ $ref: `#/components/schemas/${recordSchemaName(id, o)}` })));
+  const records = [...snapshot.systems].flatMap(([id, s]) =>
+    Object.keys(s.definition.objects).map((o) => ({ $ref: `#/components/schemas/${recordSchemaName(id, o)}` })),
+  );
   // anyOf, not oneOf: two objects with the same fields would make every record of theirs match twice.
   const record = records.length ? { anyOf: records } : { type: 'object' };
   const enumOrString = (values: string[]) => (values.length ? { type: 'string', enum: values } : { type: 'string' });
-  const lacking = [...snapshot.systems].map(([id, entry]) => ({ id, capabilities: lackingCapabilities(entry) })).filter((s) => s.capabilities.length > 0);
-  const lackingNote = lacking.length ? ` What a system's connector cannot do is answered 422: ${lacking.map((s) => `${s.id} lacks ${s.capabilities.join(', ')}`).join('; ')}.` : '';
-  const system = { name: 'system_key', in: 'path', required: true, schema: enumOrString(systems), description: `The connected system.${lackingNote}` };
-  const object = { name: 'object_type', in: 'path', required: true, schema: enumOrString(objects), description: 'The schema object of the system.' };
+  const lacking = [...snapshot.systems]
+    .map(([id, entry]) => ({ id, capabilities: lackingCapabilities(entry) }))
+    .filter((s) => s.capabilities.length > 0);
+  const lackingNote = lacking.length
+    ? ` What a system's connector cannot do is answered 422: ${lacking.map((s) => `${s.id} lacks ${s.capabilities.join(', ')}`).join('; ')}.`
+    : '';
+  const system = {
+    name: 'system_key',
+    in: 'path',
+    required: true,
+    schema: enumOrString(systems),
+    description: `The connected system.${lackingNote}`,
+  };
+  const object = {
+    name: 'object_type',
+    in: 'path',
+    required: true,
+    schema: enumOrString(objects),
+    description: 'The schema object of the system.',
+  };
   const json = (schema: unknown) => ({ 'application/json': { schema } });
   const readBody = { required: false, content: json({ $ref: '#/components/schemas/ReadParameters' }) };
   const metadata = {
@@ -57,7 +75,14 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         parameters: [system, object],
         requestBody: readBody,
         responses: {
-          200: { description: 'Metadata, the total matching and the records.', content: json({ type: 'object', required: ['fields', 'groups', 'records', 'total'], properties: { ...metadata, total: { type: 'integer' }, records: { type: 'array', items: record } } }) },
+          200: {
+            description: 'Metadata, the total matching and the records.',
+            content: json({
+              type: 'object',
+              required: ['fields', 'groups', 'records', 'total'],
+              properties: { ...metadata, total: { type: 'integer' }, records: { type: 'array', items: record } },
+            }),
+          },
           ...errorResponses,
           ...bodyResponses,
         },
@@ -70,7 +95,11 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         tags: ['systems'],
         parameters: [system, object],
         requestBody: readBody,
-        responses: { 200: { description: 'The records.', content: json({ type: 'array', items: record }) }, ...errorResponses, ...bodyResponses },
+        responses: {
+          200: { description: 'The records.', content: json({ type: 'array', items: record }) },
+          ...errorResponses,
+          ...bodyResponses,
+        },
       },
     },
     '/api/GetDataObject/{system_key}/{object_type}/{object_key}': {
@@ -78,8 +107,24 @@ export function connectionPaths(snapshot: Snapshot): Record<string, unknown> {
         operationId: 'GetDataObject',
         summary: 'One record with metadata.',
         tags: ['systems'],
-        parameters: [system, object, { name: 'object_key', in: 'path', required: true, schema: { type: 'string' }, description: 'The key value; composite keys as values in key order separated by commas, or a JSON object.' }],
-        responses: { 200: { description: 'The record with metadata.', content: json({ type: 'object', required: ['record'], properties: { ...metadata, record } }) }, ...errorResponses },
+        parameters: [
+          system,
+          object,
+          {
+            name: 'object_key',
+            in: 'path',
+            required: true,
+            schema: { type: 'string' },
+            description: 'The key value; composite keys as values in key order separated by commas, or a JSON object.',
+          },
+        ],
+        responses: {
+          200: {
+            description: 'The record with metadata.',
+            content: json({ type: 'object', required: ['record'], properties: { ...metadata, record } }),
+          },
+          ...errorResponses,
+        },
       },
     },
     '/api/RunConnectionGetQueryData/{system_key}': {

@@ -8,7 +8,13 @@ import { queueStatuses, startTypes, valueLimits } from '../../queue/queue-item.j
 import { actionParamSchema, addActionBody, executeProcessBody } from '../queue-body.js';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
-const errorResponses = { 400: ref('BadRequest'), 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: ref('NotFound'), default: ref('Problem') };
+const errorResponses = {
+  400: ref('BadRequest'),
+  401: ref('Unauthorized'),
+  403: ref('Forbidden'),
+  404: ref('NotFound'),
+  default: ref('Problem'),
+};
 const bodyResponses = { 413: ref('TooLarge'), 415: ref('UnsupportedMediaType') };
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const item = { $ref: '#/components/schemas/QueueItem' };
@@ -23,15 +29,35 @@ export function queueSchemas() {
       type: 'object',
       description:
         "A queue item: the seed's five fields (ID, StartType, ProcessId, CreatedDate, Status), what the start asked for (SourceId, WhereClause), then its run. ActionParams are not shown: a webhook start passes its request data in them, and any client with queue:read may read the item.",
-      required: ['ID', 'StartType', 'ProcessId', 'CreatedDate', 'Status', 'SourceId', 'WhereClause', 'StartedDate', 'FinishedDate', 'Attempts', 'Statistics', 'Errors'],
+      required: [
+        'ID',
+        'StartType',
+        'ProcessId',
+        'CreatedDate',
+        'Status',
+        'SourceId',
+        'WhereClause',
+        'StartedDate',
+        'FinishedDate',
+        'Attempts',
+        'Statistics',
+        'Errors',
+      ],
       properties: {
         ID: { type: 'string', format: 'uuid', description: 'For polling with GetAction.' },
         StartType: { enum: [...startTypes] },
         ProcessId: { type: 'string', description: 'The sync or flow the item runs.' },
         CreatedDate: timestamp,
         Status: { enum: [...queueStatuses] },
-        SourceId: { type: ['string', 'null'], description: 'The one source record the item runs (StartProcessAdHoc, AddAction with SourceId): its key value, or the GUID of the record-store entry a webhook start stored. null: the whole source.' },
-        WhereClause: { type: ['string', 'null'], description: "The filter the start added to the sync's own (AddAction, ExecuteProcess); null: none." },
+        SourceId: {
+          type: ['string', 'null'],
+          description:
+            'The one source record the item runs (StartProcessAdHoc, AddAction with SourceId): its key value, or the GUID of the record-store entry a webhook start stored. null: the whole source.',
+        },
+        WhereClause: {
+          type: ['string', 'null'],
+          description: "The filter the start added to the sync's own (AddAction, ExecuteProcess); null: none.",
+        },
         StartedDate: { type: ['string', 'null'], format: 'date-time', description: 'Start of the current or last attempt.' },
         FinishedDate: { type: ['string', 'null'], format: 'date-time' },
         Attempts: count,
@@ -44,8 +70,13 @@ export function queueSchemas() {
         },
         Errors: {
           type: 'array',
-          description: 'Errors of every attempt, oldest first: a record\'s (with its SourceId) or the whole attempt\'s.',
-          items: { type: 'object', required: ['Message', 'At'], properties: { Message: { type: 'string' }, SourceId: { type: 'string' }, At: timestamp }, additionalProperties: false },
+          description: "Errors of every attempt, oldest first: a record's (with its SourceId) or the whole attempt's.",
+          items: {
+            type: 'object',
+            required: ['Message', 'At'],
+            properties: { Message: { type: 'string' }, SourceId: { type: 'string' }, At: timestamp },
+            additionalProperties: false,
+          },
         },
       },
       additionalProperties: false,
@@ -58,12 +89,37 @@ export function queueSchemas() {
 export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
   const processes = [...new Set([...snapshot.syncs.keys(), ...snapshot.flows.keys()])];
   const enumOrString = (values: string[]) => (values.length ? { type: 'string', enum: values } : { type: 'string' });
-  const processParameter = { name: 'syncId', in: 'path', required: true, schema: enumOrString(processes), description: 'The sync or flow.' };
-  const sourceParameter = { name: 'sourceId', in: 'path', required: true, schema: { type: 'string', maxLength: valueLimits.sourceId }, description: "The source record: its key value, or the GUID of a record-store entry (for a flow: one stored for its first step, which alone reads it)." };
-  const pending = { description: 'The Pending item; a daemon runs it. Content-Location is its GetAction URL.', headers: { 'Content-Location': itemUrl }, content: json(item) };
+  const processParameter = {
+    name: 'syncId',
+    in: 'path',
+    required: true,
+    schema: enumOrString(processes),
+    description: 'The sync or flow.',
+  };
+  const sourceParameter = {
+    name: 'sourceId',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', maxLength: valueLimits.sourceId },
+    description:
+      'The source record: its key value, or the GUID of a record-store entry (for a flow: one stored for its first step, which alone reads it).',
+  };
+  const pending = {
+    description: 'The Pending item; a daemon runs it. Content-Location is its GetAction URL.',
+    headers: { 'Content-Location': itemUrl },
+    content: json(item),
+  };
   const direct = {
-    200: { description: 'The finished item (Complete or Failed) with its statistics and errors.', headers: { 'Content-Location': itemUrl }, content: json(item) },
-    202: { description: 'The run outlasted the synchronous time limit and goes on; the InProgress item, to poll at Location.', headers: { Location: itemUrl }, content: json(item) },
+    200: {
+      description: 'The finished item (Complete or Failed) with its statistics and errors.',
+      headers: { 'Content-Location': itemUrl },
+      content: json(item),
+    },
+    202: {
+      description: 'The run outlasted the synchronous time limit and goes on; the InProgress item, to poll at Location.',
+      headers: { Location: itemUrl },
+      content: json(item),
+    },
   };
   return {
     '/api/StartProcessAdHoc/{syncId}/{sourceId}': {
@@ -83,7 +139,13 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
         requestBody: {
           required: true,
           // The route's schema, with the ids it would find: an unknown one is answered 404, not 400.
-          content: json({ ...addActionBody.schema, properties: { ...addActionBody.schema.properties, ProcessId: { ...addActionBody.schema.properties.ProcessId, ...enumOrString(processes) } } }),
+          content: json({
+            ...addActionBody.schema,
+            properties: {
+              ...addActionBody.schema.properties,
+              ProcessId: { ...addActionBody.schema.properties.ProcessId, ...enumOrString(processes) },
+            },
+          }),
         },
         responses: { 200: pending, ...errorResponses, ...bodyResponses },
       },
@@ -113,7 +175,13 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
         summary: 'Status, statistics and errors of a queue item (scope queue:read).',
         tags: ['queue'],
         parameters: [{ name: 'queueId', in: 'path', required: true, schema: { type: 'string' }, description: 'The ID a start answered.' }],
-        responses: { 200: { description: 'The item.', content: json(item) }, 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: ref('NotFound'), default: ref('Problem') },
+        responses: {
+          200: { description: 'The item.', content: json(item) },
+          401: ref('Unauthorized'),
+          403: ref('Forbidden'),
+          404: ref('NotFound'),
+          default: ref('Problem'),
+        },
       },
     },
   };

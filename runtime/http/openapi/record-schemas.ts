@@ -36,7 +36,9 @@ export function recordSchema(name: string, object: ObjectDefinition): Record<str
     {
       type: 'object',
       description: `Typed group ${groupName}: one entry per type (${group.types.join(', ')}).`,
-      properties: Object.fromEntries(group.types.map((type) => [type, { type: 'object', properties: fieldsSchema(group.fields), additionalProperties: false }])),
+      properties: Object.fromEntries(
+        group.types.map((type) => [type, { type: 'object', properties: fieldsSchema(group.fields), additionalProperties: false }]),
+      ),
       additionalProperties: false,
     },
   ]);

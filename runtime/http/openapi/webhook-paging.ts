@@ -19,8 +19,21 @@ type Paging = NonNullable<WebhookEntry['definition']['paging']>;
 function bodyProperties(paging: Paging, columns: readonly string[]): Record<string, Schema> {
   const digits = '^\\s*\\d{1,15}\\s*$';
   return {
-    [paging.pageSizeParam]: { type: ['integer', 'string', 'null'], minimum: 1, maximum: paging.maxPageSize, pattern: digits, default: paging.defaultPageSize, description: `Page size, 1 to ${paging.maxPageSize} (default ${paging.defaultPageSize}); a number or digits.` },
-    [paging.offsetParam]: { type: ['integer', 'string', 'null'], minimum: 0, pattern: digits, default: 0, description: '0-based offset of the first row; a number or digits.' },
+    [paging.pageSizeParam]: {
+      type: ['integer', 'string', 'null'],
+      minimum: 1,
+      maximum: paging.maxPageSize,
+      pattern: digits,
+      default: paging.defaultPageSize,
+      description: `Page size, 1 to ${paging.maxPageSize} (default ${paging.defaultPageSize}); a number or digits.`,
+    },
+    [paging.offsetParam]: {
+      type: ['integer', 'string', 'null'],
+      minimum: 0,
+      pattern: digits,
+      default: 0,
+      description: '0-based offset of the first row; a number or digits.',
+    },
     ...(paging.filterParam === undefined ? {} : { [paging.filterParam]: filterSchema(columns) }),
   };
 }
@@ -35,16 +48,29 @@ function filterSchema(columns: readonly string[]): Schema {
 
 function columnsOf(snapshot: Snapshot, entry: WebhookEntry): ReadonlyArray<{ name: string; type: FieldType }> {
   const d = entry.definition;
-  return (d.system === undefined || d.query === undefined ? undefined : snapshot.systems.get(d.system)?.definition.queries[d.query]?.columns) ?? [];
+  return (
+    (d.system === undefined || d.query === undefined ? undefined : snapshot.systems.get(d.system)?.definition.queries[d.query]?.columns) ??
+    []
+  );
 }
 
 /** Query-string parameters of the paging properties, but those the request schema already lists (for a GET). */
 export function pagingParameters(snapshot: Snapshot, entry: WebhookEntry, listed: ReadonlySet<string>): Schema[] {
   const paging = entry.definition.paging;
   if (paging === undefined) return [];
-  const parameter = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, schema, description });
+  const parameter = (name: string, schema: Schema, description: string): Schema => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    description,
+  });
   const parameters = [
-    parameter(paging.pageSizeParam, { type: 'integer', minimum: 1, maximum: paging.maxPageSize, default: paging.defaultPageSize }, 'Page size.'),
+    parameter(
+      paging.pageSizeParam,
+      { type: 'integer', minimum: 1, maximum: paging.maxPageSize, default: paging.defaultPageSize },
+      'Page size.',
+    ),
     parameter(paging.offsetParam, { type: 'integer', minimum: 0, default: 0 }, '0-based offset of the first row.'),
   ];
   if (paging.filterParam !== undefined) {
@@ -59,7 +85,12 @@ export function pagingRequest(snapshot: Snapshot, entry: WebhookEntry, request: 
   const paging = entry.definition.paging;
   if (paging === undefined || request.type !== 'object' || request.additionalProperties === false) return request;
   const declared = (request.properties ?? {}) as Record<string, Schema>;
-  const added = Object.entries(bodyProperties(paging, columnsOf(snapshot, entry).map((column) => column.name))).filter(([name]) => !Object.hasOwn(declared, name));
+  const added = Object.entries(
+    bodyProperties(
+      paging,
+      columnsOf(snapshot, entry).map((column) => column.name),
+    ),
+  ).filter(([name]) => !Object.hasOwn(declared, name));
   return { ...request, properties: { ...declared, ...Object.fromEntries(added) } };
 }
 
@@ -75,12 +106,22 @@ export function pagingAnswer(snapshot: Snapshot, entry: WebhookEntry): Schema {
   else if (d.readMapping !== undefined) data = { type: 'array', items: { description: 'A row as the read mapping produces it.' } };
   else {
     const columns = columnsOf(snapshot, entry);
-    data = { type: 'array', items: { type: 'object', properties: Object.fromEntries(columns.map((column) => [column.name, typeSchema(column.type)])), additionalProperties: false } };
+    data = {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: Object.fromEntries(columns.map((column) => [column.name, typeSchema(column.type)])),
+        additionalProperties: false,
+      },
+    };
   }
   return {
     type: 'object',
     required: ['data', 'total'],
-    properties: { data: { ...data, description: 'The rows of the page.' }, total: { type: 'integer', minimum: 0, description: 'All rows the query finds under the filters, across pages.' } },
+    properties: {
+      data: { ...data, description: 'The rows of the page.' },
+      total: { type: 'integer', minimum: 0, description: 'All rows the query finds under the filters, across pages.' },
+    },
     additionalProperties: false,
   };
 }

@@ -13,7 +13,10 @@
 import type { Snapshot, WebhookEntry } from '../../../definitions/snapshot.js';
 import { pagingAnswer, pagingParameters, pagingRequest } from './webhook-paging.js';
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const text = { type: 'string' };
@@ -21,7 +24,10 @@ const nullableText = { type: ['string', 'null'] };
 
 function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get' | 'post') {
   const d = entry.definition;
-  const declared: Record<string, unknown> = d.requestSchema ?? { type: 'object', description: 'Any fields; the webhook declares no request schema.' };
+  const declared: Record<string, unknown> = d.requestSchema ?? {
+    type: 'object',
+    description: 'Any fields; the webhook declares no request schema.',
+  };
   const request = pagingRequest(snapshot, entry, declared);
   const paged = d.paging !== undefined;
   const response =
@@ -29,11 +35,19 @@ function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get'
       ? { $ref: '#/components/schemas/QueueItem' }
       : paged
         ? pagingAnswer(snapshot, entry)
-        : (d.responseSchema ?? { description: d.action.endsWith('WithSync') ? 'As the sync produces it.' : 'As the read mapping produces it.' });
+        : (d.responseSchema ?? {
+            description: d.action.endsWith('WithSync') ? 'As the sync produces it.' : 'As the read mapping produces it.',
+          });
   const checksSecret = d.secret !== undefined || d.challenge?.verifyToken !== undefined;
   const parameters: Array<Record<string, unknown>> = [];
   if (d.secret !== undefined) {
-    parameters.push({ name: 'service_webhooksecret', in: 'header', required: false, schema: { type: 'string' }, description: 'The webhook secret (or send it in Authorization, bearer or raw).' });
+    parameters.push({
+      name: 'service_webhooksecret',
+      in: 'header',
+      required: false,
+      schema: { type: 'string' },
+      description: 'The webhook secret (or send it in Authorization, bearer or raw).',
+    });
   }
   const listed = new Set<string>();
   if (method === 'get') {
@@ -41,20 +55,55 @@ function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get'
     const required = new Set((declared as { required?: string[] }).required ?? []);
     for (const name of Object.keys(properties)) {
       listed.add(name);
-      parameters.push({ name, in: 'query', required: required.has(name), schema: { type: 'string' }, description: 'A request field; query-string values arrive as text.' });
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        schema: { type: 'string' },
+        description: 'A request field; query-string values arrive as text.',
+      });
     }
   }
   parameters.push(...pagingParameters(snapshot, entry, listed));
   const responses: Record<string, unknown> = {
-    200: { description: d.action === 'startSync' ? 'The queue item the call created (Pending); a daemon runs it.' : paged ? 'One page of rows and the total.' : 'The result.', content: json(response) },
+    200: {
+      description:
+        d.action === 'startSync'
+          ? 'The queue item the call created (Pending); a daemon runs it.'
+          : paged
+            ? 'One page of rows and the total.'
+            : 'The result.',
+      content: json(response),
+    },
     // A paged webhook answers a page even when it is empty; only its condition can stop it without one.
-    ...(!paged ? { 204: { description: 'Done without a result: no record found, the execution condition was false, or nothing to answer.' } } : d.condition !== undefined ? { 204: { description: 'The execution condition was false: the action did not run.' } } : {}),
-    400: problem(`The data does not fit the request schema (the problem lists each error)${paged ? ', a paging property is out of range, the filter does not parse or names another column' : ''}, or the body is broken.`),
-    ...(checksSecret ? { 403: problem(d.secret !== undefined ? 'The webhook secret is missing or wrong.' : 'The verify token of the registration challenge does not match.') } : {}),
+    ...(!paged
+      ? { 204: { description: 'Done without a result: no record found, the execution condition was false, or nothing to answer.' } }
+      : d.condition !== undefined
+        ? { 204: { description: 'The execution condition was false: the action did not run.' } }
+        : {}),
+    400: problem(
+      `The data does not fit the request schema (the problem lists each error)${paged ? ', a paging property is out of range, the filter does not parse or names another column' : ''}, or the body is broken.`,
+    ),
+    ...(checksSecret
+      ? {
+          403: problem(
+            d.secret !== undefined
+              ? 'The webhook secret is missing or wrong.'
+              : 'The verify token of the registration challenge does not match.',
+          ),
+        }
+      : {}),
     404: problem('No webhook has this id.'),
     410: problem('The webhook is inactive.'),
     ...(d.signature ? { 401: problem('The signature of the body is missing, wrong or too old.') } : {}),
-    ...(d.redirectUrl ? { 303: { description: 'Processed; the browser is sent on to the redirect URL.', headers: { Location: { schema: { type: 'string' } } } } } : {}),
+    ...(d.redirectUrl
+      ? {
+          303: {
+            description: 'Processed; the browser is sent on to the redirect URL.',
+            headers: { Location: { schema: { type: 'string' } } },
+          },
+        }
+      : {}),
     ...(d.rateLimit ? { 429: problem('Too many calls; Retry-After says when to try again.') } : {}),
     ...(method === 'post' ? { 413: ref('TooLarge'), 415: problem('The body is neither JSON nor form data.') } : {}),
     default: ref('Problem'),
@@ -67,7 +116,12 @@ function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get'
     security: [],
     parameters,
     ...(method === 'post'
-      ? { requestBody: { required: false, content: { 'application/json': { schema: request }, 'application/x-www-form-urlencoded': { schema: request } } } }
+      ? {
+          requestBody: {
+            required: false,
+            content: { 'application/json': { schema: request }, 'application/x-www-form-urlencoded': { schema: request } },
+          },
+        }
       : {}),
     responses,
   };
@@ -76,7 +130,10 @@ function webhookOperation(snapshot: Snapshot, entry: WebhookEntry, method: 'get'
 export function webhookPaths(snapshot: Snapshot): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const entry of snapshot.webhooks.values()) {
-    paths[`/api/webhooks/${entry.definition.id}`] = { get: webhookOperation(snapshot, entry, 'get'), post: webhookOperation(snapshot, entry, 'post') };
+    paths[`/api/webhooks/${entry.definition.id}`] = {
+      get: webhookOperation(snapshot, entry, 'get'),
+      post: webhookOperation(snapshot, entry, 'post'),
+    };
   }
   return paths;
 }
@@ -84,7 +141,11 @@ export function webhookPaths(snapshot: Snapshot): Record<string, unknown> {
 /** Components of the console's webhook routes. */
 export function webhookConsoleSchemas() {
   const values = { type: 'object', additionalProperties: { anyOf: [text, { type: 'array', items: text }] } };
-  const truncated = { type: 'object', required: ['bytes', 'limit', 'preview'], properties: { bytes: { type: 'integer' }, limit: { type: 'integer' }, preview: text } };
+  const truncated = {
+    type: 'object',
+    required: ['bytes', 'limit', 'preview'],
+    properties: { bytes: { type: 'integer' }, limit: { type: 'integer' }, preview: text },
+  };
   const summary = {
     id: text,
     webhookId: text,
@@ -118,8 +179,17 @@ export function webhookConsoleSchemas() {
             body: text,
             bodyEncoding: { enum: ['utf8', 'base64'] },
             truncated,
-            note: { ...text, description: 'Why data and body are missing: the body was refused (`body refused (400): …`), or could not be stored. Such an entry cannot be replayed.' },
-            redacted: { type: 'array', items: text, description: 'Where credentials were taken out of the data or the query (e.g. data.user.password): such an entry cannot be replayed.' },
+            note: {
+              ...text,
+              description:
+                'Why data and body are missing: the body was refused (`body refused (400): …`), or could not be stored. Such an entry cannot be replayed.',
+            },
+            redacted: {
+              type: 'array',
+              items: text,
+              description:
+                'Where credentials were taken out of the data or the query (e.g. data.user.password): such an entry cannot be replayed.',
+            },
           },
         },
         response: { type: ['object', 'null'], properties: { body: {}, truncated } },
@@ -134,16 +204,30 @@ export function webhookConsoleSchemas() {
     WebhookResponse: {
       type: 'object',
       required: ['status', 'headers', 'body'],
-      properties: { status: { type: 'integer' }, headers: { type: 'object', additionalProperties: text }, body: { type: 'string', description: 'The raw body as text.' } },
+      properties: {
+        status: { type: 'integer' },
+        headers: { type: 'object', additionalProperties: text },
+        body: { type: 'string', description: 'The raw body as text.' },
+      },
     },
   };
 }
 
 export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown> {
   const ids = [...snapshot.webhooks.keys()];
-  const webhookId = { name: 'webhookId', in: 'path', required: true, schema: ids.length ? { type: 'string', enum: ids } : { type: 'string' } };
+  const webhookId = {
+    name: 'webhookId',
+    in: 'path',
+    required: true,
+    schema: ids.length ? { type: 'string', enum: ids } : { type: 'string' },
+  };
   const entryId = { name: 'entryId', in: 'path', required: true, schema: { type: 'string' } };
-  const errors = { 401: ref('Unauthorized'), 403: ref('Forbidden'), 404: problem('Unknown webhook or log entry.'), default: ref('Problem') };
+  const errors = {
+    401: ref('Unauthorized'),
+    403: ref('Forbidden'),
+    404: problem('Unknown webhook or log entry.'),
+    default: ref('Problem'),
+  };
   const entry = { description: 'The entry.', content: json({ $ref: '#/components/schemas/WebhookLogEntry' }) };
   const notReplayable = problem('The entry is not pinned, or its payload was not kept whole.');
   const base = '/api/console/webhooks/{webhookId}';
@@ -162,7 +246,11 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
         responses: {
           200: {
             description: 'A page of entries.',
-            content: json({ type: 'object', required: ['entries', 'next'], properties: { entries: { type: 'array', items: { $ref: '#/components/schemas/WebhookLogSummary' } }, next: nullableText } }),
+            content: json({
+              type: 'object',
+              required: ['entries', 'next'],
+              properties: { entries: { type: 'array', items: { $ref: '#/components/schemas/WebhookLogSummary' } }, next: nullableText },
+            }),
           },
           400: ref('BadRequest'),
           ...errors,
@@ -170,22 +258,45 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
       },
     },
     [`${base}/log/{entryId}`]: {
-      get: { operationId: 'webhookLogEntry', summary: 'One log entry with its ticker, payload and response (scope console).', tags: ['console'], parameters: [webhookId, entryId], responses: { 200: entry, ...errors } },
+      get: {
+        operationId: 'webhookLogEntry',
+        summary: 'One log entry with its ticker, payload and response (scope console).',
+        tags: ['console'],
+        parameters: [webhookId, entryId],
+        responses: { 200: entry, ...errors },
+      },
     },
     [`${base}/log/{entryId}/pin`]: {
-      post: { operationId: 'pinWebhookLogEntry', summary: 'Pin an entry: kept past the retention, and replayable (scope console).', tags: ['console'], parameters: [webhookId, entryId], responses: { 200: entry, ...errors } },
-      delete: { operationId: 'unpinWebhookLogEntry', summary: 'Unpin an entry (scope console).', tags: ['console'], parameters: [webhookId, entryId], responses: { 200: entry, ...errors } },
+      post: {
+        operationId: 'pinWebhookLogEntry',
+        summary: 'Pin an entry: kept past the retention, and replayable (scope console).',
+        tags: ['console'],
+        parameters: [webhookId, entryId],
+        responses: { 200: entry, ...errors },
+      },
+      delete: {
+        operationId: 'unpinWebhookLogEntry',
+        summary: 'Unpin an entry (scope console).',
+        tags: ['console'],
+        parameters: [webhookId, entryId],
+        responses: { 200: entry, ...errors },
+      },
     },
     [`${base}/log/{entryId}/replay`]: {
       post: {
         operationId: 'replayWebhookLogEntry',
-        summary: 'Send the request of a pinned entry to the webhook again, for real; logged as a new entry naming this one (scope console).',
+        summary:
+          'Send the request of a pinned entry to the webhook again, for real; logged as a new entry naming this one (scope console).',
         tags: ['console'],
         parameters: [webhookId, entryId],
         responses: {
           200: {
             description: 'What the webhook answered.',
-            content: json({ type: 'object', required: ['entryId', 'replayOf', 'response'], properties: { entryId: text, replayOf: text, response: { $ref: '#/components/schemas/WebhookResponse' } } }),
+            content: json({
+              type: 'object',
+              required: ['entryId', 'replayOf', 'response'],
+              properties: { entryId: text, replayOf: text, response: { $ref: '#/components/schemas/WebhookResponse' } },
+            }),
           },
           409: notReplayable,
           ...errors,
@@ -196,12 +307,18 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
       post: {
         operationId: 'testWebhook',
         summary: 'Call the webhook for real with typed JSON or a pinned entry; stream the ticker live and the response (scope console).',
-        description: 'Server-sent events: `sent` (what is sent; secrets redacted), `ticker` (one per ticker message, as it happens), then `response` (status, headers, raw body, logEntryId) or `error`.',
+        description:
+          'Server-sent events: `sent` (what is sent; secrets redacted), `ticker` (one per ticker message, as it happens), then `response` (status, headers, raw body, logEntryId) or `error`.',
         tags: ['console'],
         parameters: [webhookId],
         requestBody: {
           required: true,
-          content: json({ oneOf: [{ type: 'object', required: ['data'], properties: { data: {} }, additionalProperties: false }, { type: 'object', required: ['pin'], properties: { pin: { type: 'string', minLength: 1 } }, additionalProperties: false }] }),
+          content: json({
+            oneOf: [
+              { type: 'object', required: ['data'], properties: { data: {} }, additionalProperties: false },
+              { type: 'object', required: ['pin'], properties: { pin: { type: 'string', minLength: 1 } }, additionalProperties: false },
+            ],
+          }),
         },
         responses: {
           200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },

@@ -6,7 +6,12 @@
 import type { Expression as Mapping } from 'jsonata';
 import { HttpProblem } from '../../errors.js';
 
-export async function evaluateMapping(mapping: Mapping, input: unknown, bindings: Record<string, unknown>, label: string): Promise<unknown> {
+export async function evaluateMapping(
+  mapping: Mapping,
+  input: unknown,
+  bindings: Record<string, unknown>,
+  label: string,
+): Promise<unknown> {
   try {
     return await mapping.evaluate(input, bindings);
   } catch (error) {
@@ -16,7 +21,12 @@ export async function evaluateMapping(mapping: Mapping, input: unknown, bindings
 }
 
 /** Each record through `mapping`; a record the mapping turns into nothing is left out. */
-export async function mapEach(mapping: Mapping, records: readonly unknown[], bindings: Record<string, unknown>, label: string): Promise<unknown[]> {
+export async function mapEach(
+  mapping: Mapping,
+  records: readonly unknown[],
+  bindings: Record<string, unknown>,
+  label: string,
+): Promise<unknown[]> {
   const mapped: unknown[] = [];
   for (const [index, record] of records.entries()) {
     const result = await evaluateMapping(mapping, record, bindings, `${label}, record ${index + 1}`);

@@ -20,14 +20,25 @@
  */
 import type { WebhookDefinition } from '../../../definitions/types.js';
 import { HttpProblem } from '../../errors.js';
-import { collectFields, collectPlaceholders, ExpressionSyntaxError, parseExpression, type Expression } from '../../../definitions/expression/index.js';
+import {
+  collectFields,
+  collectPlaceholders,
+  ExpressionSyntaxError,
+  parseExpression,
+  type Expression,
+} from '../../../definitions/expression/index.js';
 import type { WebhookRequest } from '../webhook-call.js';
 import { requestValue } from './paging-request.js';
 
 type Paging = NonNullable<WebhookDefinition['paging']>;
 
 /** The caller's filter, checked against the query's columns; undefined when the request sends none. */
-export function pagingFilter(paging: Paging | undefined, columns: ReadonlyArray<{ name: string }>, request: WebhookRequest, label: string): Expression | undefined {
+export function pagingFilter(
+  paging: Paging | undefined,
+  columns: ReadonlyArray<{ name: string }>,
+  request: WebhookRequest,
+  label: string,
+): Expression | undefined {
   const name = paging?.filterParam;
   if (name === undefined) return undefined;
   const found = requestValue(request, name);
@@ -36,7 +47,10 @@ export function pagingFilter(paging: Paging | undefined, columns: ReadonlyArray<
   const refuse = (message: string): never => {
     throw new HttpProblem('invalid-request', message, { errors: [{ path, message }] });
   };
-  if (typeof value !== 'string') refuse(`${name} must be text holding a filter such as "city = 'Porto'", not ${Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}.`);
+  if (typeof value !== 'string')
+    refuse(
+      `${name} must be text holding a filter such as "city = 'Porto'", not ${Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}.`,
+    );
   const text = value as string;
   if (text.trim() === '') return undefined;
   let filter: Expression;
@@ -47,11 +61,14 @@ export function pagingFilter(paging: Paging | undefined, columns: ReadonlyArray<
     return refuse(`${name}, column ${error.column}: ${error.message}`);
   }
   const placeholder = collectPlaceholders(filter)[0];
-  if (placeholder !== undefined) refuse(`${name}, column ${placeholder.start + 1}: #${placeholder.path.join('.')}# is a placeholder; write the value itself.`);
+  if (placeholder !== undefined)
+    refuse(`${name}, column ${placeholder.start + 1}: #${placeholder.path.join('.')}# is a placeholder; write the value itself.`);
   const known = columns.map((column) => column.name);
   for (const field of collectFields(filter)) {
     if (field.path.length !== 1 || !known.includes(field.path[0]!)) {
-      refuse(`${name}, column ${field.start + 1}: query ${label} has no column '${field.path.join('.')}'; it may name ${known.join(', ')}.`);
+      refuse(
+        `${name}, column ${field.start + 1}: query ${label} has no column '${field.path.join('.')}'; it may name ${known.join(', ')}.`,
+      );
     }
   }
   return filter;

@@ -20,7 +20,8 @@ type Paging = NonNullable<WebhookDefinition['paging']>;
 /** The request's value of `name` and where it was found (for the problem's path); null and '' in the data count as absent. */
 export function requestValue(request: WebhookRequest, name: string): { value: unknown; path: string } | undefined {
   const data = request.data;
-  if (isPlainRecord(data) && Object.hasOwn(data, name) && data[name] !== null && data[name] !== '') return { value: data[name], path: `/${name}` };
+  if (isPlainRecord(data) && Object.hasOwn(data, name) && data[name] !== null && data[name] !== '')
+    return { value: data[name], path: `/${name}` };
   if (Object.hasOwn(request.query, name)) return { value: request.query[name], path: `query.${name}` };
   return undefined;
 }
@@ -29,9 +30,11 @@ function wholeNumber(request: WebhookRequest, name: string, fallback: number, mi
   const found = requestValue(request, name);
   if (found === undefined) return fallback;
   const { value, path } = found;
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : Number.NaN;
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : Number.NaN;
   let message: string | undefined;
-  if (!Number.isSafeInteger(number)) message = `${name} must be a whole number${typeof value === 'string' || typeof value === 'number' ? '' : `, not ${Array.isArray(value) ? 'a list' : typeof value}`}.`;
+  if (!Number.isSafeInteger(number))
+    message = `${name} must be a whole number${typeof value === 'string' || typeof value === 'number' ? '' : `, not ${Array.isArray(value) ? 'a list' : typeof value}`}.`;
   else if (number < minimum) message = `${name} must be at least ${minimum}, not ${number}.`;
   else if (number > maximum) message = `${name} must be at most ${maximum}, not ${number}.`;
   if (message !== undefined) throw new HttpProblem('invalid-request', message, { errors: [{ path, message }] });

@@ -20,18 +20,25 @@ export async function readQueryWithSync(call: WebhookCall): Promise<WebhookAnswe
   const source = sync.definition.source;
   if (source.system === undefined || source.query === undefined) {
     const kind = source.recordStore ? 'the record store' : `object ${source.object}`;
-    throw new HttpProblem('action-not-possible', `Webhook ${hook.id}: sync '${sync.definition.id}' reads ${kind}, not a query; readQueryWithSync needs a sync reading a named query (use readWithSync for an object).`);
+    throw new HttpProblem(
+      'action-not-possible',
+      `Webhook ${hook.id}: sync '${sync.definition.id}' reads ${kind}, not a query; readQueryWithSync needs a sync reading a named query (use readWithSync for an object).`,
+    );
   }
   const label = `${source.system}/${source.query}`;
   const one = answersOne(hook);
   ticker.say('start', `readQueryWithSync: sync ${sync.definition.id} running query ${label}${one ? ', first row only' : ''}`);
   const { system, connection } = await systemOf(call, source.system);
   const query = system.definition.queries[source.query];
-  if (query === undefined) throw new HttpProblem('action-not-possible', `Webhook ${hook.id}: system '${source.system}' has no query '${source.query}'.`);
+  if (query === undefined)
+    throw new HttpProblem('action-not-possible', `Webhook ${hook.id}: system '${source.system}' has no query '${source.query}'.`);
   const params = requestParams(call);
   const filter = andFilters(sync.where, entry.queryFilter);
   if (filter !== undefined && !query.statement.includes('#FlowFilter#')) {
-    throw new HttpProblem('action-not-possible', `Webhook ${hook.id}: query ${label} has no #FlowFilter#, so the queryFilter and the sync's where cannot apply; add #FlowFilter# to its statement.`);
+    throw new HttpProblem(
+      'action-not-possible',
+      `Webhook ${hook.id}: query ${label} has no #FlowFilter#, so the queryFilter and the sync's where cannot apply; add #FlowFilter# to its statement.`,
+    );
   }
   sayFilter(ticker, 'queryFilter', filter);
   const order = entry.order ?? sync.order;
@@ -49,6 +56,9 @@ export async function readQueryWithSync(call: WebhookCall): Promise<WebhookAnswe
   }
   if (order !== undefined) sortRecords(rows, order);
   const { mapped, left } = await throughSync(sync, rows, params);
-  ticker.say('hits', `${rows.length} row(s) of ${label}${left > 0 ? `, ${left} left out by the precondition` : ''}`, { count: mapped.length, read: rows.length });
+  ticker.say('hits', `${rows.length} row(s) of ${label}${left > 0 ? `, ${left} left out by the precondition` : ''}`, {
+    count: mapped.length,
+    read: rows.length,
+  });
   return recordsAnswer(mapped, one);
 }

@@ -41,12 +41,18 @@ export async function readQueryWithSystem(call: WebhookCall): Promise<WebhookAns
   const paging = hook.paging;
   const page = paging === undefined ? undefined : pageRequest(paging, call.request);
   const one = paging === undefined && answersOne(hook);
-  ticker.say('start', `readQueryWithSystem: query ${label}${page ? `, ${page.limit} rows from offset ${page.skip}` : one ? ', first row only' : ''}`);
+  ticker.say(
+    'start',
+    `readQueryWithSystem: query ${label}${page ? `, ${page.limit} rows from offset ${page.skip}` : one ? ', first row only' : ''}`,
+  );
 
   const requested = pagingFilter(paging, query.columns, call.request, label);
   const filter = andFilters(entry.queryFilter, requested);
   if (filter !== undefined && !query.statement.includes(flowFilter)) {
-    throw new HttpProblem('action-not-possible', `Webhook ${hook.id}: query ${label} has no ${flowFilter}, so the queryFilter cannot apply; add ${flowFilter} to its statement.`);
+    throw new HttpProblem(
+      'action-not-possible',
+      `Webhook ${hook.id}: query ${label} has no ${flowFilter}, so the queryFilter cannot apply; add ${flowFilter} to its statement.`,
+    );
   }
   sayFilter(ticker, 'queryFilter', entry.queryFilter);
   if (requested !== undefined) {
@@ -54,7 +60,8 @@ export async function readQueryWithSystem(call: WebhookCall): Promise<WebhookAns
     const fields = [...new Set(collectFields(requested).map((field) => field.path.join('.')))];
     ticker.say('filter', `${paging!.filterParam}: the request's filter on ${fields.join(', ') || 'no column'}, AND-ed`, { fields });
   }
-  if (page && entry.order !== undefined) ticker.say('warning', 'order sorts within the page only; a paged query is ordered by its statement (add ORDER BY there)');
+  if (page && entry.order !== undefined)
+    ticker.say('warning', 'order sorts within the page only; a paged query is ordered by its statement (add ORDER BY there)');
 
   // Without order, firstOnly needs one row; with it, every row, to sort.
   const limit = page?.limit ?? (one && entry.order === undefined ? 1 : maxAnswerRecords + 1);
@@ -70,11 +77,18 @@ export async function readQueryWithSystem(call: WebhookCall): Promise<WebhookAns
   const rows = result.rows;
   if (page === undefined && rows.length > maxAnswerRecords) {
     rows.length = maxAnswerRecords;
-    ticker.say('warning', `the query returns more than ${maxAnswerRecords} rows; the answer holds the first ${maxAnswerRecords} (turn paging on)`);
+    ticker.say(
+      'warning',
+      `the query returns more than ${maxAnswerRecords} rows; the answer holds the first ${maxAnswerRecords} (turn paging on)`,
+    );
   }
   if (entry.order !== undefined) sortRecords(rows, entry.order);
-  ticker.say('hits', `${rows.length} row(s) of ${label}${result.total === undefined ? '' : ` of ${result.total} in all`}`, { count: rows.length, ...(result.total === undefined ? {} : { total: result.total }) });
-  const mapped = entry.readMapping === undefined ? rows : await mapEach(entry.readMapping, rows, { request: call.request.data }, 'readMapping');
+  ticker.say('hits', `${rows.length} row(s) of ${label}${result.total === undefined ? '' : ` of ${result.total} in all`}`, {
+    count: rows.length,
+    ...(result.total === undefined ? {} : { total: result.total }),
+  });
+  const mapped =
+    entry.readMapping === undefined ? rows : await mapEach(entry.readMapping, rows, { request: call.request.data }, 'readMapping');
   if (page !== undefined) return { status: 200, body: { data: mapped, total: result.total ?? mapped.length } };
   return recordsAnswer(mapped, one);
 }

@@ -18,7 +18,10 @@ export async function readWithSync(call: WebhookCall): Promise<WebhookAnswer> {
   const source = sync.definition.source;
   if (source.system === undefined || source.object === undefined) {
     const kind = source.recordStore ? 'the record store' : `query ${source.query}`;
-    throw new HttpProblem('action-not-possible', `Webhook ${entry.definition.id}: sync '${sync.definition.id}' reads ${kind}, not an object; readWithSync needs a sync reading an object (use readQueryWithSync for a query).`);
+    throw new HttpProblem(
+      'action-not-possible',
+      `Webhook ${entry.definition.id}: sync '${sync.definition.id}' reads ${kind}, not an object; readWithSync needs a sync reading an object (use readQueryWithSync for a query).`,
+    );
   }
   const label = `${source.system}/${source.object}`;
   const one = answersOne(entry.definition);
@@ -42,9 +45,15 @@ export async function readWithSync(call: WebhookCall): Promise<WebhookAnswer> {
   );
   if (records.length > maxAnswerRecords) {
     records.length = maxAnswerRecords;
-    ticker.say('warning', `more than ${maxAnswerRecords} records match; the answer holds the first ${maxAnswerRecords} (narrow the search)`);
+    ticker.say(
+      'warning',
+      `more than ${maxAnswerRecords} records match; the answer holds the first ${maxAnswerRecords} (narrow the search)`,
+    );
   }
   const { mapped, left } = await throughSync(sync, records, params);
-  ticker.say('hits', `${records.length} record(s) of ${label}${left > 0 ? `, ${left} left out by the precondition` : ''}`, { count: mapped.length, read: records.length });
+  ticker.say('hits', `${records.length} record(s) of ${label}${left > 0 ? `, ${left} left out by the precondition` : ''}`, {
+    count: mapped.length,
+    read: records.length,
+  });
   return recordsAnswer(mapped, one);
 }

@@ -33,9 +33,13 @@ export async function readWithSystem(call: WebhookCall): Promise<WebhookAnswer> 
   );
   if (records.length > maxAnswerRecords) {
     records.length = maxAnswerRecords;
-    ticker.say('warning', `more than ${maxAnswerRecords} records match; the answer holds the first ${maxAnswerRecords} (narrow the search)`);
+    ticker.say(
+      'warning',
+      `more than ${maxAnswerRecords} records match; the answer holds the first ${maxAnswerRecords} (narrow the search)`,
+    );
   }
   ticker.say('hits', `${records.length} record(s) of ${label}`, { count: records.length });
-  const answer = entry.readMapping === undefined ? records : await mapEach(entry.readMapping, records, { request: call.request.data }, 'readMapping');
+  const answer =
+    entry.readMapping === undefined ? records : await mapEach(entry.readMapping, records, { request: call.request.data }, 'readMapping');
   return recordsAnswer(answer, one);
 }

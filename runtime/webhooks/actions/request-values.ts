@@ -31,18 +31,32 @@ function refuse(errors: ProblemDetail[]): never {
 
 /** The request data as ActionParams (see the file comment), within the queue's limits. */
 export function actionParamsOf(data: unknown): ActionParam[] {
-  const entries: Array<[string, unknown]> = isPlainRecord(data) ? Object.entries(data) : data === undefined || data === null ? [] : [['Data', data]];
+  const entries: Array<[string, unknown]> = isPlainRecord(data)
+    ? Object.entries(data)
+    : data === undefined || data === null
+      ? []
+      : [['Data', data]];
   const params: ActionParam[] = [];
   for (const [name, value] of entries) {
     if (value === null || value === undefined) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (text.length > valueLimits.actionParamValue) {
-      refuse([{ path: `/${name}`, message: `${name} has ${text.length} characters as a parameter; at most ${valueLimits.actionParamValue} are passed to a sync (enable recordStore for larger data).` }]);
+      refuse([
+        {
+          path: `/${name}`,
+          message: `${name} has ${text.length} characters as a parameter; at most ${valueLimits.actionParamValue} are passed to a sync (enable recordStore for larger data).`,
+        },
+      ]);
     }
     params.push({ Name: name, Value: text });
   }
   if (params.length > valueLimits.actionParams) {
-    refuse([{ path: '', message: `The request has ${params.length} properties; at most ${valueLimits.actionParams} are passed to a sync as parameters (enable recordStore for larger data).` }]);
+    refuse([
+      {
+        path: '',
+        message: `The request has ${params.length} properties; at most ${valueLimits.actionParams} are passed to a sync as parameters (enable recordStore for larger data).`,
+      },
+    ]);
   }
   return params;
 }
@@ -57,7 +71,10 @@ export function recordsOf(data: unknown): RecordData[] {
   for (const [index, record] of records.entries()) {
     if (!isPlainRecord(record)) {
       const path = Array.isArray(data) ? `/${index}` : '';
-      errors.push({ path, message: `${Array.isArray(data) ? `Record ${index + 1}` : 'The request data'} must be a JSON object, not ${describe(record)}.` });
+      errors.push({
+        path,
+        message: `${Array.isArray(data) ? `Record ${index + 1}` : 'The request data'} must be a JSON object, not ${describe(record)}.`,
+      });
     }
   }
   if (errors.length > 0) refuse(errors.slice(0, 20));

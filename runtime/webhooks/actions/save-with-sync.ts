@@ -42,15 +42,25 @@ export async function saveWithSync(call: WebhookCall): Promise<WebhookAnswer> {
   if (outcome.status === 'Failed') {
     const reason = outcome.errors[0]?.message ?? 'the run stopped';
     ticker.say('error', `sync ${sync.definition.id} could not run: ${reason}`);
-    throw new HttpProblem(outcome.retryable ? 'unavailable' : 'sync-failed', `Sync ${sync.definition.id} could not save the records: ${reason}`);
+    throw new HttpProblem(
+      outcome.retryable ? 'unavailable' : 'sync-failed',
+      `Sync ${sync.definition.id} could not save the records: ${reason}`,
+    );
   }
   const { statistics } = outcome;
-  ticker.say('written', `created ${statistics.created}, updated ${statistics.updated}, skipped ${statistics.skipped}, failed ${statistics.failed} in ${label}`, { ...statistics });
-  for (const failed of results.filter((result) => result.result === 'failed').slice(0, 20)) ticker.say('error', `record ${failed.index + 1}: ${failed.message ?? 'failed'}`);
+  ticker.say(
+    'written',
+    `created ${statistics.created}, updated ${statistics.updated}, skipped ${statistics.skipped}, failed ${statistics.failed} in ${label}`,
+    { ...statistics },
+  );
+  for (const failed of results.filter((result) => result.result === 'failed').slice(0, 20))
+    ticker.say('error', `record ${failed.index + 1}: ${failed.message ?? 'failed'}`);
 
   if (statistics.failed > 0 && statistics.failed === records.length) {
     throw new HttpProblem('records-failed', `Sync ${sync.definition.id} saved none of the ${records.length} record(s).`, {
-      errors: results.slice(0, 100).map((result) => ({ path: Array.isArray(data) ? `/${result.index}` : '', message: result.message ?? 'failed' })),
+      errors: results
+        .slice(0, 100)
+        .map((result) => ({ path: Array.isArray(data) ? `/${result.index}` : '', message: result.message ?? 'failed' })),
     });
   }
   if (entry.resultMapping === undefined) {
@@ -65,7 +75,16 @@ export async function saveWithSync(call: WebhookCall): Promise<WebhookAnswer> {
       continue;
     }
     const [stored] = await collect(connection.read(target.object, { id: key, limit: 1 }), 1);
-    answers.push(stored === undefined ? null : ((await evaluateMapping(entry.resultMapping, stored, { request: data, action: result.result }, `resultMapping, record ${result.index + 1}`)) ?? null));
+    answers.push(
+      stored === undefined
+        ? null
+        : ((await evaluateMapping(
+            entry.resultMapping,
+            stored,
+            { request: data, action: result.result },
+            `resultMapping, record ${result.index + 1}`,
+          )) ?? null),
+    );
   }
   if (Array.isArray(data)) return { status: 200, body: answers };
   const only = answers[0];
@@ -74,5 +93,10 @@ export async function saveWithSync(call: WebhookCall): Promise<WebhookAnswer> {
 
 function resultJson(result: GivenRecordOutcome): Record<string, unknown> {
   const key: RecordData | undefined = result.keys?.[0];
-  return { index: result.index, result: result.result, ...(key === undefined ? {} : { key }), ...(result.message === undefined ? {} : { message: result.message }) };
+  return {
+    index: result.index,
+    result: result.result,
+    ...(key === undefined ? {} : { key }),
+    ...(result.message === undefined ? {} : { message: result.message }),
+  };
 }

@@ -41,11 +41,15 @@ export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> 
   const { connection } = await systemOf(call, hook.system!);
   const description = connection.describe(object);
 
-  const record = entry.writeMapping === undefined ? data : await evaluateMapping(entry.writeMapping, data, { request: data }, 'writeMapping');
+  const record =
+    entry.writeMapping === undefined ? data : await evaluateMapping(entry.writeMapping, data, { request: data }, 'writeMapping');
   if (!isPlainRecord(record)) {
     const what = record === undefined ? 'nothing' : Array.isArray(record) ? 'an array' : typeof record;
-    if (entry.writeMapping !== undefined) throw new HttpProblem('mapping-failed', `writeMapping produced ${what}, not one record (a JSON object) for ${label}.`);
-    throw new HttpProblem('invalid-request', `The request data must be one JSON object (a record of ${label}), not ${what}.`, { errors: [{ path: '', message: 'expected a JSON object' }] });
+    if (entry.writeMapping !== undefined)
+      throw new HttpProblem('mapping-failed', `writeMapping produced ${what}, not one record (a JSON object) for ${label}.`);
+    throw new HttpProblem('invalid-request', `The request data must be one JSON object (a record of ${label}), not ${what}.`, {
+      errors: [{ path: '', message: 'expected a JSON object' }],
+    });
   }
   const groupNames = new Set(description.groups.map((group) => group.name));
   const values: RecordData = {};
@@ -60,11 +64,17 @@ export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> 
   if (entry.targetSearch !== undefined) {
     sayFilter(ticker, 'targetSearch', entry.targetSearch);
     // Two found tell one from several.
-    const found = await collect(connection.read(object, { filter: entry.targetSearch, placeholders: requestPlaceholders(data), limit: 2, pageSize: 2, ...signal }), 2);
+    const found = await collect(
+      connection.read(object, { filter: entry.targetSearch, placeholders: requestPlaceholders(data), limit: 2, pageSize: 2, ...signal }),
+      2,
+    );
     ticker.say('hits', `${found.length === 2 ? 'several' : found.length} record(s) of ${label} match`, { count: found.length });
     const existing = found[0];
     if (found.length > 1) {
-      throw new HttpProblem('several-matches', `Several records of ${label} match the webhook's targetSearch; nothing was written. Make the search identify one record.`);
+      throw new HttpProblem(
+        'several-matches',
+        `Several records of ${label} match the webhook's targetSearch; nothing was written. Make the search identify one record.`,
+      );
     }
     if (existing === undefined && hook.onNoMatch === 'skip') {
       ticker.say('written', `nothing written: no record of ${label} matches and onNoMatch is skip`, { action: 'skipped' });
@@ -82,18 +92,31 @@ export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> 
     }
   }
 
-  const request: WriteRequest = { values, ...(Object.keys(groups).length > 0 ? { groups } : {}), ...(match === undefined ? {} : { match }), ...(onMatch === undefined ? {} : { onMatch }) };
+  const request: WriteRequest = {
+    values,
+    ...(Object.keys(groups).length > 0 ? { groups } : {}),
+    ...(match === undefined ? {} : { match }),
+    ...(onMatch === undefined ? {} : { onMatch }),
+  };
   let written: WriteResult;
   try {
     written = await connection.write(object, request);
   } catch (error) {
     // Created since the search by writers that do not take turns with this one (another program).
     if (error instanceof ConnectorError && error.details?.reason === 'several-matches') {
-      throw new HttpProblem('several-matches', `Several records of ${label} match the webhook's targetSearch; nothing was written. Make the search identify one record.`, { cause: error });
+      throw new HttpProblem(
+        'several-matches',
+        `Several records of ${label} match the webhook's targetSearch; nothing was written. Make the search identify one record.`,
+        { cause: error },
+      );
     }
     throw error;
   }
-  if (written.action === 'skipped') ticker.say('written', `nothing written: a record of ${label} was created meanwhile and onMatch is skip`, { action: 'skipped', key: written.key });
+  if (written.action === 'skipped')
+    ticker.say('written', `nothing written: a record of ${label} was created meanwhile and onMatch is skip`, {
+      action: 'skipped',
+      key: written.key,
+    });
   else ticker.say('written', `${written.action} a record of ${label}`, { action: written.action, key: written.key });
   const mapping = entry.resultMapping ?? entry.readMapping;
   if (mapping === undefined) return { status: 204 };
@@ -124,6 +147,11 @@ async function answerWith(call: WebhookCall, stored: RecordData, action: string)
   const { entry } = call;
   const mapping = entry.resultMapping ?? entry.readMapping;
   if (mapping === undefined) return { status: 204 };
-  const body = await evaluateMapping(mapping, stored, { request: call.request.data, action }, entry.resultMapping ? 'resultMapping' : 'readMapping');
+  const body = await evaluateMapping(
+    mapping,
+    stored,
+    { request: call.request.data, action },
+    entry.resultMapping ? 'resultMapping' : 'readMapping',
+  );
   return body === undefined ? { status: 204 } : { status: 200, body };
 }

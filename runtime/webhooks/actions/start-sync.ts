@@ -44,7 +44,10 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
   }
   const storeSync = hook.sync !== undefined ? (hook.recordStore ? sync : undefined) : firstSyncOf(snapshot, processId);
   const useStore = storeSync !== undefined && storeSync.definition.source.recordStore === true;
-  ticker.say('start', `startSync: ${kind} ${processId}, data as ${useStore ? `record-store records of ${storeSync.definition.id}` : 'ActionParams'}`);
+  ticker.say(
+    'start',
+    `startSync: ${kind} ${processId}, data as ${useStore ? `record-store records of ${storeSync.definition.id}` : 'ActionParams'}`,
+  );
 
   const data = call.request.data;
   const elements = Array.isArray(data) ? data : [data];
@@ -62,7 +65,10 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
   if (useStore) {
     const records = recordsOf(data);
     guids = await storeRecords(db, storeSync.definition.id, records);
-    ticker.say('stored', `stored ${guids.length} record(s) in the record store of ${storeSync.definition.id}`, { count: guids.length, guids: guids.slice(0, 20) });
+    ticker.say('stored', `stored ${guids.length} record(s) in the record store of ${storeSync.definition.id}`, {
+      count: guids.length,
+      guids: guids.slice(0, 20),
+    });
     items = guids.map((guid) => ({ ...base, sourceId: guid }));
   } else {
     items = elements.map((element) => ({ ...base, actionParams: actionParamsOf(element) }));
@@ -88,10 +94,14 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
   }
   await announceWork(db);
   const first = rows[0]!;
-  ticker.say('queued', rows.length === 1 ? `queue item ${first.id} for ${kind} ${processId}` : `${rows.length} queue items for ${kind} ${processId}`, {
-    queueItemId: first.id,
-    count: rows.length,
-  });
+  ticker.say(
+    'queued',
+    rows.length === 1 ? `queue item ${first.id} for ${kind} ${processId}` : `${rows.length} queue items for ${kind} ${processId}`,
+    {
+      queueItemId: first.id,
+      count: rows.length,
+    },
+  );
   const body = Array.isArray(data) ? rows.map(queueItemJson) : queueItemJson(first);
   return { status: 200, body, queueItemId: first.id };
 }

@@ -32,12 +32,19 @@ export function syncPlaceholders(call: WebhookCall, params: Params): Placeholder
   return recordOrParamPlaceholders(call.request.data, params);
 }
 
-export async function throughSync(sync: SyncEntry, records: readonly RecordData[], params: Params): Promise<{ mapped: RecordData[]; left: number }> {
+export async function throughSync(
+  sync: SyncEntry,
+  records: readonly RecordData[],
+  params: Params,
+): Promise<{ mapped: RecordData[]; left: number }> {
   const mapped: RecordData[] = [];
   let left = 0;
   for (const [index, record] of records.entries()) {
     if (sync.precondition !== undefined) {
-      const scope = { field: (path: readonly string[]) => resolvePath(record, path), placeholder: recordOrParamPlaceholders(record, params) };
+      const scope = {
+        field: (path: readonly string[]) => resolvePath(record, path),
+        placeholder: recordOrParamPlaceholders(record, params),
+      };
       if (!evaluateCondition(sync.precondition, scope)) {
         left += 1;
         continue;
@@ -46,7 +53,10 @@ export async function throughSync(sync: SyncEntry, records: readonly RecordData[
     const label = `mapping of sync ${sync.definition.id}, record ${index + 1}`;
     const result = await evaluateMapping(sync.mapping, record, { params }, label);
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-      throw new HttpProblem('mapping-failed', `${label}: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object`);
+      throw new HttpProblem(
+        'mapping-failed',
+        `${label}: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object`,
+      );
     }
     mapped.push(result as RecordData);
   }

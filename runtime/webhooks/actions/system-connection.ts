@@ -7,7 +7,8 @@ import type { WebhookCall } from '../webhook-call.js';
 export async function systemOf(call: WebhookCall, id: string): Promise<{ system: SystemEntry; connection: Connection }> {
   const system = call.snapshot.systems.get(id);
   // A checked snapshot always has it; a webhook run against another snapshot might not.
-  if (system === undefined) throw new HttpProblem('action-not-possible', `Webhook ${call.entry.definition.id}: system '${id}' is not defined.`);
+  if (system === undefined)
+    throw new HttpProblem('action-not-possible', `Webhook ${call.entry.definition.id}: system '${id}' is not defined.`);
   return { system, connection: await call.connections.get(system.definition) };
 }
 

@@ -87,7 +87,9 @@ export class CallLogWriter {
   async #write(batch: Pending[]): Promise<void> {
     const retention = new Map(batch.map((entry) => [entry.webhookId, entry.retentionMs]));
     for (const [webhookId, retentionMs] of retention) {
-      await pruneIfDue(this.#db, webhookId, retentionMs).catch((error: unknown) => this.#log.warn({ err: error, webhookId }, 'pruning the webhook call log failed'));
+      await pruneIfDue(this.#db, webhookId, retentionMs).catch((error: unknown) =>
+        this.#log.warn({ err: error, webhookId }, 'pruning the webhook call log failed'),
+      );
     }
     try {
       await this.#db.knex('webhook_log').insert(batch.map((entry) => entry.row));
@@ -96,21 +98,34 @@ export class CallLogWriter {
       if (batch.length === 1) return this.#writeAlone(batch[0]!, error);
     }
     for (const entry of batch) {
-      await this.#db.knex('webhook_log').insert(entry.row).catch((error: unknown) => this.#writeAlone(entry, error));
+      await this.#db
+        .knex('webhook_log')
+        .insert(entry.row)
+        .catch((error: unknown) => this.#writeAlone(entry, error));
     }
   }
 
   /** An entry the database refused: again without its payload; lost only when that is refused too. */
   async #writeAlone(entry: Pending, refusal: unknown): Promise<void> {
     if (entry.row.payload === null && entry.row.response === null) return this.#lost(entry, refusal);
-    await this.#db.knex('webhook_log').insert(payloadRefused(entry.row)).then(
-      () => this.#log.warn({ err: refusal, webhookId: entry.webhookId, callId: entry.row.id }, 'the webhook call was written to the call log without its payload, which the database refused'),
-      (error: unknown) => this.#lost(entry, error),
-    );
+    await this.#db
+      .knex('webhook_log')
+      .insert(payloadRefused(entry.row))
+      .then(
+        () =>
+          this.#log.warn(
+            { err: refusal, webhookId: entry.webhookId, callId: entry.row.id },
+            'the webhook call was written to the call log without its payload, which the database refused',
+          ),
+        (error: unknown) => this.#lost(entry, error),
+      );
   }
 
   #lost(entry: Pending, error: unknown): void {
-    this.#log.warn({ err: error, webhookId: entry.webhookId, callId: entry.row.id }, 'the webhook call could not be written to the call log');
+    this.#log.warn(
+      { err: error, webhookId: entry.webhookId, callId: entry.row.id },
+      'the webhook call could not be written to the call log',
+    );
   }
 }
 

@@ -32,10 +32,16 @@ export function requestFromData(definition: WebhookDefinition, data: unknown): W
  * with credentials taken out of its data or query, where a replay would send `[redacted]` as if
  * it were the value.
  */
-export function requestFromPayload(definition: WebhookDefinition, method: string, payload: LoggedPayload | null): WebhookRequest | undefined {
+export function requestFromPayload(
+  definition: WebhookDefinition,
+  method: string,
+  payload: LoggedPayload | null,
+): WebhookRequest | undefined {
   if (payload === null || payload.truncated !== undefined || payload.note !== undefined || payload.redacted !== undefined) return undefined;
   // A redacted header cannot be sent again as it was; the secret and signature are added fresh below.
-  const headers = Object.fromEntries(Object.entries(payload.headers).filter(([, value]) => ![value].flat().some((text) => text.includes(redacted))));
+  const headers = Object.fromEntries(
+    Object.entries(payload.headers).filter(([, value]) => ![value].flat().some((text) => text.includes(redacted))),
+  );
   const rawBody = payload.body === undefined ? Buffer.alloc(0) : Buffer.from(payload.body, payload.bodyEncoding ?? 'utf8');
   const signed = definition.signature === undefined ? {} : signatureHeaders(definition.signature, rawBody);
   return { method, data: payload.data, query: payload.query, headers: { ...headers, ...secretHeader(definition), ...signed }, rawBody };

@@ -55,20 +55,46 @@ export interface LogPage {
   next: string | null;
 }
 
-const summaryColumns = ['id', 'webhook_id', 'at', 'method', 'status', 'duration_ms', 'queue_item_id', 'origin', 'replay_of', 'pinned', 'payload_truncated'] as const;
+const summaryColumns = [
+  'id',
+  'webhook_id',
+  'at',
+  'method',
+  'status',
+  'duration_ms',
+  'queue_item_id',
+  'origin',
+  'replay_of',
+  'pinned',
+  'payload_truncated',
+] as const;
 
-export async function listLogEntries(db: RuntimeDatabase, webhookId: string, options: { limit: number; cursor?: string; pinnedOnly?: boolean }): Promise<LogPage> {
+export async function listLogEntries(
+  db: RuntimeDatabase,
+  webhookId: string,
+  options: { limit: number; cursor?: string; pinnedOnly?: boolean },
+): Promise<LogPage> {
   await flushCallLog(db);
   // The payload itself (up to 64 KiB) is not read for a list, only whether there is one.
   const hasPayload = db.knex.raw('CASE WHEN ?? IS NULL THEN 0 ELSE 1 END AS ??', ['payload', 'has_payload']);
-  let query = db.knex('webhook_log').select(...summaryColumns, hasPayload).where({ webhook_id: webhookId });
+  let query = db
+    .knex('webhook_log')
+    .select(...summaryColumns, hasPayload)
+    .where({ webhook_id: webhookId });
   if (options.pinnedOnly) query = query.andWhere({ pinned: true });
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   if (after) {
     const at = toDatabaseTime(db.dialect, after.at);
-    query = query.andWhere((where) => where.where('at', '<', at).orWhere((same) => same.where('at', '=', at).andWhere('id', '<', after.id)));
+    query = query.andWhere((where) =>
+      where.where('at', '<', at).orWhere((same) => same.where('at', '=', at).andWhere('id', '<', after.id)),
+    );
   }
-  const rows = (await query.orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1)) as Array<Record<string, unknown>>;
+  const rows = (await query
+    .orderBy([
+      { column: 'at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(options.limit + 1)) as Array<Record<string, unknown>>;
   const entries = rows.slice(0, options.limit).map(toSummary);
   const last = entries.at(-1);
   return { entries, next: rows.length > options.limit && last ? encodeCursor(last) : null };
@@ -123,7 +149,8 @@ export function decodeCursor(cursor: string): { at: Date; id: string } | undefin
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     // An id with NUL was never handed out, and PostgreSQL could not even compare it.
-    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string' || value[1].includes('\u0000')) return undefined;
+    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string' || value[1].includes('\u0000'))
+      return undefined;
     const at = new Date(value[0]);
     return Number.isNaN(at.getTime()) ? undefined : { at, id: value[1] };
   } catch {

@@ -34,14 +34,19 @@ export async function pruneWebhookLog(db: RuntimeDatabase, options: PruneLogOpti
   const maxBatches = options.maxBatches ?? 20;
   let deleted = 0;
   for (let batch = 0; batch < maxBatches; batch += 1) {
-    const rows = (await db.knex('webhook_log')
+    const rows = (await db
+      .knex('webhook_log')
       .select('id')
       .where({ webhook_id: options.webhookId, pinned: false })
       .andWhere('at', '<', cutoff)
       .limit(batchSize)) as Array<{ id: string }>;
     if (rows.length === 0) break;
-    deleted += await db.knex('webhook_log')
-      .whereIn('id', rows.map((row) => String(row.id)))
+    deleted += await db
+      .knex('webhook_log')
+      .whereIn(
+        'id',
+        rows.map((row) => String(row.id)),
+      )
       .andWhere({ pinned: false })
       .delete();
     if (rows.length < batchSize) break;

@@ -105,11 +105,23 @@ export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): Call
   const redaction = record.redaction ?? namesOnly;
   const payload = record.logPayload
     ? storable(
-        () => (record.bodyRefused === undefined ? loggedPayload(record.request, redaction) : refusedPayload(record.request, redaction, record.bodyRefused)),
-        (note) => ({ headers: redactHeaders(record.request.headers, redaction), query: redactValue(record.request.query, redaction) as LoggedPayload['query'], note: `the request data ${note}` }),
+        () =>
+          record.bodyRefused === undefined
+            ? loggedPayload(record.request, redaction)
+            : refusedPayload(record.request, redaction, record.bodyRefused),
+        (note) => ({
+          headers: redactHeaders(record.request.headers, redaction),
+          query: redactValue(record.request.query, redaction) as LoggedPayload['query'],
+          note: `the request data ${note}`,
+        }),
       )
     : null;
-  const response = record.logPayload ? storable(() => loggedResponse(record.response.body, redaction), (note) => ({ note: `the response body ${note}` })) : null;
+  const response = record.logPayload
+    ? storable(
+        () => loggedResponse(record.response.body, redaction),
+        (note) => ({ note: `the response body ${note}` }),
+      )
+    : null;
   return {
     id: record.id,
     webhook_id: record.webhookId,
@@ -126,7 +138,9 @@ export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): Call
     payload: payload?.text ?? null,
     response: response?.text ?? null,
     // Read by the list as "not replayable": the payload is not the whole request.
-    payload_truncated: payload !== null && (payload.value.truncated !== undefined || payload.value.note !== undefined || payload.value.redacted !== undefined),
+    payload_truncated:
+      payload !== null &&
+      (payload.value.truncated !== undefined || payload.value.note !== undefined || payload.value.redacted !== undefined),
   };
 }
 
@@ -140,7 +154,10 @@ export function payloadRefused(row: CallLogRow): CallLogRow {
   const kept = typeof row.payload === 'string' ? (JSON.parse(row.payload) as LoggedPayload) : undefined;
   return {
     ...row,
-    payload: kept === undefined ? null : JSON.stringify({ headers: kept.headers, query: kept.query, note: `the request data ${note}` } satisfies LoggedPayload),
+    payload:
+      kept === undefined
+        ? null
+        : JSON.stringify({ headers: kept.headers, query: kept.query, note: `the request data ${note}` } satisfies LoggedPayload),
     response: row.response === null ? null : JSON.stringify({ note: `the response body ${note}` } satisfies LoggedResponse),
     payload_truncated: kept !== undefined,
   };
@@ -152,7 +169,10 @@ function storable<T>(build: () => T, instead: (note: string) => T): { value: T; 
     const value = build();
     return { value, text: JSON.stringify(value) };
   } catch (error) {
-    const note = error instanceof RangeError ? 'could not be stored: it is nested too deeply to serialize' : 'could not be stored: it cannot be serialized as JSON';
+    const note =
+      error instanceof RangeError
+        ? 'could not be stored: it is nested too deeply to serialize'
+        : 'could not be stored: it cannot be serialized as JSON';
     const value = instead(note);
     return { value, text: JSON.stringify(value) };
   }
@@ -172,7 +192,10 @@ export async function pruneIfDue(db: RuntimeDatabase, webhookId: string, retenti
 export async function recordWebhookCall(db: RuntimeDatabase, record: WebhookCallRecord): Promise<void> {
   await pruneIfDue(db, record.webhookId, retentionMsOf(record));
   const row = callLogRow(db, record);
-  await db.knex('webhook_log').insert(row).catch(() => db.knex('webhook_log').insert(payloadRefused(row)));
+  await db
+    .knex('webhook_log')
+    .insert(row)
+    .catch(() => db.knex('webhook_log').insert(payloadRefused(row)));
 }
 
 function loggedPayload(request: WebhookRequest, redaction: Redaction): LoggedPayload {
@@ -183,7 +206,11 @@ function loggedPayload(request: WebhookRequest, redaction: Redaction): LoggedPay
   // The body is what the data was parsed from: kept only when the data lost nothing and it holds no secret.
   if (fromData.length === 0 && request.rawBody.length > 0 && bodyHoldsSecret(request.rawBody, redaction)) fromData.push('body');
   const noted = [...fromQuery, ...fromData];
-  const kept: LoggedPayload = { headers: redactHeaders(request.headers, redaction), query, ...(noted.length === 0 ? {} : { redacted: noted }) };
+  const kept: LoggedPayload = {
+    headers: redactHeaders(request.headers, redaction),
+    query,
+    ...(noted.length === 0 ? {} : { redacted: noted }),
+  };
   const body = request.rawBody.length === 0 || fromData.length > 0 ? undefined : encodeBody(request.rawBody);
   const content = { ...(data === undefined ? {} : { data }), ...body };
   const bytes = Buffer.byteLength(JSON.stringify(content) ?? '');
@@ -193,12 +220,19 @@ function loggedPayload(request: WebhookRequest, redaction: Redaction): LoggedPay
 }
 
 function refusedPayload(request: WebhookRequest, redaction: Redaction, why: string): LoggedPayload {
-  return { headers: redactHeaders(request.headers, redaction), query: redactValue(request.query, redaction) as LoggedPayload['query'], note: why };
+  return {
+    headers: redactHeaders(request.headers, redaction),
+    query: redactValue(request.query, redaction) as LoggedPayload['query'],
+    note: why,
+  };
 }
 
 function loggedResponse(body: unknown, redaction: Redaction): LoggedResponse {
   if (body === undefined) return {};
-  const safe = Buffer.isBuffer(body) || typeof body === 'string' ? redaction.values.redact(Buffer.isBuffer(body) ? body.toString('utf8') : body) : redactValue(body, redaction);
+  const safe =
+    Buffer.isBuffer(body) || typeof body === 'string'
+      ? redaction.values.redact(Buffer.isBuffer(body) ? body.toString('utf8') : body)
+      : redactValue(body, redaction);
   const text = typeof safe === 'string' ? safe : JSON.stringify(safe);
   const bytes = Buffer.byteLength(text ?? '');
   if (bytes <= payloadLimit) return { body: safe };
@@ -208,7 +242,9 @@ function loggedResponse(body: unknown, redaction: Redaction): LoggedResponse {
 function encodeBody(raw: Buffer): { body: string; bodyEncoding: 'utf8' | 'base64' } {
   const text = raw.toString('utf8');
   // A body that does not survive the round trip is not text; base64 keeps it exact for a replay.
-  return Buffer.from(text, 'utf8').equals(raw) ? { body: text, bodyEncoding: 'utf8' } : { body: raw.toString('base64'), bodyEncoding: 'base64' };
+  return Buffer.from(text, 'utf8').equals(raw)
+    ? { body: text, bodyEncoding: 'utf8' }
+    : { body: raw.toString('base64'), bodyEncoding: 'base64' };
 }
 
 function preview(source: Buffer): string {

@@ -38,21 +38,35 @@ const maxDepth = 200;
 const maxNoted = 50;
 
 /** The redaction of one webhook's calls: its names and secrets, and the tokens of `tokenDigests`. */
-export function webhookRedaction(definition: WebhookDefinition, signatureHeader: string | undefined, tokenDigests: Iterable<Buffer>): Redaction {
-  const names = new Set([...(definition.logRedact ?? []), ...(signatureHeader === undefined ? [] : [signatureHeader])].map((name) => name.toLowerCase()));
+export function webhookRedaction(
+  definition: WebhookDefinition,
+  signatureHeader: string | undefined,
+  tokenDigests: Iterable<Buffer>,
+): Redaction {
+  const names = new Set(
+    [...(definition.logRedact ?? []), ...(signatureHeader === undefined ? [] : [signatureHeader])].map((name) => name.toLowerCase()),
+  );
   const literals = [definition.secret, definition.signature?.secret, definition.challenge?.secret, definition.challenge?.verifyToken];
   return Object.freeze({ names, values: new SecretValues(literals, tokenDigests) });
 }
 
 /** The digests of every bearer token: the snapshot's ApiClients and the admin token. */
 export function tokenDigestsOf(snapshot: Snapshot, adminTokenHash: Buffer | undefined): Buffer[] {
-  return [...[...snapshot.apiClients.values()].map((client) => client.tokenHash), ...(adminTokenHash === undefined ? [] : [adminTokenHash])];
+  return [
+    ...[...snapshot.apiClients.values()].map((client) => client.tokenHash),
+    ...(adminTokenHash === undefined ? [] : [adminTokenHash]),
+  ];
 }
 
 const cache = new WeakMap<WebhookEntry, { admin: Buffer | undefined; redaction: Redaction }>();
 
 /** `webhookRedaction` of an entry of `snapshot`, built once per entry (entries are per snapshot). */
-export function redactionOf(entry: WebhookEntry, snapshot: Snapshot, signatureHeader: string | undefined, adminTokenHash: Buffer | undefined): Redaction {
+export function redactionOf(
+  entry: WebhookEntry,
+  snapshot: Snapshot,
+  signatureHeader: string | undefined,
+  adminTokenHash: Buffer | undefined,
+): Redaction {
   const cached = cache.get(entry);
   if (cached && cached.admin === adminTokenHash) return cached.redaction;
   const redaction = webhookRedaction(entry.definition, signatureHeader, tokenDigestsOf(snapshot, adminTokenHash));
@@ -92,8 +106,13 @@ export function redactStrings(value: unknown, redaction: Redaction = namesOnly, 
 }
 
 /** A ticker's redaction (ticker.ts): values only, in the message and its details. */
-export function tickerRedaction(redaction: Redaction): (message: string, data?: Record<string, unknown>) => [string, Record<string, unknown>?] {
-  return (message, data) => [redaction.values.redact(message), data === undefined ? undefined : (redactStrings(data, redaction) as Record<string, unknown>)];
+export function tickerRedaction(
+  redaction: Redaction,
+): (message: string, data?: Record<string, unknown>) => [string, Record<string, unknown>?] {
+  return (message, data) => [
+    redaction.values.redact(message),
+    data === undefined ? undefined : (redactStrings(data, redaction) as Record<string, unknown>),
+  ];
 }
 
 interface Walk {
@@ -153,7 +172,11 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
  */
 export function bodyHoldsSecret(raw: Buffer, redaction: Redaction): boolean {
   const text = raw.toString('utf8');
-  const unescaped = text.replace(/\\u([0-9a-fA-F]{4})|\\(["\\/bfnrt])/g, (_, code: string | undefined, char: string) => (code === undefined ? ({ b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' } as Record<string, string>)[char] ?? char : String.fromCharCode(parseInt(code, 16))));
+  const unescaped = text.replace(/\\u([0-9a-fA-F]{4})|\\(["\\/bfnrt])/g, (_, code: string | undefined, char: string) =>
+    code === undefined
+      ? (({ b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' } as Record<string, string>)[char] ?? char)
+      : String.fromCharCode(parseInt(code, 16)),
+  );
   let decoded = text;
   try {
     decoded = decodeURIComponent(text.replace(/\+/g, ' '));

@@ -14,7 +14,20 @@
  * - Names the webhook lists in `logRedact`, and its signature header.
  */
 
-const credentialParts = ['secret', 'token', 'password', 'passwd', 'passphrase', 'credential', 'signature', 'authorization', 'cookie', 'apikey', 'accesskey', 'privatekey'];
+const credentialParts = [
+  'secret',
+  'token',
+  'password',
+  'passwd',
+  'passphrase',
+  'credential',
+  'signature',
+  'authorization',
+  'cookie',
+  'apikey',
+  'accesskey',
+  'privatekey',
+];
 const credentialWords: ReadonlySet<string> = new Set(['auth', 'session', 'sessionid', 'pwd', 'jwt']);
 
 const separators = /[-_.\s]+/g;

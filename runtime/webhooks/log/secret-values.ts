@@ -73,7 +73,9 @@ export class SecretValues {
 
   /** Whether `text` holds a secret or token. */
   finds(text: string, judged: Map<string, boolean> = new Map()): boolean {
-    return this.#literals.some((literal) => text.search(literal) !== -1) || (this.#digests.size > 0 && this.#tokensIn(text, judged).size > 0);
+    return (
+      this.#literals.some((literal) => text.search(literal) !== -1) || (this.#digests.size > 0 && this.#tokensIn(text, judged).size > 0)
+    );
   }
 
   #tokensIn(text: string, judged: Map<string, boolean>): Set<string> {
@@ -90,7 +92,8 @@ export class SecretValues {
     judge(text);
     if (text.length <= minTokenLength) return found;
     // A text of token characters alone (most values and names) is its one run: no splitter cuts it.
-    if (!onlyTokenCharacters.test(text)) for (const splitter of splitters) for (const piece of text.split(splitter)) if (piece !== '') judge(piece);
+    if (!onlyTokenCharacters.test(text))
+      for (const splitter of splitters) for (const piece of text.split(splitter)) if (piece !== '') judge(piece);
     for (const [run] of text.matchAll(tokenRun)) if (run.length >= minTokenLength) for (const stretch of stretchesOf(run)) judge(stretch);
     if (percentEscape.test(text)) {
       for (const [run] of text.matchAll(escapedRun)) {
@@ -123,11 +126,16 @@ function literalPattern(literal: string): RegExp {
     let encoded = char;
     try {
       // Forms escape some marks encodeURIComponent leaves (`!`, `~`, `(`): every ASCII mark may come escaped.
-      encoded = /^[A-Za-z0-9]$/.test(char) ? char : char.charCodeAt(0) < 0x80 ? `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : encodeURIComponent(char);
+      encoded = /^[A-Za-z0-9]$/.test(char)
+        ? char
+        : char.charCodeAt(0) < 0x80
+          ? `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
+          : encodeURIComponent(char);
     } catch {
       // A lone surrogate has no encoding; it is searched as it is.
     }
-    if (encoded !== char) alternatives.push(encoded.replace(/[0-9A-F]/g, (digit) => (/[A-F]/.test(digit) ? `[${digit}${digit.toLowerCase()}]` : digit)));
+    if (encoded !== char)
+      alternatives.push(encoded.replace(/[0-9A-F]/g, (digit) => (/[A-F]/.test(digit) ? `[${digit}${digit.toLowerCase()}]` : digit)));
     if (char === ' ') alternatives.push('\\+');
     source += alternatives.length === 1 ? alternatives[0] : `(?:${alternatives.join('|')})`;
   }
@@ -196,7 +204,8 @@ function stretchesOf(run: string): string[] {
   if (starts.length > maxParts) return [run];
   const stretches: string[] = [];
   for (let first = 0; first < starts.length; first++) {
-    for (let last = first; last < ends.length; last++) if (ends[last]! > starts[first]!) stretches.push(run.slice(starts[first], ends[last]));
+    for (let last = first; last < ends.length; last++)
+      if (ends[last]! > starts[first]!) stretches.push(run.slice(starts[first], ends[last]));
   }
   return stretches;
 }

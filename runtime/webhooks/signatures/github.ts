@@ -9,5 +9,7 @@ export function verifyGithub(secret: string, request: WebhookRequest): Signature
   const header = first(request.headers[githubHeader]);
   if (header === undefined) return `the ${githubHeader} header is missing`;
   if (!header.startsWith('sha256=')) return `the ${githubHeader} header does not start with sha256=`;
-  return signatureEquals(header.slice('sha256='.length), 'hex', hmac('sha256', secret, [request.rawBody])) ? undefined : 'the signature does not match the body';
+  return signatureEquals(header.slice('sha256='.length), 'hex', hmac('sha256', secret, [request.rawBody]))
+    ? undefined
+    : 'the signature does not match the body';
 }

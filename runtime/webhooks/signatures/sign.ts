@@ -23,7 +23,10 @@ export function signatureHeaders(settings: Settings, rawBody: Buffer, nowMs = Da
     case 'slack':
     case 'zoom': {
       const headers = settings.profile === 'slack' ? slackHeaders : zoomHeaders;
-      return { [headers.timestamp]: timestamp, [headers.signature]: `v0=${hmac('sha256', settings.secret, [`v0:${timestamp}:`, rawBody]).toString('hex')}` };
+      return {
+        [headers.timestamp]: timestamp,
+        [headers.signature]: `v0=${hmac('sha256', settings.secret, [`v0:${timestamp}:`, rawBody]).toString('hex')}`,
+      };
     }
     case 'hmac': {
       const parts: Array<string | Buffer> = settings.timestampHeader === undefined ? [rawBody] : [`${timestamp}.`, rawBody];

@@ -32,6 +32,7 @@ export function timestampProblem(text: string | undefined, toleranceMs: number, 
   if (text === undefined || text.trim() === '') return 'the signing timestamp is missing';
   if (!/^\d{1,12}$/.test(text.trim())) return 'the signing timestamp is not a Unix time in seconds';
   const ageMs = Math.abs(nowMs - Number(text.trim()) * 1000);
-  if (ageMs > toleranceMs) return `the signing timestamp is ${Math.round(ageMs / 1000)} s away from now, more than the tolerance of ${Math.round(toleranceMs / 1000)} s (a replayed or delayed request)`;
+  if (ageMs > toleranceMs)
+    return `the signing timestamp is ${Math.round(ageMs / 1000)} s away from now, more than the tolerance of ${Math.round(toleranceMs / 1000)} s (a replayed or delayed request)`;
   return undefined;
 }

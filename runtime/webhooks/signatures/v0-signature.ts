@@ -15,7 +15,13 @@ interface V0Headers {
 export const slackHeaders: V0Headers = { signature: 'x-slack-signature', timestamp: 'x-slack-request-timestamp' };
 export const zoomHeaders: V0Headers = { signature: 'x-zm-signature', timestamp: 'x-zm-request-timestamp' };
 
-export function verifyV0(headers: V0Headers, secret: string, request: WebhookRequest, toleranceMs: number, nowMs: number): SignatureFailure | undefined {
+export function verifyV0(
+  headers: V0Headers,
+  secret: string,
+  request: WebhookRequest,
+  toleranceMs: number,
+  nowMs: number,
+): SignatureFailure | undefined {
   const signature = first(request.headers[headers.signature]);
   if (signature === undefined) return `the ${headers.signature} header is missing`;
   if (!signature.startsWith('v0=')) return `the ${headers.signature} header does not start with v0=`;
