@@ -13,7 +13,7 @@
  *   number, true finds '1' in a text column, a Date column holds any instant of its day — or the
  *   column's collation's, which may ignore case, accents and trailing blanks in text.
  *   `lockToken` maps values to coarse classes so that any two that can match each other share a
- *   token (test/connectors/sql-match-locks.test.ts checks it against the codec and matchesValue).
+ *   token (test/integration/connectors/sql/match-locks.test.ts checks it against the codec and matchesValue).
  * - Buckets are taken in ascending order, all at the start of the transaction, so two batches
  *   never wait for each other in a circle.
  * - Each wait is bounded by `LOCK_WAIT_SECONDS`; past it the write fails as `unavailable`.

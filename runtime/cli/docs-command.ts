@@ -1,7 +1,7 @@
 /**
  * `syncline docs [--dir DIR]` — rewrites the generated property tables of the definition
  * reference (docs/definitions/*.md) from the kinds' JSON Schemas, leaving the pages' prose and
- * examples as they are. test/definitions/reference-docs.test.ts fails when they are stale.
+ * examples as they are. test/unit/definitions/reference-docs.test.ts fails when they are stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

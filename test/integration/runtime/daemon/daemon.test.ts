@@ -1,0 +1,132 @@
+/**
+ * The daemon on every engine, with fake runs: the concurrency limit, waking on enqueue without
+ * waiting for the poll, stop() handing unfinished items back, and items that wait for a daemon.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, test } from 'node:test';
+import { startDaemon, type Daemon } from '../../../../runtime/daemon/daemon.js';
+import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
+import type { RunProcess } from '../../../../runtime/execution/process-run.js';
+import { enqueue } from '../../../../runtime/queue/enqueue.js';
+import { getItem } from '../../../../runtime/queue/get-item.js';
+import { countByStatus } from '../../../../runtime/queue/queue-summary.js';
+import { describeEachRuntimeDatabase, openRuntimeDatabase } from '../../../support/runtime-databases.js';
+import { completeOutcome, eventually, fakeRunner, runUntilAborted } from './fake-runner.js';
+
+await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
+  let db: RuntimeDatabase;
+  let daemons: Daemon[] = [];
+  beforeEach(async () => {
+    db = runtime();
+    await db.knex('queue_items').delete();
+  });
+  afterEach(async () => {
+    await Promise.all(daemons.map((daemon) => daemon.stop()));
+    daemons = [];
+  });
+
+  const add = async (count: number) => {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i += 1) ids.push((await enqueue(db, { processId: 'crm-to-erp', startType: 'manual' })).item.id);
+    return ids;
+  };
+  const daemon = async (
+    runProcess: RunProcess,
+    options: { concurrency?: number; pollIntervalMs?: number; drainMs?: number; workerId?: string; on?: RuntimeDatabase } = {},
+  ) => {
+    const started = await startDaemon({
+      runner: fakeRunner(options.on ?? db, runProcess, { workerId: options.workerId ?? 'daemon-1' }),
+      concurrency: options.concurrency ?? 4,
+      pollIntervalMs: options.pollIntervalMs ?? 60_000,
+      drainMs: options.drainMs ?? 10_000,
+    });
+    daemons.push(started);
+    return started;
+  };
+  const allComplete = async () => (await countByStatus(db)).Complete;
+
+  test('runs at most `concurrency` items at once, and all of them', async () => {
+    await add(7);
+    let now = 0;
+    let most = 0;
+    await daemon(
+      async () => {
+        now += 1;
+        most = Math.max(most, now);
+        await sleep(60);
+        now -= 1;
+        return completeOutcome();
+      },
+      { concurrency: 2, pollIntervalMs: 5000 },
+    );
+    await eventually(async () => (await allComplete()) === 7, 10_000, 'all items complete');
+    assert.equal(most, 2);
+  });
+
+  test('wakes on an enqueue at once, not after the poll interval', async () => {
+    await daemon(async () => completeOutcome(), { pollIntervalMs: 60_000 });
+    await sleep(100);
+    const started = Date.now();
+    const [id] = await add(1);
+    await eventually(async () => (await getItem(db, id!))?.status === 'Complete', 3000, 'the item completes');
+    assert.ok(Date.now() - started < 3000);
+  });
+
+  test('stop() lets running items finish within the drain time', async () => {
+    const [id] = await add(1);
+    const running = await daemon(async () => {
+      await sleep(200);
+      return completeOutcome();
+    });
+    await eventually(async () => (await getItem(db, id!))?.status === 'InProgress', 3000, 'the item starts');
+    await running.stop();
+    assert.equal((await getItem(db, id!))?.status, 'Complete');
+  });
+
+  test('stop() releases unfinished items back to Pending with the attempt restored', async () => {
+    const ids = await add(2);
+    const running = await daemon(runUntilAborted, { drainMs: 100 });
+    await eventually(async () => (await countByStatus(db)).InProgress === 2, 3000, 'both items start');
+    await running.stop();
+    for (const id of ids) {
+      const item = await getItem(db, id);
+      assert.equal(item?.status, 'Pending');
+      assert.equal(item?.attempts, 0);
+      assert.equal(item?.lockedBy, null);
+    }
+  });
+
+  test('without a daemon items stay Pending; a daemon started later completes them', async () => {
+    await add(3);
+    await sleep(200);
+    assert.equal((await countByStatus(db)).Pending, 3);
+    await daemon(async () => completeOutcome());
+    await eventually(async () => (await allComplete()) === 3, 5000, 'all items complete');
+  });
+
+  test('two daemons on separate connections share the items, each run once', async () => {
+    const other = await openRuntimeDatabase(database());
+    try {
+      const runs = new Map<string, number>();
+      const count: RunProcess = async (_environment, start) => {
+        await sleep(20);
+        runs.set(start.processId, (runs.get(start.processId) ?? 0) + 1);
+        return completeOutcome();
+      };
+      await daemon(count, { concurrency: 3, pollIntervalMs: 100, workerId: 'daemon-a' });
+      await daemon(count, { concurrency: 3, pollIntervalMs: 100, workerId: 'daemon-b', on: other });
+      for (let i = 0; i < 12; i += 1) await enqueue(db, { processId: 'crm-to-erp', startType: 'manual' });
+      await eventually(async () => (await allComplete()) === 12, 10_000, 'all items complete');
+      assert.equal(runs.get('crm-to-erp'), 12);
+      const holders = new Set(
+        ((await db.knex('queue_items').select('locked_by')) as Array<{ locked_by: string }>).map((row) => row.locked_by),
+      );
+      assert.ok(holders.size >= 1);
+    } finally {
+      await Promise.all(daemons.map((running) => running.stop()));
+      daemons = [];
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * A route body declared as a JSON Schema (runtime/http/body-schema.ts): normalised along the
+ * schema (names and enum values in any case, answered in the schema's spelling; a null the schema
+ * takes not is absent), then checked by ajv, with every finding at its JSON pointer in words
+ * read from the schema. The routes' own messages are asserted in queue-routes.test.ts and
+ * connection-routes.test.ts; these are the rules underneath.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HttpProblem } from '../../../../runtime/errors.js';
+import { notBlank } from '../../../../runtime/http/body-messages.js';
+import { requestBody } from '../../../../runtime/http/body-schema.js';
+
+const body = requestBody<Record<string, unknown>>({
+  type: 'object',
+  required: ['Kind', 'Name'],
+  properties: {
+    Name: { type: 'string', pattern: notBlank, maxLength: 5 },
+    Kind: { enum: ['Small', 'large'] },
+    Note: { type: ['string', 'null'] },
+    Tags: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', required: ['Key'], properties: { Key: { type: 'string' }, Value: {} }, additionalProperties: false },
+    },
+  },
+  additionalProperties: false,
+});
+
+function findings(value: unknown): Array<{ path: string; message: string }> {
+  try {
+    body.parse(value);
+  } catch (error) {
+    assert.ok(error instanceof HttpProblem);
+    assert.equal(error.status, 400);
+    return error.extra.errors ?? [];
+  }
+  assert.fail('the body was accepted');
+}
+
+describe('requestBody', () => {
+  it('answers names and enum values in the schema spelling, whatever case they came in', () => {
+    assert.deepEqual(body.parse({ name: 'Ada', KIND: 'LARGE', tags: [{ key: 'k', VALUE: null }] }), {
+      Name: 'Ada',
+      Kind: 'large',
+      Tags: [{ Key: 'k', Value: null }],
+    });
+  });
+
+  it('takes null as absent where the schema takes no null, and keeps it where it does', () => {
+    assert.deepEqual(body.parse({ Name: 'Ada', Kind: 'small', Note: null }), { Name: 'Ada', Kind: 'Small', Note: null });
+    assert.deepEqual(findings({ Name: null, Kind: 'small' }), [{ path: '/Name', message: 'Name is required: a string.' }]);
+  });
+
+  it('reports every finding once, at the field (in the schema spelling), in the order the schema declares them, unknown properties first', () => {
+    assert.deepEqual(findings({ tags: [], kind: 'medium', name: '  ', NAME: 'x', Extra: 1 }), [
+      { path: '/Extra', message: 'Unknown property "Extra"; the properties are Name, Kind, Note, Tags.' },
+      { path: '/NAME', message: 'Name is given twice (in two spellings).' },
+      { path: '/Name', message: 'Name must not be empty.' },
+      { path: '/Kind', message: 'Kind "medium" is not one of Small, large (any case).' },
+      { path: '/Tags', message: 'Tags must be a non-empty array of {"Key": string, "Value": any}.' },
+    ]);
+    assert.deepEqual(findings({ Name: 'Ada Lovelace', Kind: 'small', Tags: [{ Key: 1 }, 'x'] }), [
+      { path: '/Name', message: 'Name has 12 characters; at most 5 are accepted.' },
+      { path: '/Tags/0/Key', message: 'Key must be a string, not a number (send "1").' },
+      { path: '/Tags/1', message: 'Item 1 of Tags must be a JSON object with Key, Value, not a string.' },
+    ]);
+  });
+
+  it('keeps a property named __proto__ a property, and refuses it as unknown', () => {
+    assert.deepEqual(findings(JSON.parse('{"Name": "Ada", "Kind": "small", "__proto__": {"Name": 1}}')), [
+      { path: '/__proto__', message: 'Unknown property "__proto__"; the properties are Name, Kind, Note, Tags.' },
+    ]);
+  });
+
+  it('says what the body must be when it is no object', () => {
+    assert.deepEqual(findings([]), [{ path: '', message: 'The body must be a JSON object with Name, Kind, Note, Tags, not an array.' }]);
+  });
+});
