@@ -102,6 +102,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       exitCode = await runCommand(id, options);
     });
 
+  program
+    .command('discover')
+    .description(
+      "print a system's tables and views as object definitions to paste under its System's objects: (exit 1 when it cannot be reached)",
+    )
+    .argument('<system>', 'the system, as the definitions name it')
+    .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
+    .option('--object <name>', 'only this table or view')
+    .action(async (system: string, options: { definitions?: string; object?: string }) => {
+      const { discoverCommand } = await import('./discover-command.js');
+      exitCode = await discoverCommand(system, options);
+    });
+
   const webhook = program.command('webhook').description('work with webhooks');
   webhook
     .command('new')

@@ -1,0 +1,94 @@
+/**
+ * `syncline discover SYSTEM [--object NAME]` — the objects of a live system as definitions ready
+ * to paste under its System's `objects:`: each table (or view) with its key and its fields typed
+ * from the catalogue. The system is one of the definitions (its connection, with `${env:}` and
+ * `${file:}` resolved as `serve` resolves them), so what is printed is what the connector sees.
+ *
+ * Exit 0 printed; 1 the definitions have problems or the system cannot be reached; 2 an unknown
+ * system or object, or a bad definitions path.
+ */
+import { resolve } from 'node:path';
+import { Document, type YAMLMap } from 'yaml';
+import type { DiscoveredObject } from '../../connectors/connection.js';
+import { ConnectionPool } from '../../connectors/connection-pool.js';
+import { ConnectorError } from '../../connectors/connector-error.js';
+import { loadConnectorSpecs } from '../../connectors/index.js';
+import { loadDefinitions } from '../../definitions/load-definitions.js';
+import { DefinitionsPathError } from '../../definitions/load/find-files.js';
+import { formatProblem } from '../../definitions/problem.js';
+import { defaults } from '../settings.js';
+
+export interface DiscoverFlags {
+  definitions?: string;
+  object?: string;
+}
+
+export async function discoverCommand(systemId: string, flags: DiscoverFlags): Promise<number> {
+  const definitionsDir = flags.definitions ?? process.env.SYNCLINE_DEFINITIONS ?? defaults.definitions;
+  let loaded: Awaited<ReturnType<typeof loadDefinitions>>;
+  try {
+    loaded = await loadDefinitions([definitionsDir], { connectors: await loadConnectorSpecs() });
+  } catch (error) {
+    if (!(error instanceof DefinitionsPathError)) throw error;
+    process.stderr.write(`error: definitions: ${error.message}\n`);
+    return 2;
+  }
+  for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+  if (!loaded.ok) {
+    process.stderr.write(`not discovering: ${loaded.problems.length} problem(s) in ${definitionsDir}\n`);
+    return 1;
+  }
+  const system = loaded.snapshot.systems.get(systemId)?.definition;
+  if (system === undefined) {
+    const known = [...loaded.snapshot.systems.keys()];
+    process.stderr.write(`error: there is no system '${systemId}' in ${definitionsDir}; known: ${known.join(', ') || 'none'}\n`);
+    return 2;
+  }
+
+  const connections = new ConnectionPool({ baseDirectory: resolve(definitionsDir) });
+  let discovered: DiscoveredObject[];
+  try {
+    const connection = await connections.get(system);
+    await connection.check();
+    discovered = await connection.discover();
+  } catch (error) {
+    if (!(error instanceof ConnectorError)) throw error;
+    process.stderr.write(`error: ${error.message}\n`);
+    return 1;
+  } finally {
+    await connections.closeAll();
+  }
+
+  const objects =
+    flags.object === undefined ? discovered : discovered.filter((object) => object.name.toLowerCase() === flags.object!.toLowerCase());
+  if (objects.length === 0) {
+    const what = flags.object === undefined ? 'no tables or views' : `no table or view '${flags.object}'`;
+    process.stderr.write(
+      `error: system '${system.id}' has ${what}; it has: ${discovered.map((object) => object.name).join(', ') || 'none'}\n`,
+    );
+    return 2;
+  }
+  process.stdout.write(objectsYaml(system.id, objects));
+  return 0;
+}
+
+/**
+ * The objects as a System's `objects:` block. An object is named after its table (rename it at
+ * will; `table:` keeps the link); fields keep the catalogue's order; a table without a primary key
+ * gets a comment where the key would be, since an object needs one to be read by id or written.
+ */
+export function objectsYaml(systemId: string, objects: readonly DiscoveredObject[]): string {
+  const document = new Document({ objects: {} });
+  for (const object of objects) {
+    const entry = document.createNode({ table: object.name }) as YAMLMap;
+    // Keys and fields one per line, as definitions are written by hand: `id: { type: Integer }`.
+    if (object.key.length > 0) entry.set('key', document.createNode(object.key, { flow: true }));
+    const fields = object.fields.map((field) => [field.name, document.createNode({ type: field.type }, { flow: true })]);
+    entry.set('fields', document.createNode(Object.fromEntries(fields)));
+    document.setIn(['objects', object.name], entry);
+  }
+  const text = document.toString({ lineWidth: 0 });
+  const keyless = objects.filter((object) => object.key.length === 0).map((object) => object.name);
+  const note = keyless.length > 0 ? `# No primary key: ${keyless.join(', ')}; add key: [field, …] before reading by id or writing.\n` : '';
+  return `# Objects of system '${systemId}' as its database describes them; paste under the System's objects:.\n${note}${text}`;
+}
