@@ -12,11 +12,8 @@ import { Document, type YAMLMap } from 'yaml';
 import type { DiscoveredObject } from '../../connectors/connection.js';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
-import { loadConnectorSpecs } from '../../connectors/index.js';
-import { loadDefinitions } from '../../definitions/load-definitions.js';
-import { DefinitionsPathError } from '../../definitions/load/find-files.js';
-import { formatProblem } from '../../definitions/problem.js';
 import { defaults } from '../settings.js';
+import { loadCommandDefinitions } from './load-command-definitions.js';
 
 export interface DiscoverFlags {
   definitions?: string;
@@ -25,19 +22,8 @@ export interface DiscoverFlags {
 
 export async function discoverCommand(systemId: string, flags: DiscoverFlags): Promise<number> {
   const definitionsDir = flags.definitions ?? process.env.SYNCLINE_DEFINITIONS ?? defaults.definitions;
-  let loaded: Awaited<ReturnType<typeof loadDefinitions>>;
-  try {
-    loaded = await loadDefinitions([definitionsDir], { connectors: await loadConnectorSpecs() });
-  } catch (error) {
-    if (!(error instanceof DefinitionsPathError)) throw error;
-    process.stderr.write(`error: definitions: ${error.message}\n`);
-    return 2;
-  }
-  for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-  if (!loaded.ok) {
-    process.stderr.write(`not discovering: ${loaded.problems.length} problem(s) in ${definitionsDir}\n`);
-    return 1;
-  }
+  const loaded = await loadCommandDefinitions(definitionsDir, 'not discovering');
+  if (typeof loaded === 'number') return loaded;
   const system = loaded.snapshot.systems.get(systemId)?.definition;
   if (system === undefined) {
     const known = [...loaded.snapshot.systems.keys()];

@@ -3,13 +3,11 @@
  * invalid at start (running on nothing would hide the mistake), then watched and swapped on every
  * valid edit while a bad edit leaves the old snapshot in place.
  */
-import { loadConnectorSpecs } from '../../connectors/index.js';
-import { loadDefinitions, type LoadResult } from '../../definitions/load-definitions.js';
-import { DefinitionsPathError } from '../../definitions/load/find-files.js';
 import { formatProblem } from '../../definitions/problem.js';
 import { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import { watchDefinitions, type DefinitionsWatcher } from '../../definitions/watch-definitions.js';
 import type { Logger } from '../log.js';
+import { loadCommandDefinitions } from './load-command-definitions.js';
 
 export interface WatchedDefinitions {
   holder: SnapshotHolder;
@@ -18,21 +16,9 @@ export interface WatchedDefinitions {
 
 /** The watched definitions, or the exit code after printing why there are none (2 bad path, 1 problems). */
 export async function loadWatchedDefinitions(directory: string, log: Logger, notDoing: string): Promise<WatchedDefinitions | number> {
-  const connectors = await loadConnectorSpecs();
-  let loaded: LoadResult;
-  try {
-    loaded = await loadDefinitions([directory], { connectors });
-  } catch (error) {
-    if (!(error instanceof DefinitionsPathError)) throw error;
-    process.stderr.write(`error: definitions: ${error.message}\n`);
-    return 2;
-  }
-  // Warnings too: the definitions serve, and whoever starts them sees what validate would say.
-  for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-  if (!loaded.ok) {
-    process.stderr.write(`${notDoing}: ${loaded.problems.length} problem(s) in ${directory}\n`);
-    return 1;
-  }
+  const loaded = await loadCommandDefinitions(directory, notDoing);
+  if (typeof loaded === 'number') return loaded;
+  const { connectors } = loaded;
   const holder = new SnapshotHolder(loaded.snapshot);
   const watcher = watchDefinitions([directory], holder, { connectors });
   holder.on('swap', (snapshot) => {

@@ -10,12 +10,8 @@
  * queue, because an operator who stopped a run by hand does not want a daemon to redo it.
  */
 import { resolve } from 'node:path';
-import { loadConnectorSpecs } from '../../connectors/index.js';
-import { formatProblem } from '../../definitions/problem.js';
-import { loadDefinitions } from '../../definitions/load-definitions.js';
-import { DefinitionsPathError } from '../../definitions/load/find-files.js';
-import type { Snapshot } from '../../definitions/snapshot.js';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
+import type { Snapshot } from '../../definitions/snapshot.js';
 import { newWorkerId } from '../daemon/worker-id.js';
 import { awaitTurn, followUntilEnd } from '../execution/await-turn.js';
 import { concurrencyOf } from '../execution/concurrency-of.js';
@@ -30,6 +26,7 @@ import { defaults, queueSettings, SettingsError, type QueueSettings } from '../s
 import { runProcess } from '../sync/run-process.js';
 import { paramPlaceholders, paramsObject } from '../sync/action-params.js';
 import { parseWhereClause, WhereClauseError } from '../sync/where-clause.js';
+import { loadCommandDefinitions } from './load-command-definitions.js';
 import { openMigratedDatabase } from './open-runtime-database.js';
 import { ProgressLine } from './progress-line.js';
 
@@ -61,20 +58,9 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
     return 2;
   }
 
-  let snapshot: Snapshot;
-  try {
-    const loaded = await loadDefinitions([definitionsDir], { connectors: await loadConnectorSpecs() });
-    for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-    if (!loaded.ok) {
-      process.stderr.write(`not running: ${loaded.problems.length} problem(s) in ${definitionsDir}\n`);
-      return 1;
-    }
-    snapshot = loaded.snapshot;
-  } catch (error) {
-    if (!(error instanceof DefinitionsPathError)) throw error;
-    process.stderr.write(`error: definitions: ${error.message}\n`);
-    return 2;
-  }
+  const loaded = await loadCommandDefinitions(definitionsDir, 'not running');
+  if (typeof loaded === 'number') return loaded;
+  const { snapshot } = loaded;
 
   const sync = snapshot.syncs.get(processId);
   if (sync === undefined && !snapshot.flows.has(processId)) {
