@@ -33,7 +33,7 @@
  * count and acting on it must not overlap with another claim, or two claimers would each see a
  * free place and both take it; so claims take turns:
  *
- * - SQLite — one statement, which is one writer transaction; SQLite has one writer at a time:
+ * - SQLite — one statement in a writer transaction (BEGIN IMMEDIATE); SQLite has one writer at a time:
  *     UPDATE queue_items
  *        SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
  *      WHERE status = 'Pending' AND id IN (SELECT id FROM (…which items…) AS due)
@@ -188,14 +188,13 @@ function inLine(rows: ReadonlyArray<Record<string, unknown>>): QueueRow[] {
 export async function claim(db: RuntimeDatabase, options: ClaimOptions): Promise<QueueRow[]> {
   checkOptions(options);
   if (options.ids !== undefined && options.ids.length === 0) return [];
-  const values = claimValues(db, options);
-  // Without row locks (SQLite) the claim is one statement, which is one writer transaction.
-  const rows = db.engine.rowLocks
-    ? await writeTransaction(db, async (trx) => {
-        await lockClaims(db, trx);
-        return claimOn(db, trx, values);
-      })
-    : await claimOn(db, db.knex, values);
+  // The time is taken once the claim may go ahead (the claim lock held; on SQLite, the writer lock
+  // of BEGIN IMMEDIATE): an item whose end was recorded while this claim waited ended before it,
+  // so a run let in by that end never starts before it, in StartedDate as in fact.
+  const rows = await writeTransaction(db, async (trx) => {
+    await lockClaims(db, trx);
+    return claimOn(db, trx, claimValues(db, options));
+  });
   return inLine(rows);
 }
 
