@@ -16,7 +16,7 @@ import { equalityKey, matchesValue } from './match-values.js';
 import type { PreparedWrite, Row } from './prepare-write.js';
 import { fieldColumn, type ObjectScope } from './record-query.js';
 import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
-import { decodeValue } from './value-codec.js';
+import { decodeValue } from '../records/field-values.js';
 
 const MAX_BINDINGS = 500;
 

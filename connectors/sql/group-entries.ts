@@ -14,7 +14,7 @@ import type { RecordData } from '../connection.js';
 import { groupParentKey, type SqlGroup } from './object-model.js';
 import type { ObjectScope } from './record-query.js';
 import { fixedText, join, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
-import { decoderFor } from './value-codec.js';
+import { decoderFor } from '../records/field-values.js';
 
 const FOREIGN_KEY = '__syncline_fk';
 const TYPE = '__syncline_type';

@@ -41,7 +41,7 @@ import type { ColumnOperand } from './filter-operand.js';
 import { withReadOnlySession, type Row } from './read-only-session.js';
 import { identifier, text, type SqlFragment } from './sql-fragment.js';
 import { keywordPosition, leadingKeyword, mainKeyword, singleStatement } from './statement-text.js';
-import { decodeValue } from './value-codec.js';
+import { decodeValue } from '../records/field-values.js';
 
 export interface QueryScope {
   /** The dedicated, read-only query pool. */

@@ -13,25 +13,14 @@
  * (statement-timeout.ts), answered as a 'timeout'.
  */
 import type { ReadRequest, RecordData } from '../connection.js';
-import { ConnectorError } from '../connector-error.js';
+import { readWindow } from '../records/read-window.js';
 import { compareWithConstant } from './compare-column.js';
 import { toConnectorError } from './database-errors.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope, type ResolvedOrder } from './record-query.js';
 import { and, or, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
-import { decoderFor } from './value-codec.js';
+import { decoderFor } from '../records/field-values.js';
 import type { SqlObject } from './object-model.js';
-
-/** Records per page when the request does not say. */
-export const DEFAULT_PAGE_SIZE = 500;
-
-function wholeNumber(name: string, raw: number | undefined, minimum: number): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!Number.isSafeInteger(raw) || raw < minimum) {
-    throw new ConnectorError('invalid-value', `${name} must be a whole number of at least ${minimum}`, { details: { parameter: name } });
-  }
-  return raw;
-}
 
 function usesKeyset(scope: ObjectScope, order: ResolvedOrder): boolean {
   const { key, fields } = scope.object;
@@ -74,9 +63,8 @@ function decodeRecord(decoders: ReadonlyArray<readonly [string, (raw: unknown) =
 }
 
 export async function* readPages(scope: ObjectScope, request: ReadRequest = {}): AsyncGenerator<RecordData[]> {
-  const pageSize = wholeNumber('pageSize', request.pageSize, 1) ?? DEFAULT_PAGE_SIZE;
-  let remaining = wholeNumber('limit', request.limit, 0) ?? Number.POSITIVE_INFINITY;
-  const skip = wholeNumber('skip', request.skip, 0) ?? 0;
+  const { pageSize, skip, limit } = readWindow(request);
+  let remaining = limit;
   const where = whereClause(scope, request);
   const order = resolveOrder(scope, request.order);
   const orderBy = orderByClause(scope, order);

@@ -14,12 +14,12 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { OrderTerm } from '../../definitions/order/parse-order.js';
 import type { ReadRequest } from '../connection.js';
-import { ConnectorError } from '../connector-error.js';
 import { compareWithConstant } from './compare-column.js';
 import { compileFilter } from './compile-filter.js';
 import type { Engine } from './engines/index.js';
 import type { ColumnOperand } from './filter-operand.js';
-import { fieldNamed, groupParentKey, resolveFieldPath, unknownField, type SqlObject } from './object-model.js';
+import { checkId } from '../records/record-id.js';
+import { groupParentKey, resolveFieldPath, type SqlObject } from './object-model.js';
 import { column, orderTerm } from './sql-dialect.js';
 import { and, fixedText, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
 import { encodeValue } from './value-codec.js';
@@ -43,33 +43,10 @@ export function fieldColumn(scope: ObjectScope, path: readonly string[]): Column
   return { kind: 'column', sql: subquery, type: field.type, label };
 }
 
-/** `field = value` for each key field given, with the filter compiler's comparison rules. */
+/** `field = value` for each key field, the id checked as every connector checks it (records/record-id.ts). */
 export function idCondition(scope: ObjectScope, id: Readonly<Record<string, unknown>>): SqlFragment {
   const { object } = scope;
-  for (const name of Object.keys(id)) {
-    if (!object.key.includes(name)) throw unknownField(object, name, `; the key of ${object.name} is ${object.key.join(', ')}`);
-  }
-  const missing = object.key.filter((name) => !Object.hasOwn(id, name));
-  if (missing.length > 0) {
-    throw new ConnectorError('invalid-value', `${object.name}: the id needs every key field; missing ${missing.join(', ')}`, {
-      details: { object: object.name, missing },
-    });
-  }
-  // An id that cannot be a value of its key field (GETDATA_ID "abc" for an Integer key) is a
-  // mistake worth a 400, not an empty answer.
-  for (const name of object.key) {
-    const type = fieldNamed(object, name).type;
-    try {
-      encodeValue(type, id[name], { engine: scope.engine, label: `${object.name}.${name}` });
-    } catch (error) {
-      // The value is not repeated: ids arrive in URLs and parameters, and the caller has it.
-      if (!(error instanceof ConnectorError)) throw error;
-      throw new ConnectorError('invalid-value', `the id of ${object.name} is not a valid ${type} value for its key field ${name}`, {
-        cause: error,
-        details: { field: name },
-      });
-    }
-  }
+  checkId(object, id, (type, raw, target) => encodeValue(type, raw, { ...target, engine: scope.engine }));
   return and(object.key.map((name) => compareWithConstant(scope.engine, fieldColumn(scope, [name]), '=', id[name])));
 }
 

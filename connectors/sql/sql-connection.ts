@@ -26,7 +26,7 @@ import { queryBusyError } from '../limit-errors.js';
 import { QuerySlots } from '../query-slots.js';
 import { checkDatabase } from './check.js';
 import { toConnectorError } from './database-errors.js';
-import { describeObject } from './describe.js';
+import { describeObject } from '../records/describe-object.js';
 import { discoverObjects } from './discover.js';
 import { engineOfClient, type Engine, type PoolPurpose } from './engines/index.js';
 import { buildObjects, objectNamed, type SqlObject } from './object-model.js';

@@ -1,227 +1,48 @@
 /**
- * Values between a record and a database, by declared field type.
- *
- * Read (`decodeValue`): String as text; Integer as a number (a PostgreSQL bigint arrives as text
- * and becomes a number when it is a safe integer, else stays text); Number as a number (decimals
- * arrive as text); Boolean as true/false (SQLite and MariaDB store 1/0); Date as `YYYY-MM-DD`;
- * DateTime as ISO 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text without an offset
- * is UTC); Json parsed.
- *
- * Write (`encodeValue`): the value is checked against the type and turned into what the database
- * takes; a value that does not fit is ConnectorError('invalid-value') naming the field.
+ * Write values as a database takes them: the value is checked against its declared type
+ * (records/field-values.ts, the same check every connector makes), then bound the way the
+ * System's engine binds it — booleans as true/false or 1/0, date-times as its date-time text, Json
+ * as JSON text — and text that the engine cannot hold (NUL in PostgreSQL) is refused naming the
+ * field. Values read back are decoded by records/field-values.ts.
  */
 import type { FieldType } from '../../definitions/types.js';
-import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
-import { booleanOf, numberOf } from './filter-operand.js';
+import { checkFieldValue, type FieldTarget } from '../records/field-values.js';
 import type { Engine } from './engines/index.js';
 
-const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
-
-function integerFromText(raw: string): number | string | null {
-  if (!WHOLE_NUMBER.test(raw)) return null;
-  const big = BigInt(raw.trim());
-  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
-}
-
-function isoDateTime(raw: unknown): string | null {
-  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString();
-  const millis = toEpochMillis(raw);
-  return millis === null ? null : new Date(millis).toISOString();
-}
-
-/**
- * DateTime text already in the form decodeValue gives (what SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ')`
- * stores): decoding returns it unchanged — a real instant prints back the same, and an impossible
- * day (`02-30`) is not an instant, so the text is kept — without parsing it on every read.
- */
-const CANONICAL_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-
-type Decoder = (raw: unknown) => unknown;
-
-function decodeString(raw: unknown): unknown {
-  if (typeof raw === 'string') return raw;
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
-  if (raw instanceof Date) return isoDateTime(raw) ?? String(raw);
-  return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
-}
-
-function decodeInteger(raw: unknown): unknown {
-  if (typeof raw === 'number') return raw;
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (typeof raw === 'bigint') return integerFromText(raw.toString());
-  if (typeof raw === 'string') return integerFromText(raw) ?? numberOf(raw) ?? raw;
-  if (typeof raw === 'boolean') return raw ? 1 : 0;
-  return raw;
-}
-
-function decodeNumber(raw: unknown): unknown {
-  if (typeof raw === 'number') return raw;
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (typeof raw === 'bigint') return Number(raw);
-  if (typeof raw === 'string') return numberOf(raw) ?? raw;
-  return raw;
-}
-
-function decodeBoolean(raw: unknown): unknown {
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (typeof raw === 'number' || typeof raw === 'bigint') return Number(raw) !== 0;
-  if (typeof raw === 'string') return booleanOf(raw) ?? (raw === 't' ? true : raw === 'f' ? false : raw);
-  return raw;
-}
-
-function decodeDate(raw: unknown): unknown {
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString().slice(0, 10);
-  if (typeof raw !== 'string') return raw;
-  const parts = matchIsoDate(raw, 0, 'lenient');
-  return parts !== null && isoDateProblem(parts) === null ? raw.slice(0, 10) : raw;
-}
-
-function decodeDateTime(raw: unknown): unknown {
-  if (typeof raw === 'string' && CANONICAL_DATE_TIME.test(raw)) return raw;
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  return isoDateTime(raw) ?? raw;
-}
-
-function decodeJson(raw: unknown): unknown {
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (typeof raw !== 'string') return raw;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return raw;
-  }
-}
-
-function decodeUntyped(raw: unknown): unknown {
-  if (raw === null || raw === undefined) return null;
-  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (raw instanceof Date) return isoDateTime(raw);
-  if (typeof raw === 'bigint') return integerFromText(raw.toString());
-  return raw;
-}
-
-const DECODERS: Record<FieldType, Decoder> = {
-  String: decodeString,
-  Integer: decodeInteger,
-  Number: decodeNumber,
-  Boolean: decodeBoolean,
-  Date: decodeDate,
-  DateTime: decodeDateTime,
-  Json: decodeJson,
-};
-
-/**
- * The decoder of one field type, so that readers pick it once per field rather than switching on
- * the type for every value. Each one starts with the most common case of its type.
- */
-export function decoderFor(type: FieldType | undefined): Decoder {
-  return type === undefined ? decodeUntyped : DECODERS[type];
-}
-
-/** A database value as the record carries it. */
-export function decodeValue(type: FieldType | undefined, raw: unknown): unknown {
-  return decoderFor(type)(raw);
-}
-
-export interface EncodeTarget {
+export interface EncodeTarget extends FieldTarget {
   engine: Engine;
-  /** `Object.field` or `Object.group[type].field`, for messages. */
-  label: string;
-  maxLength?: number;
 }
 
-function invalid(target: EncodeTarget, expected: string, raw: unknown): ConnectorError {
-  const got =
-    raw === null
-      ? 'null'
-      : Array.isArray(raw)
-        ? 'an array'
-        : raw instanceof Date
-          ? 'an invalid date'
-          : typeof raw === 'string'
-            ? `'${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`
-            : typeof raw === 'object'
-              ? 'an object'
-              : `a ${typeof raw}`;
-  return new ConnectorError('invalid-value', `${target.label}: expected ${expected}, got ${got}`, {
-    details: { field: target.label, expected },
+function refuseNul(target: EncodeTarget, what: string): never {
+  throw new ConnectorError('invalid-value', `${target.label}: ${target.engine.label} ${what} cannot hold the NUL character (U+0000)`, {
+    details: { field: target.label },
   });
-}
-
-function encodeText(target: EncodeTarget, raw: unknown): string {
-  let textValue: string;
-  if (typeof raw === 'string') textValue = raw;
-  else if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint' || typeof raw === 'boolean')
-    textValue = String(raw);
-  else throw invalid(target, 'text', raw);
-  if (target.maxLength !== undefined && Array.from(textValue).length > target.maxLength) {
-    throw new ConnectorError('invalid-value', `${target.label}: longer than the ${target.maxLength} characters allowed`, {
-      details: { field: target.label, maxLength: target.maxLength },
-    });
-  }
-  const engine = target.engine;
-  if (!engine.holdsNul && textValue.includes('\u0000')) {
-    throw new ConnectorError('invalid-value', `${target.label}: ${engine.label} text cannot hold the NUL character (U+0000)`, {
-      details: { field: target.label },
-    });
-  }
-  return textValue;
 }
 
 /** A write value as the database takes it; null stays null (required fields are checked by the caller). */
 export function encodeValue(type: FieldType, raw: unknown, target: EncodeTarget): unknown {
-  if (raw === null || raw === undefined) return null;
+  return bindChecked(type, checkFieldValue(type, raw, target), target);
+}
+
+/** A value already checked (records/write-checks.ts) as the database takes it. */
+export function bindChecked(type: FieldType, checked: unknown, target: EncodeTarget): unknown {
+  if (checked === null) return null;
+  const engine = target.engine;
   switch (type) {
     case 'String':
-      return encodeText(target, raw);
-    case 'Integer': {
-      if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
-      const whole = typeof raw === 'string' || typeof raw === 'bigint' ? integerFromText(String(raw)) : null;
-      if (whole === null) throw invalid(target, 'a whole number', raw);
-      return whole;
-    }
-    case 'Number': {
-      const number = typeof raw === 'number' ? raw : typeof raw === 'bigint' ? Number(raw) : typeof raw === 'string' ? numberOf(raw) : null;
-      if (number === null || !Number.isFinite(number)) throw invalid(target, 'a number', raw);
-      return number;
-    }
-    case 'Boolean': {
-      const flag = booleanOf(raw);
-      if (flag === null) throw invalid(target, 'true or false', raw);
-      return target.engine.booleanBinding(flag);
-    }
-    case 'Date': {
-      if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString().slice(0, 10);
-      const parts = typeof raw === 'string' ? matchIsoDate(raw.trim(), 0, 'lenient') : null;
-      if (typeof raw !== 'string' || parts === null || parts.length !== raw.trim().length || isoDateProblem(parts) !== null) {
-        throw invalid(target, 'a date (YYYY-MM-DD)', raw);
-      }
-      return raw.trim().slice(0, 10);
-    }
-    case 'DateTime': {
-      const iso = typeof raw === 'string' || raw instanceof Date ? isoDateTime(raw) : null;
-      if (iso === null) throw invalid(target, 'an ISO 8601 date-time', raw);
-      return target.engine.dateTimeText(iso);
-    }
+      if (!engine.holdsNul && (checked as string).includes('\u0000')) refuseNul(target, 'text');
+      return checked;
+    case 'Boolean':
+      return engine.booleanBinding(checked as boolean);
+    case 'DateTime':
+      return engine.dateTimeText(checked as string);
     case 'Json': {
-      const json = JSON.stringify(raw) as string | undefined;
-      if (json === undefined) throw invalid(target, 'JSON data', raw);
-      const engine = target.engine;
-      if (!engine.holdsNul && json.includes('\\u0000')) {
-        throw new ConnectorError('invalid-value', `${target.label}: ${engine.label} JSON cannot hold the NUL character (U+0000)`, {
-          details: { field: target.label },
-        });
-      }
+      const json = JSON.stringify(checked);
+      if (!engine.holdsNul && json.includes('\\u0000')) refuseNul(target, 'JSON');
       return json;
     }
+    default:
+      return checked;
   }
 }

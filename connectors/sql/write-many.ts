@@ -44,8 +44,10 @@ import {
   type Row,
 } from './prepare-write.js';
 import type { ObjectScope } from './record-query.js';
-import { decodeValue, encodeValue } from './value-codec.js';
-import { hasGroupEntries, storeMatched, storeRecord } from './write.js';
+import { decodeValue } from '../records/field-values.js';
+import { encodeValue } from './value-codec.js';
+import { hasGroupEntries } from '../records/write-checks.js';
+import { storeMatched, storeRecord } from './write.js';
 import { guardWrites, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
 
 export type WriteAnswer = WriteResult | ConnectorError;

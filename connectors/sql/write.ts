@@ -11,21 +11,11 @@
  * shares too.
  */
 import type { Knex } from 'knex';
-import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
-import { ConnectorError } from '../connector-error.js';
+import type { WriteRequest, WriteResult } from '../connection.js';
 import { toConnectorError } from './database-errors.js';
-import { groupParentKey, unknownField, type SqlGroup } from './object-model.js';
+import { groupParentKey, type SqlGroup } from './object-model.js';
 import { insertUnlessConflict } from './conflict-insert.js';
-import {
-  ambiguousMatch,
-  createRow,
-  encodeFields,
-  prepareWrite,
-  readOnlyError,
-  writeResult,
-  type PreparedWrite,
-  type Row,
-} from './prepare-write.js';
+import { ambiguousMatch, createRow, encodeGroupEntry, prepareWrite, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
 import type { ObjectScope } from './record-query.js';
 import { toRaw } from './sql-fragment.js';
 import { guardWrites, NO_GUARD, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
@@ -38,26 +28,7 @@ async function upsertGroupEntry(
   type: string,
   entry: unknown,
 ): Promise<void> {
-  const object = scope.object;
-  const label = (name: string): string => `${object.name}.${group.name}[${type}].${name}`;
-  if (!group.types.includes(type)) {
-    throw new ConnectorError(
-      'invalid-value',
-      `${object.name}.${group.name}: '${type}' is not one of its types (${group.types.join(', ')})`,
-      {
-        details: { group: group.name, type, types: [...group.types] },
-      },
-    );
-  }
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    throw new ConnectorError('invalid-value', `${object.name}.${group.name}[${type}]: expected an object of field values`, {
-      details: { group: group.name, type },
-    });
-  }
-  const values = encodeFields(scope, group.fields, entry as RecordData, label, (name) =>
-    unknownField(object, `${group.name}.${type}.${name}`, `; the fields of ${group.name} are ${[...group.fields.keys()].join(', ')}`),
-  );
-  for (const name of Object.keys(values)) if (group.fields.get(name)?.readOnly) throw readOnlyError(label(name), '');
+  const values = encodeGroupEntry(scope, group, type, entry);
   const identity = { [group.foreignKey]: parentKey, [group.typeField]: type };
   const existing = await trx(group.table).select(trx.raw('1 AS found')).where(identity).first();
   if (existing !== undefined) {
@@ -65,11 +36,6 @@ async function upsertGroupEntry(
   } else {
     await trx(group.table).insert({ ...values, ...identity });
   }
-}
-
-/** Whether the request carries any group entry to upsert. */
-export function hasGroupEntries(request: WriteRequest): boolean {
-  return Object.values(request.groups ?? {}).some((entries) => Object.keys(entries).length > 0);
 }
 
 /** The key columns of the records the prepared write finds (at most two: one more means ambiguous). */

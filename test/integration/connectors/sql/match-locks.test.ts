@@ -13,7 +13,8 @@ import { matchesValue } from '../../../../connectors/sql/match-values.js';
 import type { SqlObject } from '../../../../connectors/sql/object-model.js';
 import type { Dialect } from '../../../../connectors/sql/sql-dialect.js';
 import { engines } from '../../../../connectors/sql/engines/index.js';
-import { decodeValue, encodeValue } from '../../../../connectors/sql/value-codec.js';
+import { decodeValue } from '../../../../connectors/records/field-values.js';
+import { encodeValue } from '../../../../connectors/sql/value-codec.js';
 import type { FieldType } from '../../../../definitions/types.js';
 
 const TYPES: readonly FieldType[] = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime'];

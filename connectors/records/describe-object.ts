@@ -1,16 +1,16 @@
 /**
  * An object's description for callers (RunConnectionGetData's metadata, the OpenAPI document), from
- * the definition alone: no database round trip. A field of a read-only object or system is
+ * the definition alone: no round trip to the system. A field of a read-only object or system is
  * described as read-only.
  */
 import type { FieldDescription, ObjectDescription } from '../connection.js';
-import type { SqlField, SqlObject } from './object-model.js';
+import type { RecordField, RecordObject } from './object-model.js';
 
-function describeField(field: SqlField, readOnly: boolean): FieldDescription {
+function describeField(field: RecordField, readOnly: boolean): FieldDescription {
   return { name: field.name, type: field.type, required: field.required, readOnly: readOnly || field.readOnly };
 }
 
-export function describeObject(object: SqlObject): ObjectDescription {
+export function describeObject(object: RecordObject): ObjectDescription {
   return {
     name: object.name,
     key: [...object.key],

@@ -1,0 +1,225 @@
+/**
+ * Values of records by declared field type, the same for every connector.
+ *
+ * Read (`decodeValue`): whatever the system gives — a driver's value, JSON, text of a CSV cell —
+ * becomes what records carry: String as text; Integer as a number (a bigint, or text of one, is a
+ * number when it is a safe integer, else stays text); Number as a number (decimals may arrive as
+ * text); Boolean as true/false (1/0 and 'true'/'false' too); Date as `YYYY-MM-DD`; DateTime as ISO
+ * 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text without an offset is UTC); Json
+ * parsed. A value that cannot be read as its type is passed on as it came.
+ *
+ * Write (`checkFieldValue`): the value is checked against the type and given in that same
+ * canonical form; a value that does not fit is ConnectorError('invalid-value') naming the field.
+ * A connector then turns the canonical value into what its system takes (the sql connector's
+ * engines bind booleans and date-times their own way: sql/value-codec.ts).
+ */
+import type { FieldType } from '../../definitions/types.js';
+import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
+import { ConnectorError } from '../connector-error.js';
+import { booleanFrom as booleanOf, numberFromText as numberOf } from '../../definitions/expression/index.js';
+
+const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
+
+function integerFromText(raw: string): number | string | null {
+  if (!WHOLE_NUMBER.test(raw)) return null;
+  const big = BigInt(raw.trim());
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+}
+
+function isoDateTime(raw: unknown): string | null {
+  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString();
+  const millis = toEpochMillis(raw);
+  return millis === null ? null : new Date(millis).toISOString();
+}
+
+/**
+ * DateTime text already in the form decodeValue gives (what SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ')`
+ * stores): decoding returns it unchanged — a real instant prints back the same, and an impossible
+ * day (`02-30`) is not an instant, so the text is kept — without parsing it on every read.
+ */
+const CANONICAL_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+export type Decoder = (raw: unknown) => unknown;
+
+function decodeString(raw: unknown): unknown {
+  if (typeof raw === 'string') return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  if (raw instanceof Date) return isoDateTime(raw) ?? String(raw);
+  return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
+}
+
+function decodeInteger(raw: unknown): unknown {
+  if (typeof raw === 'number') return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw === 'bigint') return integerFromText(raw.toString());
+  if (typeof raw === 'string') return integerFromText(raw) ?? numberOf(raw) ?? raw;
+  if (typeof raw === 'boolean') return raw ? 1 : 0;
+  return raw;
+}
+
+function decodeNumber(raw: unknown): unknown {
+  if (typeof raw === 'number') return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw === 'bigint') return Number(raw);
+  if (typeof raw === 'string') return numberOf(raw) ?? raw;
+  return raw;
+}
+
+function decodeBoolean(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw === 'number' || typeof raw === 'bigint') return Number(raw) !== 0;
+  if (typeof raw === 'string') return booleanOf(raw) ?? (raw === 't' ? true : raw === 'f' ? false : raw);
+  return raw;
+}
+
+function decodeDate(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString().slice(0, 10);
+  if (typeof raw !== 'string') return raw;
+  const parts = matchIsoDate(raw, 0, 'lenient');
+  return parts !== null && isoDateProblem(parts) === null ? raw.slice(0, 10) : raw;
+}
+
+function decodeDateTime(raw: unknown): unknown {
+  if (typeof raw === 'string' && CANONICAL_DATE_TIME.test(raw)) return raw;
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  return isoDateTime(raw) ?? raw;
+}
+
+function decodeJson(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function decodeUntyped(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (raw instanceof Date) return isoDateTime(raw);
+  if (typeof raw === 'bigint') return integerFromText(raw.toString());
+  return raw;
+}
+
+const DECODERS: Record<FieldType, Decoder> = {
+  String: decodeString,
+  Integer: decodeInteger,
+  Number: decodeNumber,
+  Boolean: decodeBoolean,
+  Date: decodeDate,
+  DateTime: decodeDateTime,
+  Json: decodeJson,
+};
+
+/**
+ * The decoder of one field type, so that readers pick it once per field rather than switching on
+ * the type for every value. Each one starts with the most common case of its type.
+ */
+export function decoderFor(type: FieldType | undefined): Decoder {
+  return type === undefined ? decodeUntyped : DECODERS[type];
+}
+
+/** A system's value as the record carries it. */
+export function decodeValue(type: FieldType | undefined, raw: unknown): unknown {
+  return decoderFor(type)(raw);
+}
+
+/** Where a checked value goes, for messages. */
+export interface FieldTarget {
+  /** `Object.field` or `Object.group[type].field`. */
+  label: string;
+  maxLength?: number;
+}
+
+function invalid(target: FieldTarget, expected: string, raw: unknown): ConnectorError {
+  const got =
+    raw === null
+      ? 'null'
+      : Array.isArray(raw)
+        ? 'an array'
+        : raw instanceof Date
+          ? 'an invalid date'
+          : typeof raw === 'string'
+            ? `'${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`
+            : typeof raw === 'object'
+              ? 'an object'
+              : `a ${typeof raw}`;
+  return new ConnectorError('invalid-value', `${target.label}: expected ${expected}, got ${got}`, {
+    details: { field: target.label, expected },
+  });
+}
+
+function checkText(target: FieldTarget, raw: unknown): string {
+  let textValue: string;
+  if (typeof raw === 'string') textValue = raw;
+  else if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint' || typeof raw === 'boolean')
+    textValue = String(raw);
+  else throw invalid(target, 'text', raw);
+  if (target.maxLength !== undefined && Array.from(textValue).length > target.maxLength) {
+    throw new ConnectorError('invalid-value', `${target.label}: longer than the ${target.maxLength} characters allowed`, {
+      details: { field: target.label, maxLength: target.maxLength },
+    });
+  }
+  return textValue;
+}
+
+/**
+ * A write value checked against its type, in the form records carry (see above); null stays null
+ * (required fields are checked by the caller). Json values are returned as given, once known to
+ * be JSON data.
+ */
+export function checkFieldValue(type: FieldType, raw: unknown, target: FieldTarget): unknown {
+  if (raw === null || raw === undefined) return null;
+  switch (type) {
+    case 'String':
+      return checkText(target, raw);
+    case 'Integer': {
+      if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
+      const whole = typeof raw === 'string' || typeof raw === 'bigint' ? integerFromText(String(raw)) : null;
+      if (whole === null) throw invalid(target, 'a whole number', raw);
+      return whole;
+    }
+    case 'Number': {
+      const number = typeof raw === 'number' ? raw : typeof raw === 'bigint' ? Number(raw) : typeof raw === 'string' ? numberOf(raw) : null;
+      if (number === null || !Number.isFinite(number)) throw invalid(target, 'a number', raw);
+      return number;
+    }
+    case 'Boolean': {
+      const flag = booleanOf(raw);
+      if (flag === null) throw invalid(target, 'true or false', raw);
+      return flag;
+    }
+    case 'Date': {
+      if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString().slice(0, 10);
+      const parts = typeof raw === 'string' ? matchIsoDate(raw.trim(), 0, 'lenient') : null;
+      if (typeof raw !== 'string' || parts === null || parts.length !== raw.trim().length || isoDateProblem(parts) !== null) {
+        throw invalid(target, 'a date (YYYY-MM-DD)', raw);
+      }
+      return raw.trim().slice(0, 10);
+    }
+    case 'DateTime': {
+      const iso = typeof raw === 'string' || raw instanceof Date ? isoDateTime(raw) : null;
+      if (iso === null) throw invalid(target, 'an ISO 8601 date-time', raw);
+      return iso;
+    }
+    case 'Json': {
+      if ((JSON.stringify(raw) as string | undefined) === undefined) throw invalid(target, 'JSON data', raw);
+      return raw;
+    }
+  }
+}
+
+/** Whether two values of one field, each read or checked into the canonical form, are the same value. */
+export function sameFieldValue(a: unknown, b: unknown): boolean {
+  return a === b || (a !== null && a !== undefined && b !== null && b !== undefined && String(a) === String(b));
+}
