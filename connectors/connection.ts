@@ -95,10 +95,18 @@ export interface ObjectDescription {
 }
 
 export interface DiscoveredObject {
-  /** The system's own name for it (a table name). */
+  /** The system's own name for it (a table, an entity set, a file); the object is named after it. */
   name: string;
+  /**
+   * The connector-specific options an object definition needs to reach it, as they are written
+   * under the object (`{ table: customers }`, `{ entitySet: Customers }`).
+   */
+  options: Record<string, unknown>;
   fields: Array<{ name: string; type: FieldType; nullable: boolean }>;
+  /** Empty when the system names no key: the definition must add one to read by id or write. */
   key: string[];
+  /** What the connector could not turn into a definition, said as comments above the object. */
+  notes?: string[];
 }
 
 export interface Connection {

@@ -3,7 +3,24 @@
  * schema read this one spec; each System of a snapshot carries its connector's capabilities, which
  * the HTTP routes check and the OpenAPI description states.
  */
+import type { SystemDefinition } from './types.js';
+
 export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A problem a connector finds in one of its Systems, at a path of the definition (`['objects',
+ * 'Order', 'records']`); the loader reports it at that place of the YAML, with its file, line and
+ * column, as every other definition problem.
+ */
+export interface ConnectorProblem {
+  path: ReadonlyArray<string | number>;
+  /** A stable code, e.g. `invalid-template`. */
+  code: string;
+  /** Names the setting and the fix. */
+  message: string;
+  /** A warning: reported, and the definitions still load. */
+  warning?: boolean;
+}
 
 /** What a connector can do; the HTTP layer answers 422 naming the capability it lacks. */
 export interface ConnectorCapabilities {
@@ -36,6 +53,12 @@ export interface ConnectorSpec {
   /** Which of `groupProperties` a group must set. */
   readonly requiredGroupProperties: readonly string[];
   readonly capabilities: Readonly<ConnectorCapabilities>;
+  /**
+   * Checks of a System that the connector's JSON Schemas cannot make — a JSONata expression that
+   * does not compile, a path template naming an undeclared field, a setting that needs another.
+   * Called once the System passed its schema; must not reach the system itself.
+   */
+  readonly checkSystem?: (system: SystemDefinition) => ConnectorProblem[];
 }
 
 /**

@@ -222,7 +222,7 @@ function runChecks(context: CheckContext, connectors: ConnectorSpecs): Compiled 
   // in JSON Schema and would reject schemas that validate fine everywhere else.
   const requestAjv = createAjv({ strictTypes: false, strictTuples: false });
   const valid = <T>(map: Map<string, Registered<T>>) => [...map.values()].filter((entry) => entry.valid);
-  for (const entry of valid(context.registry.System)) checkSystem(context, entry);
+  for (const entry of valid(context.registry.System)) checkSystem(context, entry, connectors);
   for (const entry of valid(context.registry.Sync)) {
     const result = checkSync(context, entry);
     if (result) compiled.syncs.set(entry.definition.id, result);

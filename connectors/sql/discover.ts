@@ -29,7 +29,7 @@ function assemble(dialect: Dialect, columns: Row[], keys: Row[]): DiscoveredObje
   const objects = new Map<string, DiscoveredObject>();
   for (const column of columns) {
     const table = String(column.table_name);
-    const object = objects.get(table) ?? { name: table, fields: [], key: [] };
+    const object = objects.get(table) ?? { name: table, options: { table }, fields: [], key: [] };
     objects.set(table, object);
     object.fields.push({
       name: String(column.column_name),

@@ -1,16 +1,24 @@
-/** Semantic checks of a System: keys name declared fields; query columns are unique; limits are usable. */
+/**
+ * Semantic checks of a System: keys name declared fields; query columns are unique; limits are
+ * usable; and whatever its connector checks of its own (ConnectorSpec.checkSystem).
+ */
 import { isScalar } from 'yaml';
 import { parseDuration } from '../duration.js';
 import { locate } from '../load/source-document.js';
 import { closest } from '../schema/did-you-mean.js';
 import { parseSize } from '../size.js';
 import { MAX_TIMEOUT_MS } from '../system-limits.js';
+import type { ConnectorSpecs } from '../connector-spec.js';
 import type { SystemDefinition } from '../types.js';
 import type { CheckContext, Registered } from './check-context.js';
 import { list } from './check-context.js';
 
-export function checkSystem(context: CheckContext, { definition, source }: Registered<SystemDefinition>): void {
+export function checkSystem(context: CheckContext, { definition, source }: Registered<SystemDefinition>, connectors: ConnectorSpecs): void {
   checkLimits(context, source, definition);
+  for (const problem of connectors.get(definition.connector)?.checkSystem?.(definition) ?? []) {
+    if (problem.warning) context.warn(source, problem.path, problem.code, problem.message);
+    else context.report(source, problem.path, problem.code, problem.message);
+  }
   for (const [name, object] of Object.entries(definition.objects)) {
     object.key.forEach((field, index) => {
       if (!Object.hasOwn(object.fields, field)) {

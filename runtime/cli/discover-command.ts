@@ -48,7 +48,7 @@ export async function discoverCommand(systemId: string, flags: DiscoverFlags): P
   const objects =
     flags.object === undefined ? discovered : discovered.filter((object) => object.name.toLowerCase() === flags.object!.toLowerCase());
   if (objects.length === 0) {
-    const what = flags.object === undefined ? 'no tables or views' : `no table or view '${flags.object}'`;
+    const what = flags.object === undefined ? 'no objects to discover' : `no object '${flags.object}'`;
     process.stderr.write(
       `error: system '${system.id}' has ${what}; it has: ${discovered.map((object) => object.name).join(', ') || 'none'}\n`,
     );
@@ -58,23 +58,32 @@ export async function discoverCommand(systemId: string, flags: DiscoverFlags): P
   return 0;
 }
 
+/** An object name definitions accept (letters, digits, _; not starting with a digit) for a system's own name. */
+function objectName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_]+/g, '_');
+  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+}
+
 /**
- * The objects as a System's `objects:` block. An object is named after its table (rename it at
- * will; `table:` keeps the link); fields keep the catalogue's order; a table without a primary key
- * gets a comment where the key would be, since an object needs one to be read by id or written.
+ * The objects as a System's `objects:` block. An object is named after the system's name for it
+ * (rename it at will; its connector options — `table:`, `entitySet:`, `path:` — keep the link);
+ * fields keep the system's order; an object without a key gets a comment where the key would be,
+ * since an object needs one to be read by id or written, and what the connector could not express
+ * is said in comments above the object.
  */
 export function objectsYaml(systemId: string, objects: readonly DiscoveredObject[]): string {
   const document = new Document({ objects: {} });
   for (const object of objects) {
-    const entry = document.createNode({ table: object.name }) as YAMLMap;
+    const entry = document.createNode({ ...object.options }) as YAMLMap;
     // Keys and fields one per line, as definitions are written by hand: `id: { type: Integer }`.
     if (object.key.length > 0) entry.set('key', document.createNode(object.key, { flow: true }));
     const fields = object.fields.map((field) => [field.name, document.createNode({ type: field.type }, { flow: true })]);
     entry.set('fields', document.createNode(Object.fromEntries(fields)));
-    document.setIn(['objects', object.name], entry);
+    if (object.notes !== undefined && object.notes.length > 0) entry.commentBefore = object.notes.map((note) => ` ${note}`).join('\n');
+    document.setIn(['objects', objectName(object.name)], entry);
   }
   const text = document.toString({ lineWidth: 0 });
   const keyless = objects.filter((object) => object.key.length === 0).map((object) => object.name);
-  const note = keyless.length > 0 ? `# No primary key: ${keyless.join(', ')}; add key: [field, …] before reading by id or writing.\n` : '';
-  return `# Objects of system '${systemId}' as its database describes them; paste under the System's objects:.\n${note}${text}`;
+  const note = keyless.length > 0 ? `# No key: ${keyless.join(', ')}; add key: [field, …] before reading by id or writing.\n` : '';
+  return `# Objects of system '${systemId}' as the system describes them; paste under the System's objects:.\n${note}${text}`;
 }

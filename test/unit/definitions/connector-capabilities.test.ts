@@ -66,3 +66,31 @@ test('with the connector as it is, the same definitions load', async () => {
   assert.deepEqual(result.problems.filter((problem) => problem.severity !== 'warning').map(formatProblem), []);
   assert.ok(result.ok);
 });
+
+test("a connector's own checks of its Systems are reported at the place they name, errors and warnings alike", async () => {
+  const checking: ConnectorSpecs = new Map([
+    [
+      'sql',
+      {
+        ...sql,
+        checkSystem: (system) =>
+          system.id !== 'crm'
+            ? []
+            : [
+                { path: ['objects', 'Customer', 'table'], code: 'table-check', message: `objects.Customer.table: ${system.id} checked` },
+                { path: ['connection', 'filename'], code: 'file-note', message: 'connection.filename: noted', warning: true },
+              ],
+      },
+    ],
+  ]);
+  const result = await loadDefinitions([dir], { connectors: checking, env: {} });
+  assert.equal(result.ok, false);
+  const own = result.problems.filter((problem) => ['table-check', 'file-note'].includes(problem.code));
+  assert.deepEqual(
+    own.map((problem) => [said(problem), problem.severity ?? 'error']),
+    [
+      ['systems.yaml:12:13 connection.filename: noted', 'warning'],
+      ['systems.yaml:15:12 objects.Customer.table: crm checked', 'error'],
+    ],
+  );
+});

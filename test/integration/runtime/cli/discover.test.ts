@@ -53,8 +53,8 @@ await describeEachDatabase('syncline discover', (database) => {
     it('prints every table as an object with its key and typed fields, and says which have no key', async () => {
       const run = await discover('shop');
       assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stdout, /^# Objects of system 'shop' as its database describes them; paste under the System's objects:\.\n/);
-      assert.match(run.stdout, /^# No primary key: discover_log; add key: \[field, …\] before reading by id or writing\.$/m);
+      assert.match(run.stdout, /^# Objects of system 'shop' as the system describes them; paste under the System's objects:\.\n/);
+      assert.match(run.stdout, /^# No key: discover_log; add key: \[field, …\] before reading by id or writing\.$/m);
       const { objects } = parse(run.stdout) as {
         objects: Record<string, { table: string; key?: string[]; fields: Record<string, { type: string }> }>;
       };
@@ -97,7 +97,7 @@ await describeEachDatabase('syncline discover', (database) => {
       assert.match(system.stderr, /there is no system 'shopp' in .*; known: shop/);
       const table = await discover('shop', '--object', 'discover_order');
       assert.equal(table.code, 2);
-      assert.match(table.stderr, /system 'shop' has no table or view 'discover_order'; it has: .*discover_lines.*discover_orders/);
+      assert.match(table.stderr, /system 'shop' has no object 'discover_order'; it has: .*discover_lines.*discover_orders/);
       assert.equal(table.stdout, '');
     });
   });
