@@ -46,7 +46,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { WebhookActionHandler } from '../../runtime/webhooks/webhook-call.js';
 import type { Engine, TestDatabase } from './databases.js';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
-import { createCustomerAddressesTable } from '../integration/connectors/crm-fixture.js';
+import { createCustomerAddressesTable } from '../integration/connectors/sql/sql-crm.js';
 
 /** The registered connectors, which the definitions are checked against. */
 const connectors = await loadConnectorSpecs();

@@ -1,14 +1,12 @@
 /**
  * The conformance suite's data: a CRM like the quickstart's (customers with typed addresses of type
- * main/invoice) plus accounts keyed by a string, created with Knex's schema builder so one
- * definition gives the natural column types on every engine. The rows are chosen to trip up SQL
- * that does not mean what the JS evaluator means: case variants, trailing spaces, quotes and
- * backslashes, LIKE wildcards in data, unicode and emoji, nulls and empty strings, numbers spelled
- * as text, booleans and dates.
+ * main/invoice) plus accounts keyed by a string, and its System definition, which each connector's
+ * target completes with its own options (a table, an entity set, a file). The rows are chosen to
+ * trip up a translation that does not mean what the JS evaluator means: case variants, trailing
+ * spaces, quotes and backslashes, LIKE wildcards in data, unicode and emoji, nulls and empty
+ * strings, numbers spelled as text, booleans and dates.
  */
-import type { Knex } from 'knex';
 import type { SystemDefinition } from '../../../definitions/types.js';
-import type { Engine, TestDatabase } from '../../support/databases.js';
 
 export interface CustomerRow {
   id: number;
@@ -127,99 +125,63 @@ export const ACCOUNTS = [
   { AccountNumber: "A-'2", AccountName: 'Quote', Email: null },
 ];
 
-function dateTimeFor(engine: Engine, iso: string | null): string | null {
-  return iso !== null && engine === 'mariadb' ? iso.replace('T', ' ').replace('Z', '') : iso;
+/** The connector options that tie the fixture's objects and group to one system. */
+export interface CrmOptions {
+  Customer: Record<string, unknown>;
+  Account: Record<string, unknown>;
+  addresses: Record<string, unknown>;
 }
 
-/** The quickstart's typed-group table (addresses of type main/invoice), the same on every engine. */
-export async function createCustomerAddressesTable(admin: Knex): Promise<void> {
-  await admin.schema.createTable('customer_addresses', (t: Knex.CreateTableBuilder) => {
-    t.integer('customer_id').unsigned().notNullable().references('id').inTable('customers').onDelete('CASCADE');
-    t.string('type', 20).notNullable();
-    t.string('street', 200);
-    t.string('city', 200);
-    t.string('zip', 40);
-    t.string('country', 2);
-    t.primary(['customer_id', 'type']);
-  });
-}
+const customerFields = (generatedKeys: boolean) =>
+  ({
+    id: generatedKeys ? { type: 'Integer', readOnly: true } : { type: 'Integer' },
+    name: { type: 'String', required: true, maxLength: 200 },
+    email: { type: 'String' },
+    active: { type: 'Boolean' },
+    score: { type: 'Integer' },
+    balance: { type: 'Number' },
+    birthday: { type: 'Date' },
+    updated_at: { type: 'DateTime' },
+    notes: { type: 'String' },
+    meta: { type: 'Json' },
+  }) as const;
 
-export async function createCrm(database: TestDatabase): Promise<void> {
-  const { admin, engine } = database;
-  await admin.schema.createTable('customers', (t: Knex.CreateTableBuilder) => {
-    t.increments('id');
-    t.string('name', 200).notNullable();
-    t.string('email', 200);
-    t.boolean('active');
-    t.integer('score');
-    t.double('balance');
-    t.date('birthday');
-    t.datetime('updated_at', { precision: 3 });
-    t.text('notes', 'longtext');
-    t.json('meta');
-  });
-  await createCustomerAddressesTable(admin);
-  await admin.schema.createTable('accounts', (t: Knex.CreateTableBuilder) => {
-    // Account numbers differ by case only ('A-1', 'a-1'): MariaDB needs a binary collation to keep both.
-    const number = t.string('AccountNumber', 40).primary();
-    if (engine === 'mariadb') number.collate('utf8mb4_bin');
-    t.string('AccountName', 200).notNullable();
-    t.string('Email', 200).unique();
-  });
-  await admin('customers').insert(
-    CUSTOMERS.map((row) => ({
-      ...row,
-      updated_at: dateTimeFor(engine, row.updated_at),
-      meta: row.meta === null ? null : JSON.stringify(row.meta),
-    })),
-  );
-  await admin('customer_addresses').insert([...ADDRESSES]);
-  await admin('accounts').insert(ACCOUNTS);
-  if (engine === 'postgres') await admin.raw(`SELECT setval(pg_get_serial_sequence('customers', 'id'), (SELECT MAX(id) FROM customers))`);
-}
-
-export async function tableCounts(admin: Knex): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of ['customers', 'customer_addresses', 'accounts']) {
-    const row = (await admin(table).count({ n: '*' }).first()) as { n: unknown };
-    counts[table] = Number(row.n);
-  }
-  return counts;
-}
-
-const customerFields = {
-  id: { type: 'Integer', readOnly: true },
-  name: { type: 'String', required: true, maxLength: 200 },
-  email: { type: 'String' },
-  active: { type: 'Boolean' },
-  score: { type: 'Integer' },
-  balance: { type: 'Number' },
-  birthday: { type: 'Date' },
-  updated_at: { type: 'DateTime' },
-  notes: { type: 'String' },
-  meta: { type: 'Json' },
+const addressFields = {
+  street: { type: 'String' },
+  city: { type: 'String' },
+  zip: { type: 'String' },
+  country: { type: 'String' },
 } as const;
 
-const addresses = {
-  table: 'customer_addresses',
-  foreignKey: 'customer_id',
-  typeField: 'type',
-  types: ['main', 'invoice'],
-  fields: { street: { type: 'String' }, city: { type: 'String' }, zip: { type: 'String' }, country: { type: 'String' } },
-} as const;
-
-/** The System definition of the fixture, as the loader would produce it. */
-export function crmSystem(database: TestDatabase, overrides: Partial<SystemDefinition> = {}): SystemDefinition {
+/**
+ * The System definition of the fixture, as the loader would produce it. `generatedKeys`: the
+ * system gives a new customer its id (so id is read-only); `typedGroups` false leaves out the
+ * addresses group, for a connector without typed groups.
+ */
+export function crmDefinition(
+  connector: string,
+  connection: Record<string, unknown>,
+  options: CrmOptions,
+  settings: { generatedKeys?: boolean; typedGroups?: boolean } = {},
+  overrides: Partial<SystemDefinition> = {},
+): SystemDefinition {
+  const { generatedKeys = true, typedGroups = true } = settings;
+  const addresses = { ...options.addresses, types: ['main', 'invoice'], fields: addressFields };
   return structuredClone({
     kind: 'System',
     id: 'crm',
-    connector: 'sql',
-    connection: database.connection,
+    connector,
+    connection,
     objects: {
-      Customer: { table: 'customers', key: ['id'], fields: customerFields, groups: { addresses } },
-      ReadOnlyCustomer: { table: 'customers', key: ['id'], readOnly: true, fields: customerFields },
+      Customer: {
+        ...options.Customer,
+        key: ['id'],
+        fields: customerFields(generatedKeys),
+        ...(typedGroups ? { groups: { addresses } } : {}),
+      },
+      ReadOnlyCustomer: { ...options.Customer, key: ['id'], readOnly: true, fields: customerFields(generatedKeys) },
       Account: {
-        table: 'accounts',
+        ...options.Account,
         key: ['AccountNumber'],
         fields: {
           AccountNumber: { type: 'String', required: true, maxLength: 40 },

@@ -189,16 +189,6 @@ export const FILTER_CASES: readonly FilterCase[] = [
   { filter: 'id = #id#', placeholders: { id: { nested: true } } },
 ];
 
-/** Filters the sql connector refuses with 422 'unsupported' (the evaluator has an answer, SQL no faithful one). */
-export const UNSUPPORTED_FILTERS: readonly string[] = [
-  'name = 1990-05-17',
-  "meta = 'x'",
-  'contains(name, email)',
-  'name LIKE email',
-  'meta',
-  'score = name',
-];
-
 /** Filters naming fields the object does not have. */
 export const UNKNOWN_FIELD_FILTERS: readonly string[] = [
   'nope = 1',

@@ -1,9 +1,14 @@
 /**
  * The connector conformance suite for the `sql` connector, on SQLite always and on PostgreSQL and
- * MariaDB where their servers answer (required in CI). Each engine gets a fresh database.
+ * MariaDB where their servers answer (required in CI), then its free queries. Each engine gets a
+ * fresh database.
  */
-import * as sqlConnector from '../../../../connectors/sql/index.js';
 import { describeEachDatabase } from '../../../support/databases.js';
 import { conformanceSuite } from '../conformance.js';
+import { queryConformance } from './query-conformance.js';
+import { sqlTarget } from './sql-crm.js';
 
-await describeEachDatabase('sql connector conformance', (database) => conformanceSuite(database, sqlConnector));
+await describeEachDatabase('sql connector conformance', (database) => {
+  conformanceSuite(sqlTarget(database));
+  queryConformance(database);
+});

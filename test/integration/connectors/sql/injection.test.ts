@@ -17,7 +17,7 @@ import * as sqlConnector from '../../../../connectors/sql/index.js';
 import { evaluateCondition, parseExpression, recordScope, resolvePath, type Expression } from '../../../../definitions/expression/index.js';
 import { describeEachDatabase, type TestDatabase } from '../../../support/databases.js';
 import { readAll } from '../conformance.js';
-import { createCrm, crmSystem, tableCounts } from '../crm-fixture.js';
+import { createCrm, crmSystem, tableCounts } from './sql-crm.js';
 
 const PAYLOADS: readonly string[] = [
   "' OR 1=1 --",

@@ -16,7 +16,7 @@ import * as sqlConnector from '../../../../connectors/sql/index.js';
 import type { SystemDefinition } from '../../../../definitions/types.js';
 import { describeEachDatabase, type TestDatabase } from '../../../support/databases.js';
 import { readAll } from '../conformance.js';
-import { createCrm, crmSystem, tableCounts } from '../crm-fixture.js';
+import { createCrm, crmSystem, tableCounts } from './sql-crm.js';
 
 type Answer = WriteResult | { code: string; message: string };
 

@@ -1,20 +1,24 @@
 /**
- * Conformance: free queries. `#FlowFilter#` with bound values, the count statement, limit/skip
+ * The sql connector's free queries, on the conformance fixture. `#FlowFilter#` with bound values, the count statement, limit/skip
  * keeping the statement's order, typed columns — and writes refused by the database itself, shown
  * twice: through `query()` (whose statement check comes first) and directly on a read-only session
  * of the query pool, where only the database stands between the statement and the data.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { engineOfClient } from '../../../connectors/sql/engines/index.js';
-import { withReadOnlySession } from '../../../connectors/sql/read-only-session.js';
-import { ConnectorError } from '../../../connectors/connector-error.js';
-import { toConnectorError } from '../../../connectors/sql/database-errors.js';
-import { parseExpression, resolvePath } from '../../../definitions/expression/index.js';
+import { after, before, test } from 'node:test';
+import type { Connection } from '../../../../connectors/connection.js';
+import { engineOfClient } from '../../../../connectors/sql/engines/index.js';
+import { withReadOnlySession } from '../../../../connectors/sql/read-only-session.js';
+import { ConnectorError } from '../../../../connectors/connector-error.js';
+import { toConnectorError } from '../../../../connectors/sql/database-errors.js';
+import { parseExpression, resolvePath } from '../../../../definitions/expression/index.js';
 import knexFactory from 'knex';
-import { systemLimits } from '../../../definitions/system-limits.js';
-import { ADDRESSES, CUSTOMERS, crmSystem, tableCounts } from './crm-fixture.js';
-import { rejectsWith, type SuiteContext } from './conformance.js';
+import { systemLimits } from '../../../../definitions/system-limits.js';
+import type { TestDatabase } from '../../../support/databases.js';
+import { rejectsWith } from '../conformance.js';
+import { ADDRESSES, CUSTOMERS } from '../crm-fixture.js';
+import * as sqlConnector from '../../../../connectors/sql/index.js';
+import { crmSystem, tableCounts } from './sql-crm.js';
 
 const STATEMENT = `SELECT c.id, c.name, a.city, c.active
   FROM customers c LEFT JOIN customer_addresses a ON a.customer_id = c.id AND a.type = 'main'
@@ -45,8 +49,16 @@ const WRITES = [
 /** The first statements of WRITES are plain writes, refused as such ('read-only') everywhere. */
 const PLAIN_WRITES = 6;
 
-export function queryConformance(context: SuiteContext): void {
-  const connection = () => context.connection();
+/** Runs after the shared suite of the same database, which created the fixture. */
+export function queryConformance(database: () => TestDatabase): void {
+  let opened: Connection | undefined;
+  const connection = () => opened!;
+  before(() => {
+    opened = sqlConnector.createConnection(crmSystem(database()), { baseDirectory: database().baseDirectory });
+  });
+  after(async () => {
+    await opened?.close();
+  });
 
   test('a query replaces #FlowFilter# with the bound filter and counts with the count statement', async () => {
     const expected = CUSTOMERS.filter(
@@ -95,7 +107,7 @@ export function queryConformance(context: SuiteContext): void {
   });
 
   test('a query that writes is refused, and every table is unchanged', async () => {
-    const before = await tableCounts(context.database().admin);
+    const before = await tableCounts(database().admin);
     for (const [index, statement] of WRITES.entries()) {
       const error = await connection()
         .query({ statement })
@@ -116,17 +128,22 @@ export function queryConformance(context: SuiteContext): void {
       'rejected',
       /names a table that does not exist/,
     );
-    assert.deepEqual(await tableCounts(context.database().admin), before);
+    assert.deepEqual(await tableCounts(database().admin), before);
   });
 
   test('the database itself refuses writes in a read-only session', async () => {
-    const database = context.database();
-    const engine = engineOfClient(database.connection.client);
+    const testDatabase = database();
+    const engine = engineOfClient(testDatabase.connection.client);
     const dialect = engine.name;
     const pool = knexFactory(
-      engine.systemConfig(database.connection, { baseDirectory: database.baseDirectory }, 'query', systemLimits(crmSystem(database))),
+      engine.systemConfig(
+        testDatabase.connection,
+        { baseDirectory: testDatabase.baseDirectory },
+        'query',
+        systemLimits(crmSystem(testDatabase)),
+      ),
     );
-    const before = await tableCounts(database.admin);
+    const before = await tableCounts(testDatabase.admin);
     try {
       for (const [index, statement] of WRITES.entries()) {
         let error: unknown;
@@ -150,6 +167,6 @@ export function queryConformance(context: SuiteContext): void {
     } finally {
       await pool.destroy();
     }
-    assert.deepEqual(await tableCounts(database.admin), before);
+    assert.deepEqual(await tableCounts(testDatabase.admin), before);
   });
 }
