@@ -45,58 +45,63 @@ const httpUrl = (what: string): JsonSchema => ({
 const auth: JsonSchema = {
   type: 'object',
   required: ['type'],
-  description: `How Syncline signs in to the system: basic, bearer, apiKey (a header) or oauth2 (client credentials). ${secretHint}`,
+  description:
+    'How Syncline signs in to the system: basic, bearer, apiKey (a header) or oauth2 (client credentials). Put the secrets in ${env:NAME} or ${file:path}, never in the definition file itself.',
+  // Every property once, checked here and shown in the reference and the editor; which of them a
+  // type takes, requires and fills in is said per type below.
   properties: {
     type: { enum: ['basic', 'bearer', 'apiKey', 'oauth2'], description: 'The kind of sign-in: basic, bearer, apiKey or oauth2.' },
+    username: { type: 'string', minLength: 1, description: 'basic: the user name.' },
+    password: { type: 'string', description: `basic: the password. ${secretHint}` },
+    token: { type: 'string', minLength: 1, description: `bearer: the token, sent as Authorization: Bearer <token>. ${secretHint}` },
+    header: {
+      type: 'string',
+      pattern: headerName,
+      description: 'apiKey: the header carrying the key; default X-API-Key. Never the query string: URLs end up in logs and proxies.',
+    },
+    value: { type: 'string', minLength: 1, description: `apiKey: the key. ${secretHint}` },
+    tokenUrl: httpUrl(
+      'An http or https URL, e.g. https://login.example.com/oauth2/token: oauth2, the token endpoint of the client credentials grant.',
+    ),
+    clientId: { type: 'string', minLength: 1, description: 'oauth2: the client identifier.' },
+    clientSecret: { type: 'string', minLength: 1, description: `oauth2: the client secret. ${secretHint}` },
+    scope: { type: 'string', minLength: 1, description: 'oauth2: the scopes to ask for, separated by spaces; default none.' },
+    audience: {
+      type: 'string',
+      minLength: 1,
+      description: 'oauth2: the API the token is for, where the token endpoint needs one (Auth0 and the like).',
+    },
+    clientAuthentication: {
+      enum: ['basic', 'body'],
+      description:
+        'oauth2: how the client authenticates to the token endpoint (RFC 6749 §2.3.1): basic (HTTP Basic, the default, which every server must accept) or body (client_id and client_secret in the form).',
+    },
   },
   // if/then per type rather than oneOf: Ajv fills in no defaults inside a oneOf (and refuses them
   // in strict mode), and a problem inside the chosen branch names the very property at fault.
   allOf: [
-    authType('basic', ['username', 'password'], {
-      username: { type: 'string', minLength: 1, description: 'User name of HTTP Basic authentication.' },
-      password: { type: 'string', description: `Password of HTTP Basic authentication. ${secretHint}` },
-    }),
-    authType('bearer', ['token'], {
-      token: { type: 'string', minLength: 1, description: `Token sent as Authorization: Bearer <token>. ${secretHint}` },
-    }),
-    authType('apiKey', ['value'], {
-      header: {
-        type: 'string',
-        pattern: headerName,
-        default: 'X-API-Key',
-        description: 'Header carrying the key. Never the query string: URLs end up in logs and proxies.',
+    authType('basic', ['username', 'password'], ['username', 'password']),
+    authType('bearer', ['token'], ['token']),
+    authType('apiKey', ['header', 'value'], ['value'], { header: 'X-API-Key' }),
+    authType(
+      'oauth2',
+      ['tokenUrl', 'clientId', 'clientSecret', 'scope', 'audience', 'clientAuthentication'],
+      ['tokenUrl', 'clientId', 'clientSecret'],
+      {
+        clientAuthentication: 'basic',
       },
-      value: { type: 'string', minLength: 1, description: `The API key. ${secretHint}` },
-    }),
-    authType('oauth2', ['tokenUrl', 'clientId', 'clientSecret'], {
-      tokenUrl: httpUrl(
-        'An http or https URL: the token endpoint of the OAuth 2.0 client credentials grant, e.g. https://login.example.com/oauth2/token.',
-      ),
-      clientId: { type: 'string', minLength: 1, description: 'The client identifier.' },
-      clientSecret: { type: 'string', minLength: 1, description: `The client secret. ${secretHint}` },
-      scope: { type: 'string', minLength: 1, description: 'Scopes to ask for, separated by spaces. Default: none sent.' },
-      audience: {
-        type: 'string',
-        minLength: 1,
-        description: 'The API the token is for, where the token endpoint needs one (Auth0 and the like).',
-      },
-      clientAuthentication: {
-        enum: ['basic', 'body'],
-        default: 'basic',
-        description:
-          'How the client authenticates to the token endpoint (RFC 6749 §2.3.1): basic (HTTP Basic, the default every server must accept) or body (client_id and client_secret in the form).',
-      },
-    }),
+    ),
   ],
 };
 
-function authType(type: string, required: readonly string[], properties: Record<string, JsonSchema>): JsonSchema {
+/** The properties `type` takes (no others), those it requires, and its defaults. */
+function authType(type: string, takes: readonly string[], requires: readonly string[], defaults: Record<string, unknown> = {}): JsonSchema {
   return {
     if: { properties: { type: { const: type } }, required: ['type'] },
     then: {
       additionalProperties: false,
-      required: ['type', ...required],
-      properties: { type: { const: type, description: `Sign in with ${type}.` }, ...properties },
+      required: ['type', ...requires],
+      properties: Object.fromEntries(['type', ...takes].map((name) => [name, name in defaults ? { default: defaults[name] } : true])),
     },
   };
 }
@@ -238,8 +243,10 @@ function authDefaults(type: string): Record<string, unknown> {
 }
 
 function defaultsOf(schema: Schema): Record<string, unknown> {
-  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  const properties = (schema.properties ?? {}) as Record<string, Schema | boolean>;
   return Object.fromEntries(
-    Object.entries(properties).flatMap(([name, property]) => ('default' in property ? [[name, property.default]] : [])),
+    Object.entries(properties).flatMap(([name, property]) =>
+      typeof property === 'object' && 'default' in property ? [[name, property.default]] : [],
+    ),
   );
 }

@@ -11,6 +11,8 @@ import { after, test } from 'node:test';
 import { webConnectionProperties, webConnectionRequired, webSettings } from '../../../../connectors/web/web-settings.js';
 import type { ConnectorSpec, ConnectorSpecs } from '../../../../definitions/connector-spec.js';
 import { loadDefinitions } from '../../../../definitions/load-definitions.js';
+import { buildEditorSchema } from '../../../../definitions/schema/editor-schema.js';
+import { renderPropertySection } from '../../../../definitions/schema/reference-tables.js';
 import type { Problem } from '../../../../definitions/problem.js';
 import type { SystemDefinition } from '../../../../definitions/types.js';
 
@@ -156,4 +158,20 @@ test('a baseUrl with credentials or a query is refused', async () => {
     const result = await loadSystem(`  baseUrl: "${baseUrl}"`);
     assert.equal(result.ok, false, baseUrl);
   }
+});
+
+test('the reference tables and the editor schema show every shared property, auth ones included', () => {
+  const section = renderPropertySection('System', connectors);
+  for (const path of [
+    'connection.baseUrl',
+    'connection.auth.type',
+    'connection.auth.clientSecret',
+    'connection.retries.maxWait',
+    'connection.maxResponseBytes',
+  ]) {
+    assert.ok(section.includes(`\`${path}\``), `${path} is in the reference`);
+  }
+  const editor = JSON.stringify(buildEditorSchema(connectors));
+  assert.ok(editor.includes('oauth2: the client secret'));
+  assert.ok(!editor.includes('common.json#'), 'references are local to the editor schema');
 });
