@@ -102,6 +102,13 @@ describe('OAuth2 client credentials', () => {
     assert.doesNotMatch(logged(error), /tok-1|tok-2|cs-secret/);
   });
 
+  test('a 403 is no reason for a new token: refused at once', async () => {
+    tokenServer({ apiAnswer: () => 403 });
+    await rejectsWith(client(oauth2()).getJson('Customers'), 'unavailable', /^system 'erp' refused our credentials \(HTTP 403/);
+    assert.equal(api.hitsOf('/oauth/token').length, 1);
+    assert.equal(api.hitsOf('/odata').length, 1);
+  });
+
   test('a token endpoint that fails is unavailable with its status only; its echo of the secret is redacted', async () => {
     api.answerWith((hit, res) => json(res, 400, { error: 'invalid_client', echo: hit.headers.authorization, form: hit.body }));
     const error = await rejectsWith(
