@@ -16,13 +16,11 @@ import { formatProblem } from '../../definitions/problem.js';
 import {
   curlLines,
   docsDefinitionFiles,
-  docsPages,
   page,
   repoRoot,
   shellBlocks,
   shellSteps,
   withCaptured,
-  yamlBlocks,
   type CurlCall,
 } from '../support/doc-examples.js';
 import type { HttpApp } from '../support/http-app.js';
