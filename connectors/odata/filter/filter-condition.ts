@@ -20,7 +20,14 @@
 
 export type Condition =
   | { kind: 'constant'; value: boolean; exact: true }
-  | { kind: 'text'; text: string; precedence: 'primary' | 'and' | 'or'; exact: boolean };
+  | {
+      kind: 'text';
+      text: string;
+      precedence: 'primary' | 'and' | 'or';
+      exact: boolean;
+      /** The operands of an `and` or `or`, so that nested ones flatten and repeated terms are written once. */
+      terms?: ReadonlyArray<Extract<Condition, { kind: 'text' }>>;
+    };
 
 export const TRUE: Condition = Object.freeze({ kind: 'constant', value: true, exact: true });
 export const FALSE: Condition = Object.freeze({ kind: 'constant', value: false, exact: true });
@@ -32,7 +39,10 @@ export function atom(text: string, exact = true): Condition {
 
 /** The same condition, marked as a superset of what the evaluator selects. */
 export function inexact(condition: Condition): Condition {
-  return condition.kind === 'constant' && condition.value === false ? condition : { ...asText(condition), exact: false };
+  if (condition.kind === 'constant' && !condition.value) return condition;
+  // Without its terms: flattened into another condition, they would count as exact again.
+  const { terms: _, ...text } = asText(condition);
+  return { ...text, exact: false };
 }
 
 function asText(condition: Condition): Extract<Condition, { kind: 'text' }> {
@@ -48,12 +58,13 @@ function join(conditions: readonly Condition[], operator: 'and' | 'or'): Conditi
       if (condition.value === absorbing) return condition;
       continue;
     }
-    if (!parts.some((part) => part.text === condition.text)) parts.push(condition);
+    const terms = condition.precedence === operator && condition.terms !== undefined ? condition.terms : [condition];
+    for (const term of terms) if (!parts.some((part) => part.text === term.text)) parts.push(term);
   }
   if (parts.length === 0) return operator === 'and' ? TRUE : FALSE;
   if (parts.length === 1) return parts[0]!;
   const text = parts.map((part) => (operator === 'and' && part.precedence === 'or' ? `(${part.text})` : part.text)).join(` ${operator} `);
-  return { kind: 'text', text, precedence: operator, exact: parts.every((part) => part.exact) };
+  return { kind: 'text', text, precedence: operator, exact: parts.every((part) => part.exact), terms: parts };
 }
 
 export function and(conditions: readonly Condition[]): Condition {
