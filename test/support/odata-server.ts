@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,6 +29,8 @@ export interface ODataServerOptions {
   files?: Record<string, string>;
   /** Environment of the child. */
   env?: Record<string, string>;
+  /** Most entities the service sends in one answer (server-driven paging); default 25. */
+  pageLimit?: number;
 }
 
 export interface ODataServer {
@@ -75,6 +77,14 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
   await cp(project, dir, { recursive: true });
   await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await writeFile(join(dir, 'package.json'), packageJson(options));
+  if (options.pageLimit !== undefined) {
+    const service = join(dir, 'srv', 'service.cds');
+    const text = await readFile(service, 'utf8');
+    await writeFile(
+      service,
+      text.replace(/@cds\.query\.limit: \{[^}]*\}/, `@cds.query.limit: { default: ${options.pageLimit}, max: ${options.pageLimit} }`),
+    );
+  }
   if (options.users !== undefined)
     await writeFile(
       join(dir, 'srv', 'auth.cds'),
