@@ -187,7 +187,8 @@ function rowMapper(columns: QueryRequest['columns']): (entity: Record<string, un
 }
 
 export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
-  const { limits, web, signal } = { ...scope, signal: request.signal };
+  const { limits, web } = scope;
+  const { signal } = request;
   const limit = wholeNumber('limit', request.limit);
   const skip = wholeNumber('skip', request.skip);
   const statement = parseStatement(scope, request.statement, 'statement');
