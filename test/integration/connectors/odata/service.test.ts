@@ -13,6 +13,7 @@ import type { Connection, RecordData } from '../../../../connectors/connection.j
 import * as odata from '../../../../connectors/odata/index.js';
 import type { SystemDefinition } from '../../../../definitions/types.js';
 import { describeWithODataServer } from '../../../support/odata-server.js';
+import { parseExpression } from '../../../../definitions/expression/index.js';
 import { readAll, rejectsWith } from '../conformance.js';
 import { CUSTOMERS } from '../crm-fixture.js';
 import { countOf, createCrm, crmSystem } from './odata-crm.js';
@@ -89,7 +90,7 @@ await describeWithODataServer('odata connector and its service', { users: { alic
       await rejectsWith(
         () => readAll(connection, 'Order'),
         'definition-mismatch',
-        /object Order: the service has no entity set 'Orders' \(its \$metadata lists Accounts, Addresses, Contracts, Customers\)/,
+        /object Order: the service has no entity set 'Orders' \(its \$metadata lists Accounts, Addresses, Contracts, Customers, Vendors\)/,
       );
       await rejectsWith(
         () => connection.count('Account'),
@@ -102,6 +103,46 @@ await describeWithODataServer('odata connector and its service', { users: { alic
         /field 'score' as Boolean, which cannot hold the service's Edm\.Int32/,
       );
       assert.equal((await readAll(connection, 'ReadOnlyCustomer')).records.length, CUSTOMERS.length);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('a group in a collection of complex type: read, created inline, updated as the whole collection merged', async () => {
+    const system = crmSystem(server(), {}, { auth: { type: 'basic', username: 'alice', password: PASSWORD } });
+    system.objects.Vendor = {
+      entitySet: 'Vendors',
+      key: ['code'],
+      fields: { code: { type: 'String' }, name: { type: 'String' } },
+      groups: { phones: { property: 'phones', typeField: 'type', types: ['work', 'home', 'fax'], fields: { number: { type: 'String' } } } },
+    };
+    const connection = open(system);
+    try {
+      assert.deepEqual(
+        await connection.write('Vendor', {
+          values: { code: 'v1', name: 'One' },
+          groups: { phones: { work: { number: '1' }, home: { number: '2' } } },
+        }),
+        {
+          action: 'created',
+          key: { code: 'v1' },
+        },
+      );
+      assert.deepEqual(
+        await connection.write('Vendor', { values: { code: 'v1' }, groups: { phones: { work: { number: '9' }, fax: { number: '3' } } } }),
+        {
+          action: 'updated',
+          key: { code: 'v1' },
+        },
+      );
+      const [vendor] = (await readAll(connection, 'Vendor', { id: { code: 'v1' } })).records;
+      assert.deepEqual(vendor, { code: 'v1', name: 'One', phones: { work: { number: '9' }, home: { number: '2' }, fax: { number: '3' } } });
+      // SAP CAP keeps arrayed elements as JSON and cannot filter inside them (OData services that can take the lambda).
+      await rejectsWith(
+        () => connection.count('Vendor', { filter: parseExpression("phones.work.number = '9'") }),
+        'unavailable',
+        /HTTP 400/,
+      );
     } finally {
       await connection.close();
     }
