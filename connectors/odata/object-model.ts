@@ -70,8 +70,6 @@ export interface BoundObject {
   keyIsServiceKey: boolean;
   fields: ReadonlyMap<string, BoundField>;
   groups: ReadonlyMap<string, BoundGroup>;
-  /** The service speaks OData 4.01 (`in`, JSON batch by the book). */
-  version: string;
 }
 
 function mismatch(object: ODataObject, what: string, fix: string, details: Record<string, unknown> = {}): ConnectorError {
@@ -202,6 +200,5 @@ export function bindObject(object: ODataObject, model: ServiceModel): BoundObjec
     keyIsServiceKey,
     fields,
     groups,
-    version: model.version,
   };
 }

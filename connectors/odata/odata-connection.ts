@@ -70,8 +70,8 @@ export class ODataConnection implements Connection {
     return objectNamed(this.objects, this.system.id, name);
   }
 
-  private async readScope(name: string, signal?: AbortSignal): Promise<ReadScope> {
-    const bound = await this.metadata.object(this.object(name), signal);
+  private async readScope(name: string): Promise<ReadScope> {
+    const bound = await this.metadata.object(this.object(name));
     return { web: this.web, bound, maxPageSize: this.maxPageSize };
   }
 
@@ -84,11 +84,11 @@ export class ODataConnection implements Connection {
   }
 
   async *read(object: string, request: ReadRequest = {}): AsyncIterable<RecordData[]> {
-    yield* readRecords(await this.readScope(object, request.signal), request);
+    yield* readRecords(await this.readScope(object), request);
   }
 
   async count(object: string, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'signal'> = {}): Promise<number> {
-    return countRecords(await this.readScope(object, request.signal), request);
+    return countRecords(await this.readScope(object), request);
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
@@ -98,7 +98,7 @@ export class ODataConnection implements Connection {
         systemId: this.system.id,
         limits: this.limits,
         slots: this.querySlots,
-        model: (signal) => this.metadata.get(signal),
+        model: () => this.metadata.get(),
       },
       request,
     );

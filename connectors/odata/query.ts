@@ -38,7 +38,7 @@ export interface QueryScope {
   systemId: string;
   limits: SystemLimits;
   slots: QuerySlots;
-  model(signal?: AbortSignal): Promise<ServiceModel>;
+  model(): Promise<ServiceModel>;
 }
 
 const FLOW_FILTER = '#FlowFilter#';
@@ -202,7 +202,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
   );
   let filter = 'true';
   if (request.filter !== undefined && usesFilter) {
-    const model = await scope.model(signal);
+    const model = await scope.model();
     const condition = compileFilter(request.filter, queryFilterScope(resourceType(model, statement.path), request));
     if (!condition.exact)
       throw unsupported(

@@ -20,10 +20,13 @@ export class ServiceMetadata {
     private readonly systemId: string,
   ) {}
 
-  /** The service's model, fetched on first use. */
-  get(signal?: AbortSignal): Promise<ServiceModel> {
+  /**
+   * The service's model, fetched on first use. The fetch is shared by whoever waits for it, so no
+   * caller's signal stops it (limits.statementTimeout does).
+   */
+  get(): Promise<ServiceModel> {
     if (this.model === undefined) {
-      const loading = this.fetch(signal);
+      const loading = this.fetch();
       this.model = loading;
       loading.catch(() => {
         if (this.model === loading) this.model = undefined;
@@ -33,11 +36,11 @@ export class ServiceMetadata {
   }
 
   /** `object` joined to the service's model; rejects with 'definition-mismatch' when the service lacks what it declares. */
-  async object(object: ODataObject, signal?: AbortSignal): Promise<BoundObject> {
+  async object(object: ODataObject): Promise<BoundObject> {
     const known = this.bound.get(object.name);
     if (known instanceof ConnectorError) throw known;
     if (known !== undefined) return known;
-    const model = await this.get(signal);
+    const model = await this.get();
     try {
       const joined = bindObject(object, model);
       this.bound.set(object.name, joined);
@@ -48,8 +51,8 @@ export class ServiceMetadata {
     }
   }
 
-  private async fetch(signal: AbortSignal | undefined): Promise<ServiceModel> {
-    const response = await this.web.request({ path: '$metadata', accept: 'application/xml', ...(signal ? { signal } : {}) });
+  private async fetch(): Promise<ServiceModel> {
+    const response = await this.web.request({ path: '$metadata', accept: 'application/xml' });
     if (!response.ok) throw response.failure();
     try {
       return parseMetadata(response.text());

@@ -161,6 +161,8 @@ await describeWithODataServer('an odata System served by the runtime', {}, (serv
     assert.equal(one.status, 200, one.text);
     assert.equal(one.json.record.name, "O'Brien");
     assertProblem(await app.get('/api/GetDataObject/shop/Customer/99999'), 404, 'record-not-found');
+    assertProblem(await app.get(`/api/GetDataObject/shop/Account/${encodeURIComponent("x') or true or ('")}`), 404, 'record-not-found');
+    assert.equal((await app.get(`/api/GetDataObject/shop/Account/${encodeURIComponent("A-'2")}`)).json.record.AccountName, 'Quote');
   });
 
   test('RunConnectionSetData with a typed group column, then RunConnectionSetDataMin', async () => {

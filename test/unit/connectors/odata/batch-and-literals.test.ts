@@ -34,6 +34,8 @@ describe('literals', () => {
       ),
       "(customer_id=7,type='main')",
     );
+    // A key trying to end the literal stays one literal: its quotes are doubled, its spaces encoded.
+    assert.equal(keyPredicate([{ name: 'n', edm: 'text' }], { n: "x') or true or ('" }), "('x'')%20or%20true%20or%20(''')");
     assert.throws(() => literal('integer', '7 or 1'), /cannot write a value that is not a whole number/);
     assert.throws(() => literal('guid', "x') or ('"), /not a GUID/);
   });
