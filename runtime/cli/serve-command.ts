@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../package-info.js';
 import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
@@ -120,9 +120,4 @@ function adminToken(): string {
   const token = randomBytes(24).toString('base64url');
   process.stderr.write(`admin token (generated for this run; set SYNCLINE_ADMIN_TOKEN to choose one): ${token}\n`);
   return token;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }
