@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
@@ -24,6 +23,7 @@ import {
   type ServeSettings,
 } from '../settings.js';
 import { openRuntime, stopSignal } from './open-runtime.js';
+import { packageVersion } from './package-version.js';
 
 export interface ServeCommandFlags extends ServeFlags, QueueFlags {
   /** False with --no-daemon: the API alone, items stay Pending until a daemon takes them. */
@@ -50,7 +50,8 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   // The API's direct runs hold items under their own id, so stopping the daemon never releases them.
   const runner = runtime.runner('api');
   let workers: QueueWorkers | undefined;
-  if (flags.daemon !== false) workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue);
+  if (flags.daemon !== false)
+    workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue, { command: 'serve', version: packageVersion() });
   else log.info('--no-daemon: queued items stay Pending until a daemon on this database runs them');
 
   const closeAll = async (): Promise<void> => {
@@ -67,7 +68,8 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
     db,
     runner,
     syncTimeLimitMs: queue.syncTimeLimitMs,
-    daemonActive: () => workers !== undefined,
+    metrics: runtime.metrics,
+    ...(workers === undefined ? {} : { liveness: workers.liveness }),
   });
   const server = createHttpServer(app, settings, log).listen(settings.port, settings.host);
   try {
@@ -120,9 +122,4 @@ function adminToken(): string {
   const token = randomBytes(24).toString('base64url');
   process.stderr.write(`admin token (generated for this run; set SYNCLINE_ADMIN_TOKEN to choose one): ${token}\n`);
   return token;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }

@@ -18,6 +18,7 @@ import { runtimeDatabaseFailure } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
+import type { RunMetrics } from '../metrics/run-metrics.js';
 import { completeItem, type NewItemError } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';
 import { announceFreedPlace } from '../queue/notify.js';
@@ -40,6 +41,8 @@ export interface ItemRunner {
   workerId: string;
   /** How long a hold lasts without a heartbeat, in ms; heartbeats come every third of it. */
   leaseMs: number;
+  /** Counts each attempt whose end is recorded (metrics/run-metrics.ts); absent: not counted. */
+  metrics?: RunMetrics;
 }
 
 export interface RunHeldItemOptions {
@@ -72,7 +75,14 @@ function processSettings(snapshot: Snapshot, processId: string): ProcessSettings
 export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: RunHeldItemOptions = {}): Promise<QueueRow> {
   const { db, log, workerId } = runner;
   const started = performance.now();
-  const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
+  // The request that started the item, so the run's lines here lead back to its lines in the API's log.
+  const fields = {
+    itemId: item.id,
+    processId: item.processId,
+    attempt: item.attempts,
+    startType: item.startType,
+    ...(item.requestId ? { requestId: item.requestId } : {}),
+  };
   const snapshot = runner.snapshot();
   const settings = processSettings(snapshot, item.processId);
   // The daemon only logs the end, so it spares the database the read of the final row.
@@ -200,7 +210,10 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     }
     const summary = { ...fields, statistics: result.statistics, errors: result.errors.length, durationMs };
     if (status === undefined) log.warn(summary, 'item finished, but was no longer held by this worker; the result is dropped');
-    else log.info({ ...summary, status }, 'item finished');
+    else {
+      log.info({ ...summary, status }, 'item finished');
+      runner.metrics?.observeRun({ snapshot, processId: item.processId, result: result.status, durationMs, statistics: result.statistics });
+    }
     // Its place under the concurrency limit is free: items waiting for it may be claimed now, by
     // any daemon (NOTIFY on PostgreSQL) or a direct run waiting in this process.
     if (item.concurrencyKey !== null) announceFreedPlace(db);
