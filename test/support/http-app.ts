@@ -143,6 +143,8 @@ export interface HttpApp {
   engine: Engine;
   /** The runtime database (queue items). */
   db: RuntimeDatabase;
+  /** The runner of the app's direct runs; a test may start a daemon on it to run Pending items. */
+  runner: ItemRunner;
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
   post(path: string, body?: unknown, token?: string | null): Promise<Answer>;
   get(path: string, token?: string | null): Promise<Answer>;
@@ -325,6 +327,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     erp: parts.erp,
     engine: parts.engine,
     db,
+    runner,
     call,
     post: (path, body, token) => call('POST', path, { ...(body === undefined ? {} : { body }), ...(token === undefined ? {} : { token }) }),
     get: (path, token) => call('GET', path, token === undefined ? {} : { token }),
