@@ -5,7 +5,7 @@
  * `syncline daemon` runs them alone; `syncline serve` runs them beside the API unless --no-daemon.
  */
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
-import { startDaemonPresence, type DaemonPresence } from '../cluster/daemon-presence.js';
+import { startDaemonPresence, type DaemonPresence } from './daemon-presence.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import type { QueueSettings } from '../settings.js';
 import { startDaemon, type Daemon } from './daemon.js';

@@ -1,7 +1,7 @@
 /**
  * The queue part of /readyz: how many items are in each status, when the next Pending one is due,
  * and the daemons at work on the runtime database across the cluster — in this process or any
- * other, as they register there (cluster/daemon-presence.ts). Without a daemon anywhere, Pending
+ * other, as they register there (daemon/daemon-presence.ts). Without a daemon anywhere, Pending
  * items wait (the seed's rule); this is where an operator sees that, said in words.
  *
  * The runtime database is asked with a time limit: a probe that hangs with a hung database tells

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import { pino } from 'pino';
 import { activeDaemons, countActiveDaemons, forgetGoneDaemons } from '../../../../runtime/cluster/active-daemons.js';
-import { missedHeartbeats, startDaemonPresence } from '../../../../runtime/cluster/daemon-presence.js';
+import { missedHeartbeats, startDaemonPresence } from '../../../../runtime/daemon/daemon-presence.js';
 import { removeDaemon, upsertDaemon, type DaemonRecord } from '../../../../runtime/cluster/register-daemon.js';
 import { fromDatabaseTime } from '../../../../runtime/database/timestamps.js';
 import { at, describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';

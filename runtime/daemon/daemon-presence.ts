@@ -1,7 +1,7 @@
 /**
  * A daemon's presence on the runtime database, so every process on it can report the cluster
  * (DESIGN §10, §12): its row is written at start, renewed every heartbeat with the items it runs,
- * and deleted when it stops cleanly (register-daemon.ts). Each row carries its own expiry,
+ * and deleted when it stops cleanly (cluster/register-daemon.ts). Each row carries its own expiry,
  * `missedHeartbeats` intervals after the heartbeat: a daemon that stops renewing (killed, frozen,
  * cut off from the database) counts as gone once that has passed, whoever reads it.
  *
@@ -17,8 +17,8 @@ import { hostname } from 'node:os';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { repeatEvery, type Repeating } from '../execution/repeat-every.js';
 import type { Logger } from '../log.js';
-import { forgetGoneDaemons } from './active-daemons.js';
-import { removeDaemon, upsertDaemon, type DaemonRecord } from './register-daemon.js';
+import { forgetGoneDaemons } from '../cluster/active-daemons.js';
+import { removeDaemon, upsertDaemon, type DaemonRecord } from '../cluster/register-daemon.js';
 
 /** Heartbeats a daemon may miss before it counts as gone. */
 export const missedHeartbeats = 3;
