@@ -73,16 +73,12 @@ function processSettings(snapshot: Snapshot, processId: string): ProcessSettings
 
 /** Runs the held `item` to its end; answers the item as stored afterwards. */
 export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: RunHeldItemOptions = {}): Promise<QueueRow> {
-  const { db, log, workerId } = runner;
+  const { db, workerId } = runner;
+  // The request that started the item is on every line of its run, here and in the sync engine,
+  // so they lead back to the request's own lines in the API's log, whichever process runs it.
+  const log = item.requestId ? runner.log.child({ requestId: item.requestId }) : runner.log;
   const started = performance.now();
-  // The request that started the item, so the run's lines here lead back to its lines in the API's log.
-  const fields = {
-    itemId: item.id,
-    processId: item.processId,
-    attempt: item.attempts,
-    startType: item.startType,
-    ...(item.requestId ? { requestId: item.requestId } : {}),
-  };
+  const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
   const snapshot = runner.snapshot();
   const settings = processSettings(snapshot, item.processId);
   // The daemon only logs the end, so it spares the database the read of the final row.
