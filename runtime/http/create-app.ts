@@ -8,7 +8,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
-import type { WebhookEntry } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
@@ -93,7 +92,7 @@ export function createApp(options: AppOptions): Koa {
     adminTokenHash: options.adminTokenHash,
     // Entries are written in batches behind the answers; the console flushes before it reads.
     record: (record: WebhookCallRecord) => callLog.add(record),
-    countCall: (entry: WebhookEntry | undefined, status: number) => options.metrics.webhooks.countCall(entry, status),
+    countCall: options.metrics.webhooks.countCall,
   };
   // The console's test and replay run a call exactly as the endpoint does, on the current snapshot.
   const runWebhook: RunWebhook = async (webhookId, request, callOptions) => {

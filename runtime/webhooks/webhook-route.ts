@@ -53,6 +53,8 @@ export function webhookRouter(options: WebhookRouteOptions): Router {
     };
     ctx.res.once('close', abandon);
     const snapshot = ctx.state.snapshot as Snapshot;
+    // The request's id and logger, as http/request-id.ts set them (read here directly: the HTTP
+    // layer imports the webhooks, not the other way round).
     const requestId = ctx.state.requestId as string | undefined;
     const deps = depsFor(snapshot, { ...options, log: (ctx.state.log as Logger | undefined) ?? options.log });
     const result = await executeWebhook(deps, webhookId, request, {
