@@ -53,7 +53,8 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   // The API's direct runs hold items under their own id, so stopping the daemon never releases them.
   const runner = runtime.runner('api');
   let workers: QueueWorkers | undefined;
-  if (flags.daemon !== false) workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue);
+  if (flags.daemon !== false)
+    workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue, { command: 'serve', version: packageVersion() });
   else log.info('--no-daemon: queued items stay Pending until a daemon on this database runs them');
 
   const closeAll = async (): Promise<void> => {
@@ -70,7 +71,8 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
     db,
     runner,
     syncTimeLimitMs: queue.syncTimeLimitMs,
-    daemonActive: () => workers !== undefined,
+    metrics: runtime.metrics,
+    ...(workers === undefined ? {} : { liveness: workers.liveness }),
   });
   const server = createHttpServer(app, settings, log).listen(settings.port, settings.host);
   try {
