@@ -1,0 +1,114 @@
+/**
+ * A real REST server for the http connector's tests: json-server 0.17 in a child process
+ * (json-server-child.js) on a free loopback port, serving a db.json the test writes. Each suite
+ * gets its own server and data. The child ends with the suite, and with the test process however
+ * that ends (its standard input closes).
+ *
+ * A server that cannot start: outside CI one line "skipping json-server tests: <reason>" on stderr
+ * and the suite is skipped; with CI=true the suite fails instead.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, describe, test } from 'node:test';
+
+const childScript = resolve(import.meta.dirname, 'json-server-child.js');
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill();
+});
+
+export interface JsonServerOptions {
+  /** Collections whose records json-server finds by another property than `id`. */
+  ids?: Record<string, string>;
+}
+
+export interface JsonServer {
+  /** http://127.0.0.1:port */
+  base: string;
+  /** GET of a path, parsed (the test's own look at the data, not through the connector). */
+  get(path: string): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/** Starts json-server over `db`; rejects with the reason when it cannot. */
+export async function startJsonServer(db: Record<string, unknown>, options: JsonServerOptions = {}): Promise<JsonServer> {
+  const directory = mkdtempSync(join(tmpdir(), 'syncline-json-server-'));
+  const file = join(directory, 'db.json');
+  writeFileSync(file, JSON.stringify(db));
+  const child = spawn(process.execPath, [childScript, file, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  running.add(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'exit');
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin!.end();
+      await exited;
+    }
+    running.delete(child);
+    rmSync(directory, { recursive: true, force: true });
+  };
+  try {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const timer = setTimeout(() => reject(new Error('json-server did not listen within 20 s')), 20_000);
+      createInterface({ input: child.stdout! }).once('line', (line) => {
+        clearTimeout(timer);
+        resolvePort((JSON.parse(line) as { port: number }).port);
+      });
+      void exited.then(([code]) => {
+        clearTimeout(timer);
+        reject(new Error(`json-server exited (${String(code)}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no output'}`));
+      });
+    });
+    const base = `http://127.0.0.1:${port}`;
+    return {
+      base,
+      async get(path) {
+        const response = await fetch(`${base}${path}`);
+        if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status}`);
+        return response.json();
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Registers `body` inside `describe(title)` with a json-server over `db()` started for it and
+ * stopped after it; `server()` is valid inside its tests and hooks.
+ */
+export async function describeWithJsonServer(
+  title: string,
+  db: () => Record<string, unknown>,
+  options: JsonServerOptions,
+  body: (server: () => JsonServer) => void,
+): Promise<void> {
+  let server: JsonServer;
+  try {
+    server = await startJsonServer(db(), options);
+  } catch (error) {
+    const reason = (error as Error).message;
+    if (process.env.CI === 'true') {
+      describe(title, () => {
+        test('json-server starts (required in CI)', () => {
+          throw new Error(`json-server is required in CI: ${reason}`);
+        });
+      });
+    } else {
+      process.stderr.write(`skipping json-server tests: ${reason}\n`);
+      describe(title, { skip: `json-server unavailable: ${reason}` }, () => {});
+    }
+    return;
+  }
+  describe(title, () => {
+    after(() => server.stop());
+    body(() => server);
+  });
+}
