@@ -36,7 +36,7 @@ const parameterName = (description: string, fallback?: string): JsonSchema => ({
 const staticQuery: JsonSchema = {
   type: 'object',
   propertyNames: { pattern: '^[^\\s&=#?]+$' },
-  additionalProperties: { type: ['string', 'number', 'boolean'] },
+  additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
   description: 'Query parameters sent with every request of this operation, e.g. { expand: addresses }.',
 };
 
