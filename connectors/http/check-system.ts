@@ -56,7 +56,7 @@ function checkTemplate(
   }
   for (const field of fields) {
     if (!allowed.includes(field)) {
-      const known = allowed.length === 0 ? 'it takes no placeholders' : `it may name ${allowed.join(', ')}`;
+      const known = allowed.length === 0 ? 'this path takes no placeholders' : `it may name ${allowed.join(', ')}`;
       problems.push({ path: at, code: 'unknown-field', message: `${at.join('.')}: {${field}} is not ${what}; ${known}` });
     }
   }
@@ -99,7 +99,7 @@ function checkFilters(problems: ConnectorProblem[], path: Path, object: ObjectDe
       problems.push({
         path: [...at, 'op'],
         code: 'unsupported',
-        message: `${[...at, 'op'].join('.')}: ${op} tests text; '${field}' is a ${type} field`,
+        message: `${[...at, 'op'].join('.')}: ${op} tests text; '${field}' is of type ${type}`,
       });
     }
     if (filter.value === 'regex' && !TEXT_OPERATORS.has(op)) {
@@ -152,7 +152,7 @@ function checkObject(problems: ConnectorProblem[], system: SystemDefinition, nam
   checkJsonata(problems, [...path, 'paging', 'next'], (object.paging as Raw | undefined)?.next);
   checkJsonata(problems, [...path, 'get', 'record'], (object.get as Raw | undefined)?.record);
   checkJsonata(problems, [...path, 'create', 'key'], (object.create as Raw | undefined)?.key);
-  checkTemplate(problems, [...path, 'list'], object.list, [], 'filled by anything');
+  checkTemplate(problems, [...path, 'list'], object.list, [], 'filled by anything: the list is read without a record');
   checkTemplate(problems, [...path, 'get'], object.get, object.key, 'a key field', object.key);
   checkTemplate(problems, [...path, 'create'], object.create, fields, 'a field of the object');
   checkTemplate(problems, [...path, 'update'], object.update, fields, 'a field of the object');
