@@ -16,6 +16,7 @@
  */
 import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
+import { sameFieldValue } from '../records/field-values.js';
 import { ambiguousMatch, checkGroupEntry, checkWrite, newRecordValues, writeResult, type CheckedWrite } from '../records/write-checks.js';
 import type { WebResponse } from '../web/index.js';
 import { checkedMatch, findRecords, type FoundRecord } from './find-records.js';
@@ -109,11 +110,17 @@ async function update(
 ): Promise<WriteResult> {
   const { object, web } = scope;
   const key = { ...found.record, ...checked.settable };
-  if (Object.keys(checked.settable).length === 0 && groups.size === 0) return writeResult(object, 'updated', key);
+  // Fields that only identified the record (the key in the values) are no change to send.
+  const settable = Object.fromEntries(
+    Object.entries(checked.settable).filter(
+      ([name, value]) => !(checked.match !== undefined && Object.hasOwn(checked.match, name) && sameFieldValue(found.record[name], value)),
+    ),
+  );
+  if (Object.keys(settable).length === 0 && groups.size === 0) return writeResult(object, 'updated', key);
   if (object.update === undefined) throw notDeclared(scope, 'update', '{ method: PATCH, path: /customers/{id} }');
   // The path names the record as it is; a key changed by this write is in the body.
   const path = fillPathTemplate(object.update.path, found.record, { object: object.name, operation: 'update' });
-  const changes = writeBody(object, checked.settable, groups, found.raw);
+  const changes = writeBody(object, settable, groups, found.raw);
   const body = object.update.method === 'PUT' ? { ...found.raw, ...changes } : changes;
   const response = await web.request({
     method: object.update.method,

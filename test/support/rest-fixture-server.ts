@@ -31,8 +31,9 @@ export interface FixtureServer {
   requests: LoggedRequest[];
   /** Answers `method path` (path without query; `*` ends a prefix, e.g. /customers/*) with `handler`. */
   route(method: string, path: string, handler: Handler): void;
-  /** Requests answered at once now (for concurrency bounds). */
+  /** Requests being answered now, and the most at once since the start or the last reset (for concurrency bounds). */
   inFlight(): { now: number; most: number };
+  resetInFlight(): void;
   close(): Promise<void>;
 }
 
@@ -94,6 +95,9 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     requests,
     route: (method, path, handler) => routes.unshift({ method, path, handler }),
     inFlight: () => ({ ...flight }),
+    resetInFlight: () => {
+      flight.most = flight.now;
+    },
     async close() {
       server.closeAllConnections();
       server.close();
