@@ -12,10 +12,13 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 
 const childScript = resolve(import.meta.dirname, 'json-server-child.js');
+const jsonServerBin = resolve(import.meta.dirname, '../../node_modules/json-server/lib/cli/bin.js');
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of running) child.kill();
@@ -78,6 +81,53 @@ export async function startJsonServer(db: Record<string, unknown>, options: Json
     await stop();
     throw error;
   }
+}
+
+/** A free port of 127.0.0.1 (free when asked; the caller binds it soon after). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+/**
+ * json-server's own command line, as a reader runs it (`npx json-server --port N db.json`), on a
+ * free port, serving `dbFile` (which it rewrites on every write: give it a copy). Resolves once
+ * it answers; rejects with the reason when it does not within 20 s.
+ */
+export async function startJsonServerCli(dbFile: string): Promise<{ base: string; port: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [jsonServerBin, '--port', String(port), dbFile], { stdio: ['pipe', 'pipe', 'pipe'] });
+  running.add(child);
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = once(child, 'exit');
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill();
+      await exited;
+    }
+    running.delete(child);
+  };
+  const base = `http://localhost:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(`${base}/db`)).ok) return { base, port, stop };
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) break;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  await stop();
+  throw new Error(`json-server did not answer on port ${port}: ${output.trim().split('\n').slice(-3).join(' ') || 'no output'}`);
 }
 
 /**
