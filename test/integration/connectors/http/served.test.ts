@@ -72,9 +72,13 @@ connection:
   baseUrl: \${env:BROKEN_URL}
   auth: { type: bearer, token: "\${env:BROKEN_TOKEN}" }
   retries: { max: 0 }
+  maxResponseBytes: 4kib
 readOnly: true
+limits: { statementTimeout: 300ms }
 objects:
   Thing: { list: { path: /failing }, key: [id], fields: { id: { type: Integer } } }
+  Slow: { list: { path: /slow }, key: [id], fields: { id: { type: Integer } } }
+  Huge: { list: { path: /huge }, key: [id], fields: { id: { type: Integer } } }
 ---
 kind: Sync
 id: rest-customers-to-erp
@@ -121,6 +125,11 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
     failing.route('GET', '/failing', (request, response) =>
       sendJson(response, 500, { error: `Traceback (most recent call last): auth=${String(request.headers.authorization)}` }),
     );
+    failing.route('GET', '/slow', async (_request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (!response.destroyed) sendJson(response, 200, []);
+    });
+    failing.route('GET', '/huge', (_request, response) => sendJson(response, 200, Array.from({ length: 500 }, (_, id) => ({ id }))));
     app = await quickstartApp({
       files: { 'rest.yaml': restYaml },
       env: { REST_URL: server().base, BROKEN_URL: failing.base, BROKEN_TOKEN: SECRET },
@@ -263,6 +272,16 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
     assert.doesNotMatch(answer.text, /Traceback/);
     assert.doesNotMatch(answer.text, new RegExp(SECRET));
     assert.doesNotMatch(JSON.stringify(app.logs), new RegExp(SECRET), 'nor in the log');
+  });
+
+  it('a request past limits.statementTimeout is 504, an answer over maxResponseBytes 422', async () => {
+    const slow = await app.post('/api/RunConnectionGetDataMin/broken/Slow', []);
+    assert.equal(slow.status, 504, slow.text);
+    assert.equal(slow.json.type, 'urn:syncline:problem:statement-timeout');
+    const huge = await app.post('/api/RunConnectionGetDataMin/broken/Huge', []);
+    assert.equal(huge.status, 422, huge.text);
+    assert.equal(huge.json.type, 'urn:syncline:problem:result-too-large');
+    assert.match(huge.json.detail, /maxResponseBytes/);
   });
 
   it('syncline discover prints objects that syncline validate accepts', async () => {
