@@ -237,6 +237,14 @@ function textRegex(op: 'contains' | 'startswith' | 'endswith', text: string): st
   return op === 'startswith' ? `^${escaped}` : op === 'endswith' ? `${escaped}$` : escaped;
 }
 
+/** About how many characters `param=value` takes in a URL, encoded, once per value. */
+function queryLength(param: string, value: string | string[]): number {
+  return (Array.isArray(value) ? value : [value]).reduce(
+    (sum, one) => sum + encodeURIComponent(param).length + encodeURIComponent(one).length + 2,
+    0,
+  );
+}
+
 /** The top-level AND terms of a filter. */
 function andTerms(filter: Expression): readonly Expression[] {
   return filter.type === 'and' ? filter.operands.flatMap((operand) => andTerms(operand)) : [filter];
@@ -264,8 +272,7 @@ export function filterParameters(
         const values = mapping && candidate.values(mapping);
         if (mapping === undefined || values === undefined) continue;
         const value = values.length === 1 ? values[0]! : mapping.separator === undefined ? values : values.join(mapping.separator);
-        const chars =
-          mapping.param.length + (Array.isArray(value) ? value.join('').length + value.length * (mapping.param.length + 2) : value.length);
+        const chars = queryLength(mapping.param, value);
         if (length + chars > MAX_QUERY_CHARS) continue;
         length += chars;
         parameters[mapping.param] = value;

@@ -129,7 +129,13 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
       await new Promise((resolve) => setTimeout(resolve, 1500));
       if (!response.destroyed) sendJson(response, 200, []);
     });
-    failing.route('GET', '/huge', (_request, response) => sendJson(response, 200, Array.from({ length: 500 }, (_, id) => ({ id }))));
+    failing.route('GET', '/huge', (_request, response) =>
+      sendJson(
+        response,
+        200,
+        Array.from({ length: 500 }, (_, id) => ({ id })),
+      ),
+    );
     app = await quickstartApp({
       files: { 'rest.yaml': restYaml },
       env: { REST_URL: server().base, BROKEN_URL: failing.base, BROKEN_TOKEN: SECRET },

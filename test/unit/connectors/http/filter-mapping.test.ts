@@ -171,3 +171,13 @@ test('a LIKE pattern as a regular expression matches exactly the texts LIKE matc
     { numRuns: 3000 },
   );
 });
+
+test('a list too long for a URL is left to memory; a short one is sent', () => {
+  const mappings = [mapping('id', 'in', 'id'), mapping('name', 'in', 'name')];
+  const list = (values: string[]) => parseExpression(`name IN (${values.map((value) => `'${value}'`).join(', ')})`);
+  const long = Array.from({ length: 500 }, (_, index) => `a rather long account name ${index}`);
+  assert.deepEqual(filterParameters(object, mappings, list(long)), {});
+  assert.deepEqual(filterParameters(object, mappings, list(long.slice(0, 20))), { name: long.slice(0, 20) });
+  const ids = parseExpression(`id IN (${Array.from({ length: 500 }, (_, index) => index).join(', ')})`);
+  assert.equal((filterParameters(object, mappings, ids).id as string[]).length, 500);
+});
