@@ -2,9 +2,14 @@
  * `${env:NAME}`, `${env:NAME:-default}` and `${file:path}` in scalar values, substituted on the
  * YAML node tree so that every error still knows its line and column. `$${` writes a literal `${`.
  * An unset variable without a default is an error naming the variable — never an empty string.
+ *
+ * `${file:…}` reads files inside the definitions directory, and inside the directories the
+ * environment's SYNCLINE_SECRET_DIRS lists (where an orchestrator mounts secrets, such as
+ * /run/secrets): nothing else, judged on the real path, so neither `..` nor a symbolic link leaves
+ * them.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, resolve, sep } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, type Node } from 'yaml';
 import type { Problem } from '../problem.js';
 import { positionAtOffset, scalarCharacterOffset, type SourceDocument } from './source-document.js';
@@ -106,11 +111,27 @@ function resolveOne(body: string, source: Pick<SourceDocument, 'absolutePath' | 
     if (split >= 0) return { value: spec.slice(split + 2) };
     return { code: 'env-unset', error: `environment variable ${name} is not set; set it, or give a default with \${env:${name}:-value}` };
   }
-  if (body.startsWith('file:')) return readSubstitutedFile(body.slice(5), source);
+  if (body.startsWith('file:')) return readSubstitutedFile(body.slice(5), source, context);
   return { code: 'substitution', error: `unknown substitution '\${${body}}'; ${usage}` };
 }
 
-function readSubstitutedFile(path: string, source: Pick<SourceDocument, 'absolutePath' | 'root'>): Resolution {
+/** The setting naming the directories besides the definitions directory that `${file:…}` may read. */
+export const secretDirsSetting = 'SYNCLINE_SECRET_DIRS';
+
+/** The absolute directories SYNCLINE_SECRET_DIRS lists (separated as PATH is); relative entries are ignored. */
+export function secretDirectories(env: SubstitutionContext['env']): string[] {
+  return (env[secretDirsSetting] ?? '').split(delimiter).filter((entry) => entry !== '' && isAbsolute(entry));
+}
+
+function inside(real: string, directory: string): boolean {
+  return real === directory || real.startsWith(directory.endsWith(sep) ? directory : directory + sep);
+}
+
+function readSubstitutedFile(
+  path: string,
+  source: Pick<SourceDocument, 'absolutePath' | 'root'>,
+  context: SubstitutionContext,
+): Resolution {
   if (!path) return { code: 'substitution', error: `'\${file:}' needs a path, relative to the definition file` };
   const wanted = resolve(dirname(source.absolutePath), path);
   let real: string;
@@ -121,9 +142,20 @@ function readSubstitutedFile(path: string, source: Pick<SourceDocument, 'absolut
   } catch {
     return { code: 'file-missing', error: `file '${path}' (${wanted}) does not exist` };
   }
-  // Checked on the real path so that neither '..' nor a symbolic link leaves the directory.
-  if (real !== root && !real.startsWith(root + sep)) {
-    return { code: 'file-outside', error: `file '${path}' is outside the definitions directory ${root}; keep substituted files inside it` };
+  // Checked on real paths, so that neither '..' nor a symbolic link leaves the allowed directories.
+  const secretDirs = secretDirectories(context.env).flatMap((directory) => {
+    try {
+      return [realpathSync(directory)];
+    } catch {
+      return [];
+    }
+  });
+  if (!inside(real, root) && !secretDirs.some((directory) => inside(real, directory))) {
+    const allowed = secretDirs.length > 0 ? ` or ${secretDirsSetting} (${secretDirs.join(', ')})` : '';
+    return {
+      code: 'file-outside',
+      error: `file '${path}' is outside the definitions directory ${root}${allowed}; keep substituted files inside it, or list the directory that holds them in ${secretDirsSetting}`,
+    };
   }
   const info = statSync(real);
   if (!info.isFile()) return { code: 'file-missing', error: `'${path}' is not a file` };

@@ -4,6 +4,7 @@
  * and maps usage errors to exit code 2.
  */
 import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../package-info.js';
 import type { ServeCommandFlags } from './serve-command.js';
 
 /** Exit codes: 0 success, 1 problems found (or the command failed), 2 unusable arguments. */
@@ -14,6 +15,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command()
     .name('syncline')
     .description('Declarative integration runtime: systems, syncs, webhooks and flows as YAML.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) })
     .showHelpAfterError('(run syncline --help for usage)');

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { envOrFile, EnvOrFileError } from '../env-or-file.js';
+import { packageVersion } from '../package-info.js';
 import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
@@ -34,11 +35,13 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   const stop = stopSignal();
   let settings: ServeSettings;
   let queue: QueueSettings;
+  let admin: string;
   try {
     settings = serveSettings(flags);
     queue = queueSettings(flags);
+    admin = adminToken();
   } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
+    if (!(error instanceof SettingsError) && !(error instanceof EnvOrFileError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);
     return 2;
   }
@@ -61,7 +64,7 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
     holder,
     log,
     connections,
-    adminTokenHash: sha256(adminToken()),
+    adminTokenHash: sha256(admin),
     bodyLimit: settings.bodyLimit,
     version: packageVersion(),
     db,
@@ -111,18 +114,14 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
 }
 
 /**
- * SYNCLINE_ADMIN_TOKEN, or a random token printed once on standard error: an instance is never
- * open to anyone, and never locked to its operator either.
+ * SYNCLINE_ADMIN_TOKEN (or the file SYNCLINE_ADMIN_TOKEN_FILE names), or a random token printed
+ * once on standard error: an instance is never open to anyone, and never locked to its operator
+ * either.
  */
 function adminToken(): string {
-  const configured = process.env.SYNCLINE_ADMIN_TOKEN;
-  if (configured) return configured;
+  const configured = envOrFile(process.env, 'SYNCLINE_ADMIN_TOKEN');
+  if (configured) return configured.value;
   const token = randomBytes(24).toString('base64url');
   process.stderr.write(`admin token (generated for this run; set SYNCLINE_ADMIN_TOKEN to choose one): ${token}\n`);
   return token;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }

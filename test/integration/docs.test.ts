@@ -9,19 +9,18 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { formatProblem } from '../../definitions/problem.js';
 import {
   curlLines,
-  docsPages,
+  docsDefinitionFiles,
   page,
   repoRoot,
   shellBlocks,
   shellSteps,
   withCaptured,
-  yamlBlocks,
   type CurlCall,
 } from '../support/doc-examples.js';
 import type { HttpApp } from '../support/http-app.js';
@@ -31,21 +30,13 @@ import { runCli } from '../support/cli-process.js';
 const connectors = await loadConnectorSpecs();
 
 test('every YAML example of docs/ validates together with the quickstart', async () => {
-  const blocks = docsPages().flatMap((path) => yamlBlocks(page(path)).map((block) => ({ path, block })));
-  assert.ok(blocks.length >= 10, `expected docs/ to show at least 10 YAML examples, found ${blocks.length}`);
+  const { files, env, mount } = docsDefinitionFiles();
+  assert.ok(Object.keys(files).length >= 10, `expected docs/ to show at least 10 YAML examples, found ${Object.keys(files).length}`);
   const dir = mkdtempSync(join(tmpdir(), 'syncline-docs-'));
   try {
     cpSync(join(repoRoot, 'examples/quickstart'), dir, { recursive: true, filter: (path) => !path.endsWith('.sqlite') });
-    for (const [index, { path, block }] of blocks.entries()) writeFileSync(join(dir, `${path.replaceAll('/', '-')}-${index}.yaml`), block);
-    const result = await loadDefinitions([dir], {
-      connectors,
-      env: {
-        SHOP_DATABASE_URL: 'postgres://shop@localhost/shop',
-        SHOP_WEBHOOK_SECRET: 'docs-secret',
-        ERP_INTEGRATION_TOKEN: 'docs-token-0123456789',
-        PARTNER_SIGNING_SECRET: 'docs-signing-secret',
-      },
-    });
+    for (const [name, block] of Object.entries(files)) writeFileSync(join(dir, name), block);
+    const result = await loadDefinitions([dir], { connectors, env });
     assert.deepEqual(result.problems.map(formatProblem), []);
     assert.ok(result.ok);
     assert.ok(result.snapshot.flows.has('order-intake'));
@@ -54,6 +45,7 @@ test('every YAML example of docs/ validates together with the quickstart', async
     assert.ok(result.snapshot.apiClients.has('erp-integration'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(mount, { recursive: true, force: true });
   }
 });
 
@@ -199,15 +191,8 @@ test('the quickstart webhook and call log walkthrough of the webhooks page works
 test('the Webhook page examples answer what the page shows', async () => {
   const { quickstartApp } = await import('../support/http-app.js');
   const text = page('docs/definitions/webhook.md');
-  const files = Object.fromEntries(
-    docsPages().flatMap((path) => yamlBlocks(page(path)).map((block, index) => [`${path.replaceAll('/', '-')}-${index}.yaml`, block])),
-  );
-  const env = {
-    SHOP_DATABASE_URL: 'postgres://shop@localhost/shop',
-    SHOP_WEBHOOK_SECRET: 'docs-secret',
-    ERP_INTEGRATION_TOKEN: 'docs-token-0123456789',
-    PARTNER_SIGNING_SECRET: 'docs-signing-secret',
-  };
+  const { files, env, mount } = docsDefinitionFiles();
+  after(() => rmSync(mount, { recursive: true, force: true }));
   const read = /^`GET (\/api\/webhooks\/\S+)` answers\n`(\{.*\})`/m.exec(text);
   assert.ok(read, 'the page shows a GET of a webhook with its answer');
   const save = /^A POST of `(\{.*\})` creates the account and\nanswers `(\{.*\})`/m.exec(text);

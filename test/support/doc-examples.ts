@@ -5,7 +5,8 @@
  * exactly as written.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
@@ -31,6 +32,35 @@ export function docsPages(): string[] {
 
 export function yamlBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+}
+
+/** The variables the YAML examples of docs/ read, as a reader would set them. */
+const docsVariables = {
+  SHOP_DATABASE_URL: 'postgres://shop@localhost/shop',
+  SHOP_WEBHOOK_SECRET: 'docs-secret',
+  ERP_INTEGRATION_TOKEN: 'docs-token-0123456789',
+  PARTNER_SIGNING_SECRET: 'docs-signing-secret',
+};
+
+/**
+ * Every YAML example of docs/ as a definition file (`docs-<page>-<n>.yaml`), with the environment
+ * they load in. Secrets the examples read from an orchestrator's mount (`${file:/run/secrets/…}`)
+ * are read from a scratch directory standing in for it, listed in SYNCLINE_SECRET_DIRS as an
+ * operator would list /run/secrets, with a file for each name.
+ */
+export function docsDefinitionFiles(): { files: Record<string, string>; env: Record<string, string>; mount: string } {
+  const mount = mkdtempSync(join(tmpdir(), 'syncline-docs-secrets-'));
+  const files: Record<string, string> = {};
+  for (const path of docsPages()) {
+    for (const [index, block] of yamlBlocks(page(path)).entries()) {
+      for (const [, name] of block.matchAll(/\$\{file:\/run\/secrets\/([\w.-]+)\}/g)) {
+        mkdirSync(mount, { recursive: true });
+        writeFileSync(join(mount, name!), `docs-${name}\n`);
+      }
+      files[`${path.replaceAll('/', '-')}-${index}.yaml`] = block.replaceAll('${file:/run/secrets/', `\${file:${mount}/`);
+    }
+  }
+  return { files, env: { ...docsVariables, SYNCLINE_SECRET_DIRS: mount }, mount };
 }
 
 /** The shell blocks of a page whose text contains `marker`. */

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConnectorSpecs } from '../../../connectors/index.js';
@@ -221,6 +221,40 @@ connection:
     assert.equal(passwordOf(await load([dir])), 'two lines\nend\n', 'only one newline is dropped');
     writeFileSync(join(dir, 'secrets', 'crm-password.txt'), 'windows\r\n');
     assert.equal(passwordOf(await load([dir])), 'windows');
+  });
+
+  test('${file:/absolute} reads a directory listed in SYNCLINE_SECRET_DIRS, and nothing else outside', async () => {
+    const mounted = join(scratch, `run-secrets-${++dirCount}`);
+    const elsewhere = join(scratch, `elsewhere-${dirCount}`);
+    mkdirSync(mounted);
+    mkdirSync(elsewhere);
+    writeFileSync(join(mounted, 'crm-password'), 'from-the-mount\n');
+    writeFileSync(join(elsewhere, 'crm-password'), 'not-to-be-read\n');
+    // A link inside the listed directory that leads out of it is judged by where it leads.
+    symlinkSync(join(elsewhere, 'crm-password'), join(mounted, 'linked-out'));
+    const secretDirs = { SYNCLINE_SECRET_DIRS: ['relative/ignored', mounted].join(delimiter) };
+    const read = definitionsDir({ 'systems.yaml': withPassword(`\${file:${join(mounted, 'crm-password')}}`) });
+    assert.equal(passwordOf(await load([read], { env: secretDirs })), 'from-the-mount');
+    const refusals = async (path: string, env: Record<string, string>): Promise<string[]> => {
+      const dir = definitionsDir({ 'systems.yaml': withPassword(`\${file:${path}}`) });
+      const result = await loadDefinitions([dir], { connectors, env });
+      assert.equal(result.ok, false);
+      return result.problems.map((problem) => `${problem.code}: ${problem.message}`);
+    };
+    const [unlisted] = await refusals(join(mounted, 'crm-password'), {});
+    assert.match(
+      unlisted!,
+      /^file-outside: file '.*crm-password' is outside the definitions directory .*; .* list the directory that holds them in SYNCLINE_SECRET_DIRS$/,
+    );
+    for (const path of [
+      join(elsewhere, 'crm-password'),
+      join(mounted, 'linked-out'),
+      join(mounted, '..', basename(elsewhere), 'crm-password'),
+    ]) {
+      const [problem] = await refusals(path, secretDirs);
+      assert.match(problem!, /^file-outside: .* is outside the definitions directory .* or SYNCLINE_SECRET_DIRS \(/);
+      assert.doesNotMatch(problem!, /not-to-be-read/);
+    }
   });
 
   test('$${ writes a literal ${ and is not substituted', async () => {

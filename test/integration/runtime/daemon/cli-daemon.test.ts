@@ -18,7 +18,7 @@ import { cliEnv, runCli } from '../../../support/cli-process.js';
 import { eventually } from './fake-runner.js';
 
 const root = resolve(import.meta.dirname, '../../../..');
-const bin = join(root, 'bin', 'syncline.js');
+const bin = join(root, 'bin', 'syncline-dev.js');
 const quickstartEnv = {
   QUICKSTART_API_TOKEN: 'cli-daemon-test-token-0123456789',
   CRM_WEBHOOK_SECRET: 'cli-daemon-test-secret-0123456789',
