@@ -5,13 +5,15 @@
  * filename is).
  *
  *   npx tsx examples/rest-to-sqlite/create-target.ts
+ *   node dist/examples/rest-to-sqlite/create-target.js     (the same, compiled by npm install)
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { packageRoot } from '../../runtime/package-info.js';
 import { createSqliteFromScript } from '../quickstart/sql-script.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
+// Found from the package root, not from this module: it also runs compiled, from dist/.
+const here = join(packageRoot(), 'examples', 'rest-to-sqlite');
 const file = resolve(here, process.env.WAREHOUSE_DB || 'data/warehouse.sqlite');
 
 if (!existsSync(file)) {
