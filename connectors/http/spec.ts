@@ -44,7 +44,7 @@ const staticQuery: JsonSchema = {
 const fieldPath: JsonSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_-]+\\.[A-Za-z_][A-Za-z0-9_]*)?$' };
 
 const templateNote =
-  'Placeholders in braces name fields of the record, e.g. /customers/{id}; their values are URL-encoded as data, so a value never changes the path.';
+  'Placeholders in braces name fields of the record; their values are URL-encoded as data, so a value never changes the path.';
 
 const paging: JsonSchema = {
   type: 'object',
