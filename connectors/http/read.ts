@@ -48,6 +48,7 @@ export async function* listAnswers(
   const path = object.list.path.text;
   let request: PageRequest | undefined = pager.first();
   let first = true;
+  let previousOpening: string | undefined;
   while (request !== undefined) {
     signal?.throwIfAborted();
     const response =
@@ -60,6 +61,12 @@ export async function* listAnswers(
     }
     if (!response.ok) throw response.failure();
     const page = await listPage(object, response, context);
+    // An API that ignores the paging parameters answers the same page again and again.
+    const opening = page.records.length > 0 ? JSON.stringify(page.records[0]) : undefined;
+    if (opening !== undefined && opening === previousOpening) {
+      throw mismatch(context, `with the same page twice, as if it ignored the parameters of objects.${object.name}.paging`);
+    }
+    previousOpening = opening;
     yield first && pager.drop > 0 ? page.records.slice(pager.drop) : page.records;
     first = false;
     try {

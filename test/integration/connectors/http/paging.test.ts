@@ -57,7 +57,9 @@ before(async () => {
     sendJson(response, 200, { items: slice(at, 10), links: { next: at + 10 < ITEMS.length ? `/body-links?from=${at + 10}` : null } });
   });
   server.route('GET', '/all', (_request, response) => sendJson(response, 200, ITEMS));
-  server.route('GET', '/loop', (_request, response) => sendJson(response, 200, { data: slice(0, 2), next: 'again' }));
+  server.route('GET', '/loop', (request, response) =>
+    sendJson(response, 200, { data: request.query.has('cursor') ? slice(2, 2) : slice(0, 2), next: 'again' }),
+  );
   server.route('GET', '/elsewhere', (_request, response) =>
     sendJson(response, 200, slice(0, 5), { link: `<${foreign.base}/elsewhere?page=2>; rel="next"` }),
   );
@@ -196,6 +198,15 @@ test('a cursor that comes round again fails the read instead of reading forever'
     () => readAll(connection),
     (error: unknown) =>
       error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same cursor came twice/.test(error.message),
+  );
+});
+
+test('an API that ignores the paging parameters fails the read instead of answering its first page forever', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/all' }, paging: { style: 'page', pageSize: 5 } });
+  await assert.rejects(
+    () => readAll(connection),
+    (error: unknown) =>
+      error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same page twice/.test(error.message),
   );
 });
 
