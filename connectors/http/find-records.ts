@@ -11,9 +11,7 @@ import { checkFieldValue, sameFieldValue } from '../records/field-values.js';
 import { fieldNamed } from '../records/object-model.js';
 import { equalityParameters } from './filter-mapping.js';
 import type { HttpObject } from './http-object.js';
-import { getRecord } from './list-answer.js';
-import { fillPathTemplate } from './path-template.js';
-import { listAnswers, type ObjectScope } from './read.js';
+import { getByKey, listAnswers, type ObjectScope } from './read.js';
 import { recordReader } from './record-json.js';
 
 export interface FoundRecord {
@@ -47,14 +45,10 @@ export async function findRecords(
   most: number,
   signal?: AbortSignal,
 ): Promise<FoundRecord[]> {
-  const { object, web, systemId } = scope;
+  const { object } = scope;
   const read = recordReader(object);
   if (object.get !== undefined && isKey(object, match)) {
-    const path = fillPathTemplate(object.get.path, match, { object: object.name, operation: 'get' });
-    const response = await web.request({ path, query: object.get.query, ...(signal ? { signal } : {}) });
-    if (response.status === 404) return [];
-    if (!response.ok) throw response.failure();
-    const raw = await getRecord(object, response, { systemId, object, request: `GET ${new URL(response.url).pathname}` });
+    const raw = await getByKey(scope, match, signal);
     const record = raw === undefined ? undefined : read(raw);
     // An API that finds the key another way (ignoring case) has not found this record.
     return raw !== undefined && record !== undefined && matches(record, match) ? [{ raw, record }] : [];

@@ -19,7 +19,7 @@
 import type { PlaceholderValues, ReadRequest, RecordData } from '../connection.js';
 import { countInMemory, pagesInMemory, planMemoryRead, type MemoryRead } from '../records/in-memory-read.js';
 import { checkId } from '../records/record-id.js';
-import type { WebClient } from '../web/index.js';
+import type { WebClient, WebResponse } from '../web/index.js';
 import { equalityParameters, filterParameters } from './filter-mapping.js';
 import type { HttpObject } from './http-object.js';
 import { getRecord, listPage, mismatch, type AnswerContext } from './list-answer.js';
@@ -36,6 +36,27 @@ export interface ObjectScope {
 
 type Query = Record<string, string | number | boolean | string[]>;
 
+/** One request of the list, answered 2xx; a 404 of the list's own path means the path is wrong. */
+async function askList(
+  scope: ObjectScope,
+  request: PageRequest,
+  query: Query,
+  signal: AbortSignal | undefined,
+): Promise<{ response: WebResponse; context: AnswerContext }> {
+  const { web, object, systemId } = scope;
+  const path = object.list.path.text;
+  const response =
+    request.url === undefined
+      ? await web.request({ path, query: { ...object.list.query, ...query, ...request.query }, ...(signal ? { signal } : {}) })
+      : await web.request({ path: request.url, ...(signal ? { signal } : {}) });
+  const context: AnswerContext = { systemId, object, request: `GET ${new URL(response.url).pathname}` };
+  if (response.status === 404 && request.url === undefined) {
+    throw mismatch(context, `with HTTP 404: there is no collection at objects.${object.name}.list.path (${path})`);
+  }
+  if (!response.ok) throw response.failure();
+  return { response, context };
+}
+
 /** The list's records as the API gives them, page by page, as `query` narrows and sorts them and `window` pages them. */
 export async function* listAnswers(
   scope: ObjectScope,
@@ -43,23 +64,14 @@ export async function* listAnswers(
   window: PagerWindow,
   signal?: AbortSignal,
 ): AsyncGenerator<Array<Record<string, unknown>>> {
-  const { web, object, systemId } = scope;
+  const { object } = scope;
   const pager = new Pager(object.paging, window);
-  const path = object.list.path.text;
   let request: PageRequest | undefined = pager.first();
   let first = true;
   let previousOpening: string | undefined;
   while (request !== undefined) {
     signal?.throwIfAborted();
-    const response =
-      request.url === undefined
-        ? await web.request({ path, query: { ...object.list.query, ...query, ...request.query }, ...(signal ? { signal } : {}) })
-        : await web.request({ path: request.url, ...(signal ? { signal } : {}) });
-    const context: AnswerContext = { systemId, object, request: `GET ${new URL(response.url).pathname}` };
-    if (response.status === 404 && request.url === undefined) {
-      throw mismatch(context, `with HTTP 404: there is no collection at objects.${object.name}.list.path (${path})`);
-    }
-    if (!response.ok) throw response.failure();
+    const { response, context } = await askList(scope, request, query, signal);
     const page = await listPage(object, response, context);
     // An API that ignores the paging parameters answers the same page again and again.
     const opening = page.records.length > 0 ? JSON.stringify(page.records[0]) : undefined;
@@ -84,16 +96,25 @@ async function* listRecords(scope: ObjectScope, query: Query, window: PagerWindo
   for await (const page of listAnswers(scope, query, window, signal)) yield page.map(read);
 }
 
-/** The record of `id` by the object's `get`: one page of one record, or none. */
-async function* recordById(scope: ObjectScope, id: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<RecordData[]> {
+/** The record the object's `get` answers for these key values, as the API gives it; undefined for a 404. */
+export async function getByKey(
+  scope: ObjectScope,
+  key: Readonly<Record<string, unknown>>,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
   const { web, object, systemId } = scope;
   const get = object.get!;
-  const path = fillPathTemplate(get.path, id, { object: object.name, operation: 'get' });
+  const path = fillPathTemplate(get.path, key, { object: object.name, operation: 'get' });
   const response = await web.request({ path, query: get.query, ...(signal ? { signal } : {}) });
-  if (response.status === 404) return;
+  if (response.status === 404) return undefined;
   if (!response.ok) throw response.failure();
-  const raw = await getRecord(object, response, { systemId, object, request: `GET ${new URL(response.url).pathname}` });
-  if (raw !== undefined) yield [recordReader(object)(raw)];
+  return getRecord(object, response, { systemId, object, request: `GET ${new URL(response.url).pathname}` });
+}
+
+/** The record of `id` by the object's `get`: one page of one record, or none. */
+async function* recordById(scope: ObjectScope, id: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<RecordData[]> {
+  const raw = await getByKey(scope, id, signal);
+  if (raw !== undefined) yield [recordReader(scope.object)(raw)];
 }
 
 /** Fails the read when a record comes before the one before it in the order the API was asked for. */
@@ -175,13 +196,7 @@ export async function countRecords(scope: ObjectScope, request: Pick<ReadRequest
 
 /** The total the API tells with a page of one record; undefined when its answer does not tell it. */
 async function askTotal(scope: ObjectScope, signal: AbortSignal | undefined): Promise<number | undefined> {
-  const { web, object, systemId } = scope;
-  const request = new Pager(object.paging, { size: 1, start: 0, want: 1 }).first();
-  const path = object.list.path.text;
-  const response = await web.request({ path, query: { ...object.list.query, ...request.query }, ...(signal ? { signal } : {}) });
-  const context: AnswerContext = { systemId, object, request: `GET ${new URL(response.url).pathname}` };
-  if (response.status === 404)
-    throw mismatch(context, `with HTTP 404: there is no collection at objects.${object.name}.list.path (${path})`);
-  if (!response.ok) throw response.failure();
-  return (await listPage(object, response, context)).total;
+  const first = new Pager(scope.object.paging, { size: 1, start: 0, want: 1 }).first();
+  const { response, context } = await askList(scope, first, {}, signal);
+  return (await listPage(scope.object, response, context)).total;
 }
