@@ -64,7 +64,7 @@ function refused(scope: ObjectScope, operation: 'create' | 'update', response: W
   if ([400, 409, 412, 422].includes(response.status)) {
     return new ConnectorError(
       'rejected',
-      `${object.name}: system '${systemId}' refused to ${operation} the record (HTTP ${response.status} to ${request}); its answer is in the log`,
+      `${object.name}: system '${systemId}' refused to ${operation} the record (HTTP ${response.status} to ${request}); check the values written against what the API accepts`,
       { cause: failure, details },
     );
   }

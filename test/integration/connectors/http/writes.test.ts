@@ -105,7 +105,10 @@ describe('refusals', () => {
   test('409 is rejected, naming the object and the operation', async () => {
     const error = await refusal({ create: { path: '/conflict' } }, { values: { name: 'dup' } });
     assert.equal(error.code, 'rejected');
-    assert.equal(error.message, "Item: system 'api' refused to create the record (HTTP 409 to POST /conflict); its answer is in the log");
+    assert.equal(
+      error.message,
+      "Item: system 'api' refused to create the record (HTTP 409 to POST /conflict); check the values written against what the API accepts",
+    );
   });
 
   test('a 404 to an update is rejected: the record is gone', async () => {
