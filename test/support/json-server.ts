@@ -37,6 +37,12 @@ export interface JsonServer {
   stop(): Promise<void>;
 }
 
+/** The line of a child's standard error that says what went wrong. */
+function reasonOf(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  return (lines.find((line) => /^\s*[A-Za-z]*Error: /.test(line)) ?? lines.at(-1) ?? '').trim() || 'no output';
+}
+
 /** Starts json-server over `db`; rejects with the reason when it cannot. */
 export async function startJsonServer(db: Record<string, unknown>, options: JsonServerOptions = {}): Promise<JsonServer> {
   const directory = mkdtempSync(join(tmpdir(), 'syncline-json-server-'));
@@ -64,7 +70,7 @@ export async function startJsonServer(db: Record<string, unknown>, options: Json
       });
       void exited.then(([code]) => {
         clearTimeout(timer);
-        reject(new Error(`json-server exited (${String(code)}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no output'}`));
+        reject(new Error(`json-server exited (${String(code)}): ${reasonOf(stderr)}`));
       });
     });
     const base = `http://127.0.0.1:${port}`;
