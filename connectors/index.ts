@@ -8,6 +8,7 @@ import type { ConnectorSpecs } from '../definitions/connector-spec.js';
 
 export const connectorLoaders: Readonly<Record<string, () => Promise<ConnectorModule>>> = Object.freeze({
   sql: () => import('./sql/index.js'),
+  http: () => import('./http/index.js'),
 });
 
 export const connectorNames: readonly string[] = Object.freeze(Object.keys(connectorLoaders).sort());
