@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// The `syncline` command. Sources are TypeScript; tsx compiles them on load so that the
-// package runs straight from a checkout with no build step.
-import { register } from 'tsx/esm/api';
+// The `syncline` command: the compiled JavaScript under dist/, which `npm install` builds in a
+// checkout (`prepare`) and a packed package ships. bin/syncline-dev.js runs the TypeScript
+// sources instead, for development and the tests.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../runtime/cli/main.ts');
+const entry = new URL('../dist/runtime/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('syncline: dist/ is missing; run `npm run build` (npm install runs it)\n');
+  process.exit(70);
+}
+const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -75,14 +75,18 @@ export class HttpProblem extends Error {
     this.title = catalogue[code].title;
   }
 
-  /** The RFC 9457 body. */
-  toJSON(instance?: string): Record<string, unknown> {
+  /**
+   * The RFC 9457 body. `instance` is the request path, as it always was; `requestId` (an extension
+   * member, RFC 9457 §3.2) names the occurrence: the request whose log lines tell the rest.
+   */
+  toJSON(instance?: string, requestId?: string): Record<string, unknown> {
     return {
       type: `urn:syncline:problem:${this.code}`,
       title: this.title,
       status: this.status,
       detail: this.detail,
       ...(instance ? { instance } : {}),
+      ...(requestId ? { requestId } : {}),
       ...(this.extra.errors ? { errors: this.extra.errors } : {}),
     };
   }

@@ -126,6 +126,8 @@ export interface QueueSettings {
   drainMs: number;
   /** How long StartProcessDirect/ExecuteProcess wait for the run before answering 202, in ms. */
   syncTimeLimitMs: number;
+  /** How often a daemon renews its row in the runtime database, in ms; three missed ones and it counts as gone. */
+  heartbeatMs: number;
 }
 
 export interface QueueFlags {
@@ -140,6 +142,7 @@ export const queueDefaults = Object.freeze({
   retentionMs: 7 * 86_400_000,
   drainMs: 10_000,
   syncTimeLimitMs: 30_000,
+  heartbeatMs: 10_000,
 });
 
 export function queueSettings(
@@ -171,6 +174,40 @@ export function queueSettings(
     retentionMs: duration('SYNCLINE_RETENTION', queueDefaults.retentionMs, 0),
     drainMs: duration('SYNCLINE_DRAIN_TIME', queueDefaults.drainMs, 0),
     syncTimeLimitMs: duration('SYNCLINE_SYNC_TIME_LIMIT', queueDefaults.syncTimeLimitMs, 0),
+    heartbeatMs: duration('SYNCLINE_DAEMON_HEARTBEAT', queueDefaults.heartbeatMs, 100),
+  };
+}
+
+/** Where `syncline daemon` answers /healthz, /readyz and /metrics; none unless a port is given. */
+export interface ProbeSettings {
+  port: number;
+  host: string;
+}
+
+export interface ProbeFlags {
+  httpPort?: string;
+  httpHost?: string;
+}
+
+/**
+ * The daemon's probe address: `--http-port`, else SYNCLINE_DAEMON_HTTP_PORT; without either,
+ * undefined (nothing listens). The host as serve's (127.0.0.1 unless told): `--http-host`, else
+ * SYNCLINE_DAEMON_HTTP_HOST, else SYNCLINE_HOST — so an image that sets SYNCLINE_HOST=0.0.0.0 for
+ * its API processes has its workers' probes reachable too.
+ */
+export function probeSettings(
+  flags: ProbeFlags,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ProbeSettings | undefined {
+  const port = flags.httpPort ?? set(env.SYNCLINE_DAEMON_HTTP_PORT);
+  if (port === undefined) {
+    if (flags.httpHost !== undefined)
+      throw new SettingsError('--http-host needs --http-port (or SYNCLINE_DAEMON_HTTP_PORT): the probes listen only on a port given');
+    return undefined;
+  }
+  return {
+    port: parsePort(port.trim(), flags.httpPort !== undefined ? '--http-port' : 'SYNCLINE_DAEMON_HTTP_PORT'),
+    host: flags.httpHost ?? set(env.SYNCLINE_DAEMON_HTTP_HOST) ?? set(env.SYNCLINE_HOST) ?? defaults.host,
   };
 }
 

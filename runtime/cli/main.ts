@@ -4,6 +4,8 @@
  * and maps usage errors to exit code 2.
  */
 import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../package-info.js';
+import type { DaemonFlags } from './daemon-command.js';
 import type { ServeCommandFlags } from './serve-command.js';
 
 /** Exit codes: 0 success, 1 problems found (or the command failed), 2 unusable arguments. */
@@ -14,6 +16,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command()
     .name('syncline')
     .description('Declarative integration runtime: systems, syncs, webhooks and flows as YAML.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) })
     .showHelpAfterError('(run syncline --help for usage)');
@@ -71,7 +74,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
     .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
     .option('--concurrency <n>', 'queue items run at once (env SYNCLINE_CONCURRENCY)')
-    .action(async (options: { definitions?: string; db?: string; concurrency?: string }) => {
+    .option('--http-port <port>', 'answer /healthz, /readyz and /metrics on this port (env SYNCLINE_DAEMON_HTTP_PORT; default: none)')
+    .option('--http-host <host>', 'address of the probe port (env SYNCLINE_DAEMON_HTTP_HOST, then SYNCLINE_HOST; default 127.0.0.1)')
+    .action(async (options: DaemonFlags) => {
       const { daemonCommand } = await import('./daemon-command.js');
       exitCode = await daemonCommand(options);
     });

@@ -1,7 +1,7 @@
 /**
  * What the long-running commands (serve, daemon) share at start and stop: the stop signal, the
  * watched definitions, the connection pool that follows reloads, the migrated runtime database,
- * item runners over them, and closing it all in order.
+ * the process's metrics, item runners over them, and closing it all in order.
  */
 import { resolve } from 'node:path';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
@@ -11,6 +11,7 @@ import { newWorkerId } from '../daemon/worker-id.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
+import { createRuntimeMetrics, type RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import type { QueueSettings } from '../settings.js';
 import { runProcess } from '../sync/run-process.js';
 import { loadWatchedDefinitions } from './load-watched-definitions.js';
@@ -29,6 +30,8 @@ export interface Runtime {
   watcher: DefinitionsWatcher;
   connections: ConnectionPool;
   db: RuntimeDatabase;
+  /** The process's metrics (/metrics); the runners count their runs there. */
+  metrics: RuntimeMetrics;
   /** An item runner holding items under a worker id of its own (`role`: daemon, api). */
   runner(role: string): ItemRunner;
   /** Stops watching, closes the connections, then the database. */
@@ -53,11 +56,13 @@ export async function openRuntime(directory: string, queue: QueueSettings, log: 
     await Promise.all([watcher.close(), connections.closeAll()]);
     return 1;
   }
+  const metrics = createRuntimeMetrics({ holder, db, log, openSystems: () => connections.systemIds().length });
   return {
     holder,
     watcher,
     connections,
     db,
+    metrics,
     runner: (role) => ({
       db,
       snapshot: () => holder.current,
@@ -66,6 +71,7 @@ export async function openRuntime(directory: string, queue: QueueSettings, log: 
       runProcess,
       workerId: newWorkerId(role),
       leaseMs: queue.leaseMs,
+      metrics: metrics.runs,
     }),
     async close() {
       await Promise.all([watcher.close(), connections.closeAll()]);

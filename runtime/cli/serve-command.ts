@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { envOrFile, EnvOrFileError } from '../env-or-file.js';
+import { packageVersion } from '../package-info.js';
 import { startQueueWorkers, type QueueWorkers } from '../daemon/queue-workers.js';
 import { sha256 } from '../http/auth.js';
 import { createApp } from '../http/create-app.js';
@@ -34,11 +35,13 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   const stop = stopSignal();
   let settings: ServeSettings;
   let queue: QueueSettings;
+  let admin: string;
   try {
     settings = serveSettings(flags);
     queue = queueSettings(flags);
+    admin = adminToken();
   } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
+    if (!(error instanceof SettingsError) && !(error instanceof EnvOrFileError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);
     return 2;
   }
@@ -50,7 +53,8 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   // The API's direct runs hold items under their own id, so stopping the daemon never releases them.
   const runner = runtime.runner('api');
   let workers: QueueWorkers | undefined;
-  if (flags.daemon !== false) workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue);
+  if (flags.daemon !== false)
+    workers = await startQueueWorkers(runtime.runner('daemon'), holder, queue, { command: 'serve', version: packageVersion() });
   else log.info('--no-daemon: queued items stay Pending until a daemon on this database runs them');
 
   const closeAll = async (): Promise<void> => {
@@ -61,13 +65,14 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
     holder,
     log,
     connections,
-    adminTokenHash: sha256(adminToken()),
+    adminTokenHash: sha256(admin),
     bodyLimit: settings.bodyLimit,
     version: packageVersion(),
     db,
     runner,
     syncTimeLimitMs: queue.syncTimeLimitMs,
-    daemonActive: () => workers !== undefined,
+    metrics: runtime.metrics,
+    ...(workers === undefined ? {} : { liveness: workers.liveness }),
   });
   const server = createHttpServer(app, settings, log).listen(settings.port, settings.host);
   try {
@@ -111,18 +116,14 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
 }
 
 /**
- * SYNCLINE_ADMIN_TOKEN, or a random token printed once on standard error: an instance is never
- * open to anyone, and never locked to its operator either.
+ * SYNCLINE_ADMIN_TOKEN (or the file SYNCLINE_ADMIN_TOKEN_FILE names), or a random token printed
+ * once on standard error: an instance is never open to anyone, and never locked to its operator
+ * either.
  */
 function adminToken(): string {
-  const configured = process.env.SYNCLINE_ADMIN_TOKEN;
-  if (configured) return configured;
+  const configured = envOrFile(process.env, 'SYNCLINE_ADMIN_TOKEN');
+  if (configured) return configured.value;
   const token = randomBytes(24).toString('base64url');
   process.stderr.write(`admin token (generated for this run; set SYNCLINE_ADMIN_TOKEN to choose one): ${token}\n`);
   return token;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }

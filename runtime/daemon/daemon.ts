@@ -45,12 +45,28 @@ export interface Daemon {
   readonly workerId: string;
   /** Items running now. */
   readonly running: number;
+  /** How many items it runs at once at most. */
+  readonly concurrency: number;
+  /** The claim loop, for liveness (daemon-liveness.ts). */
+  readonly loop: ClaimLoopState;
   /** Stops claiming, drains, interrupts and releases; resolves when all is settled. Safe to call twice. */
   stop(): Promise<void>;
 }
 
+/** Where the claim loop is: when it last went round, and whether it was told to stop. */
+export interface ClaimLoopState {
+  /** When the loop last finished a look at the queue (or its start), in ms since the epoch. */
+  readonly tickedAt: number;
+  /** Longest sleep between two looks, in ms (its poll interval). */
+  readonly pollIntervalMs: number;
+  /** Stopping or stopped: the loop ends on purpose. */
+  readonly stopping: boolean;
+  /** Set when the loop ended without being stopped (a bug; every error in it is caught). */
+  readonly failure: unknown;
+}
+
 /** Longest pause after repeated database errors. */
-const maxErrorPauseMs = 30_000;
+export const maxErrorPauseMs = 30_000;
 /** How soon to look again when due items were skipped as locked. */
 const skippedRetryMs = 100;
 /** After aborting, how long runs get to notice before their items are released anyway. */
@@ -70,6 +86,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   /** Runs in progress by item id and attempt. */
   const running = new Map<string, { done: Promise<void>; controller: AbortController; id: string }>();
   let stopping = false;
+  const loopState = { tickedAt: Date.now(), pollIntervalMs, stopping: false, failure: undefined as unknown };
 
   let listener: WorkListener | undefined;
   try {
@@ -104,6 +121,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const claimLoop = async (): Promise<void> => {
     let errorPauseMs = pollIntervalMs;
     while (!stopping) {
+      // Every round counts, one whose look failed too: the loop is alive, the database is readiness's concern.
+      loopState.tickedAt = Date.now();
       let sleepMs = pollIntervalMs;
       try {
         const free = concurrency - running.size;
@@ -152,12 +171,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (deleted > 0) log.info({ deleted, retentionMs }, 'pruned finished items');
   });
 
-  const loop = claimLoop();
+  const loop = claimLoop().catch((error: unknown) => {
+    loopState.failure = error;
+    log.fatal({ err: error }, 'the claim loop ended unexpectedly; this daemon claims no more items');
+  });
   log.info({ workerId, concurrency, pollIntervalMs, leaseMs: runner.leaseMs, database: db.location.display }, 'daemon started');
 
   let stopped: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
     stopping = true;
+    loopState.stopping = true;
     wake.wake();
     await loop;
     await Promise.all([reaper.stop(), pruner.stop(), listener?.close()]);
@@ -187,6 +210,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     get running() {
       return running.size;
     },
+    concurrency,
+    loop: loopState,
     stop() {
       stopped ??= stop();
       return stopped;

@@ -8,6 +8,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { EngineName } from '../../connectors/sql/engines/index.js';
+import { envOrFile, EnvOrFileError, type EnvValue } from '../env-or-file.js';
 
 /** The engine of the runtime database (connectors/sql/engines/). */
 export type DatabaseDialect = EngineName;
@@ -43,9 +44,9 @@ const forms = 'postgres://user@host:5432/db, mysql://user@host:3306/db, mariadb:
 const schemePattern = /^([a-z][a-z0-9+.-]+):/i;
 
 /**
- * The database named by the `--db` flag, else by `SYNCLINE_DB` (an empty variable counts as
- * unset), else the default file. `baseDirectory` resolves relative SQLite paths (default: the
- * working directory).
+ * The database named by the `--db` flag, else by `SYNCLINE_DB` or the file `SYNCLINE_DB_FILE`
+ * names (a URL with a password, mounted as a secret; an empty variable counts as unset), else the
+ * default file. `baseDirectory` resolves relative SQLite paths (default: the working directory).
  */
 export function databaseSetting(
   flag: string | undefined,
@@ -53,8 +54,14 @@ export function databaseSetting(
   baseDirectory = process.cwd(),
 ): DatabaseLocation {
   if (flag !== undefined) return parseDatabaseUrl(flag, { source: '--db', baseDirectory });
-  const fromEnv = env.SYNCLINE_DB;
-  if (fromEnv !== undefined && fromEnv.trim() !== '') return parseDatabaseUrl(fromEnv, { source: 'SYNCLINE_DB', baseDirectory });
+  let fromEnv: EnvValue | undefined;
+  try {
+    fromEnv = envOrFile(env, 'SYNCLINE_DB');
+  } catch (error) {
+    if (error instanceof EnvOrFileError) throw new DatabaseUrlError(error.message);
+    throw error;
+  }
+  if (fromEnv !== undefined) return parseDatabaseUrl(fromEnv.value, { source: fromEnv.source, baseDirectory });
   return { dialect: 'sqlite', filename: resolve(baseDirectory, defaultDatabaseFile), createFolder: true, display: defaultDatabaseFile };
 }
 

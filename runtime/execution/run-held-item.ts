@@ -18,6 +18,7 @@ import { runtimeDatabaseFailure } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
+import type { RunMetrics } from '../metrics/run-metrics.js';
 import { completeItem, type NewItemError } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';
 import { announceFreedPlace } from '../queue/notify.js';
@@ -40,6 +41,8 @@ export interface ItemRunner {
   workerId: string;
   /** How long a hold lasts without a heartbeat, in ms; heartbeats come every third of it. */
   leaseMs: number;
+  /** Counts each attempt whose end is recorded (metrics/run-metrics.ts); absent: not counted. */
+  metrics?: RunMetrics;
 }
 
 export interface RunHeldItemOptions {
@@ -70,7 +73,10 @@ function processSettings(snapshot: Snapshot, processId: string): ProcessSettings
 
 /** Runs the held `item` to its end; answers the item as stored afterwards. */
 export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: RunHeldItemOptions = {}): Promise<QueueRow> {
-  const { db, log, workerId } = runner;
+  const { db, workerId } = runner;
+  // The request that started the item is on every line of its run, here and in the sync engine,
+  // so they lead back to the request's own lines in the API's log, whichever process runs it.
+  const log = item.requestId ? runner.log.child({ requestId: item.requestId }) : runner.log;
   const started = performance.now();
   const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
   const snapshot = runner.snapshot();
@@ -200,7 +206,10 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     }
     const summary = { ...fields, statistics: result.statistics, errors: result.errors.length, durationMs };
     if (status === undefined) log.warn(summary, 'item finished, but was no longer held by this worker; the result is dropped');
-    else log.info({ ...summary, status }, 'item finished');
+    else {
+      log.info({ ...summary, status }, 'item finished');
+      runner.metrics?.observeRun({ snapshot, processId: item.processId, result: result.status, durationMs, statistics: result.statistics });
+    }
     // Its place under the concurrency limit is free: items waiting for it may be claimed now, by
     // any daemon (NOTIFY on PostgreSQL) or a direct run waiting in this process.
     if (item.concurrencyKey !== null) announceFreedPlace(db);

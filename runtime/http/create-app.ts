@@ -1,9 +1,9 @@
 /**
  * The Koa application: composed middleware and routers; it knows no connector by name.
  *
- * Order matters: the request log and metrics see the final status; the problem edge turns every
- * error into problem+json; each request pins the snapshot current when it arrived, so a reload in
- * the middle of it changes nothing for it.
+ * Order matters: the edge (edge-middleware.ts) gives each request its id, logs and counts it with
+ * its final status and turns every error into problem+json; then each request pins the snapshot
+ * current when it arrived, so a reload in the middle of it changes nothing for it.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -13,15 +13,15 @@ import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
 import { authenticate } from './auth.js';
 import { connectionRoutes } from './connection-routes.js';
-import { healthRoutes } from './health-routes.js';
-import { createHttpMetrics } from './metrics.js';
+import { useEdgeMiddleware } from './edge-middleware.js';
+import { healthRoutes, type LivenessCheck } from './health-routes.js';
+import { metricsRoute } from './metrics.js';
 import { openApiFor } from './openapi/build-openapi.js';
-import { problemMiddleware } from './problem-middleware.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaults } from '../settings.js';
 import { refuseNulInPathParameters, refuseNulInQuery } from '../request/refuse-nul.js';
-import { requestLog } from './request-log.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { webhookConsoleRoutes, type RunWebhook } from './webhook-console-routes.js';
 import { runWebhookActionLazily } from '../webhooks/load-action.js';
 import { callLogWriter } from '../webhooks/log/call-log-writer.js';
@@ -45,8 +45,10 @@ export interface AppOptions {
   runner: ItemRunner;
   /** How long StartProcessDirect and ExecuteProcess wait before answering 202 with the running item. */
   syncTimeLimitMs: number;
-  /** Whether a daemon runs in this process, for /readyz (default: none does). */
-  daemonActive?: () => boolean;
+  /** The process's metrics, served at /metrics; the webhook endpoint counts its calls there. */
+  metrics: RuntimeMetrics;
+  /** Whether the daemon of this process is alive, for /healthz (default: alive; none runs). */
+  liveness?: LivenessCheck;
   /** Runs a webhook call in process (the endpoint's executeWebhook), for the console's test and replay. */
   runWebhook?: RunWebhook;
   /** Runs webhook actions (default: the dispatcher of runtime/webhooks/actions); tests replace it. */
@@ -56,12 +58,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Koa {
   const { holder, log } = options;
   const app = new Koa();
-  // Errors are answered by the problem edge and logged there, once.
-  app.silent = true;
-  const metrics = createHttpMetrics();
-  app.use(requestLog(log));
-  app.use(metrics.middleware);
-  app.use(problemMiddleware(log));
+  useEdgeMiddleware(app, log, options.metrics.registry);
   app.use(async (ctx, next) => {
     ctx.state.snapshot = holder.current;
     await next();
@@ -69,11 +66,8 @@ export function createApp(options: AppOptions): Koa {
 
   // Route matching is case-insensitive: installations of the service differ in spelling.
   const open = new Router({ sensitive: false });
-  healthRoutes(open, holder, { db: options.db, ...(options.daemonActive ? { daemonActive: options.daemonActive } : {}) });
-  open.get('/metrics', async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
-  });
+  healthRoutes(open, holder, { db: options.db, ...(options.liveness ? { liveness: options.liveness } : {}) });
+  metricsRoute(open, options.metrics.registry);
 
   const api = new Router({ prefix: '/api', sensitive: false });
   // Registered with an explicit (empty) path: @koa/router 15 builds the pattern of a path-less
@@ -98,6 +92,7 @@ export function createApp(options: AppOptions): Koa {
     adminTokenHash: options.adminTokenHash,
     // Entries are written in batches behind the answers; the console flushes before it reads.
     record: (record: WebhookCallRecord) => callLog.add(record),
+    countCall: options.metrics.webhooks.countCall,
   };
   // The console's test and replay run a call exactly as the endpoint does, on the current snapshot.
   const runWebhook: RunWebhook = async (webhookId, request, callOptions) => {

@@ -1,20 +1,16 @@
 /**
- * Prometheus metrics: requests by route and status, and a latency histogram. Routes are labelled
- * by their pattern (`/api/RunConnectionGetData/:system/:object`), never by the raw path, so the
- * number of series stays bounded whatever callers send.
+ * Prometheus metrics of HTTP requests, added to the process's registry (metrics/runtime-metrics.ts):
+ * requests by route and status, and a latency histogram. Routes are labelled by their pattern
+ * (`/api/RunConnectionGetData/:system/:object`), never by the raw path, so the number of series
+ * stays bounded whatever callers send. And the route that serves the registry, /metrics.
  */
+import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { finalStatus } from './problem-middleware.js';
 
-export interface HttpMetrics {
-  registry: Registry;
-  middleware: Middleware;
-}
-
-export function createHttpMetrics(): HttpMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'syncline_' });
+/** Counts and times every request; register it once per registry. */
+export function httpMetrics(registry: Registry): Middleware {
   const requests = new Counter({
     name: 'syncline_http_requests_total',
     help: 'HTTP requests by method, route pattern and status.',
@@ -45,7 +41,15 @@ export function createHttpMetrics(): HttpMetrics {
       else void status.then(count);
     }
   };
-  return { registry, middleware };
+  return middleware;
+}
+
+/** GET /metrics: the registry in Prometheus' text format. It needs no token (metric-labels.ts keeps secrets out of it). */
+export function metricsRoute(router: Router, registry: Registry): void {
+  router.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
 }
 
 interface MatchedLayer {

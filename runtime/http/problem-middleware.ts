@@ -12,16 +12,21 @@ import { Stream } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import { HttpProblem, toHttpProblem } from '../errors.js';
+import { requestIdOf, requestLogger } from './request-id.js';
 
 /** The status the request log and /metrics record for a request whose client went away. */
 export const clientClosedStatus = 499;
 
-export function problemMiddleware(log: Logger): Middleware {
+/** What a 404 of an unknown route adds after "No route …": where the routes are described. */
+const apiRoutesHint = 'The interface description is at /api/openapi.json.';
+
+export function problemMiddleware(appLog: Logger, routesHint = apiRoutesHint): Middleware {
   return async (ctx, next) => {
+    const log = requestLogger(ctx, appLog);
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new HttpProblem('unknown-route', `No route ${ctx.method} ${ctx.path}. The interface description is at /api/openapi.json.`);
+        throw new HttpProblem('unknown-route', `No route ${ctx.method} ${ctx.path}. ${routesHint}`);
       }
       if (ctx.status === 405 && ctx.body === undefined) {
         throw new HttpProblem('method-not-allowed', `${ctx.path} does not answer ${ctx.method}; it answers ${ctx.response.get('Allow')}.`, {
@@ -43,7 +48,7 @@ export function problemMiddleware(log: Logger): Middleware {
       ctx.status = problem.status;
       ctx.set(problem.extra.headers ?? {});
       ctx.type = 'application/problem+json';
-      ctx.body = problem.toJSON(ctx.path);
+      ctx.body = problem.toJSON(ctx.path, requestIdOf(ctx));
     }
   };
 }

@@ -36,6 +36,7 @@ import { requireScope } from './auth.js';
 import { parseAddActionBody, parseExecuteProcessBody, type StartRequest } from './queue-body.js';
 import { readJsonBody } from '../request/read-body.js';
 import { mayRead, quoted, resolveProcess, type ProcessTarget } from './resolve-process.js';
+import { requestIdOf } from './request-id.js';
 import { runDirect } from './run-direct.js';
 import { checkWhereClause } from './where-clause.js';
 
@@ -52,7 +53,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     const target = resolveProcess(ctx, ctx.params.syncId!);
     const sourceId = sourceIdOf(ctx.params.sourceId!);
     const { item } = await enqueue(db, {
-      ...newItem(ctx.state.snapshot as Snapshot, target, { startType: 'AdHoc', sourceId }),
+      ...newItem(ctx, target, { startType: 'AdHoc', sourceId }),
       maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
     });
     answer(ctx, 200, item);
@@ -64,7 +65,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     const target = resolveProcess(ctx, request.processId);
     checkStart(ctx.state.snapshot as Snapshot, target, request);
     const { item } = await enqueue(db, {
-      ...newItem(ctx.state.snapshot as Snapshot, target, request),
+      ...newItem(ctx, target, request),
       maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
     });
     answer(ctx, 200, item);
@@ -73,7 +74,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
   const runInRequest = async (ctx: Context, target: ProcessTarget, request: StartRequest) => {
     // One attempt: the caller waits for this outcome, so a retry must not be scheduled behind its back.
     const snapshot = ctx.state.snapshot as Snapshot;
-    const run = await runDirect(runner, snapshot, { ...newItem(snapshot, target, request), maxAttempts: 1 }, syncTimeLimitMs);
+    const run = await runDirect(runner, snapshot, { ...newItem(ctx, target, request), maxAttempts: 1 }, syncTimeLimitMs);
     if (run.finished) answer(ctx, 200, run.item);
     else {
       ctx.set('Location', itemUrl(run.item));
@@ -120,8 +121,10 @@ function itemUrl(item: QueueRow): string {
   return `/api/GetAction/${item.id}`;
 }
 
-function newItem(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): NewQueueItem {
-  const concurrency = concurrencyOf(snapshot, target.id);
+/** The item a start asks for, on the request's snapshot; it keeps the request's id for the run's log lines. */
+function newItem(ctx: Context, target: ProcessTarget, request: StartRequest): NewQueueItem {
+  const concurrency = concurrencyOf(ctx.state.snapshot as Snapshot, target.id);
+  const requestId = requestIdOf(ctx);
   return {
     processId: target.id,
     ...(concurrency === undefined ? {} : { concurrency }),
@@ -129,6 +132,7 @@ function newItem(snapshot: Snapshot, target: ProcessTarget, request: StartReques
     ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
     ...(request.whereClause === undefined ? {} : { whereClause: request.whereClause }),
     ...(request.actionParams === undefined ? {} : { actionParams: request.actionParams }),
+    ...(requestId === undefined ? {} : { requestId }),
   };
 }
 

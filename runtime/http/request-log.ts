@@ -1,13 +1,15 @@
 /**
- * One log line per request: method, route pattern, status, duration and the API client. Never
- * headers, bodies or query strings — they carry tokens, secrets and personal data. A streamed
- * answer is logged once sent, with 499 when the client closed the connection during it.
+ * One log line per request: method, route pattern, status, duration, the API client and (through
+ * the request's logger, request-id.ts) the request id. Never headers, bodies or query strings —
+ * they carry tokens, secrets and personal data. A streamed answer is logged once sent, with 499
+ * when the client closed the connection during it.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import type { Principal } from './auth.js';
 import { routeLabel } from './metrics.js';
 import { finalStatus } from './problem-middleware.js';
+import { requestLogger } from './request-id.js';
 
 export function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -17,13 +19,14 @@ export function requestLog(log: Logger): Middleware {
     } finally {
       const principal = ctx.state.principal as Principal | undefined;
       const line = (status: number) =>
-        log.info(
+        requestLogger(ctx, log).info(
           {
             method: ctx.method,
             route: routeLabel(ctx),
             status,
             ms: Math.round((performance.now() - started) * 10) / 10,
             ...(principal ? { client: principal.id } : {}),
+            ...(ctx.state.requestIdReplaced ? { requestIdReplaced: true } : {}),
           },
           'request',
         );

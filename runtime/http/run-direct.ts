@@ -71,7 +71,10 @@ export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: Ne
   // Nobody waits for the rest of the run: its failure (a bug; failed runs are recorded, not thrown) goes to the log.
   void settled.then((late) => {
     if ('error' in late)
-      runner.log.error({ err: late.error, queueId: held.id, processId: held.processId }, 'a direct run that outlived its request failed');
+      runner.log.error(
+        { err: late.error, queueId: held.id, processId: held.processId, ...(held.requestId ? { requestId: held.requestId } : {}) },
+        'a direct run that outlived its request failed',
+      );
   });
   return { finished: false, item: (await getItem(runner.db, held.id)) ?? held };
 }

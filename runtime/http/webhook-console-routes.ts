@@ -39,6 +39,7 @@ import type { WebhookRequest } from '../webhooks/webhook-call.js';
 import { requireScope } from './auth.js';
 import { openEventStream } from './event-stream.js';
 import { readJsonBody } from '../request/read-body.js';
+import { requestIdOf, requestLogger } from './request-id.js';
 
 /** What a webhook call answered, as the caller of the URL would have received it. */
 export interface ExecutedWebhookCall {
@@ -56,7 +57,7 @@ export interface ExecutedWebhookCall {
 export type RunWebhook = (
   webhookId: string,
   request: WebhookRequest,
-  options: { callId: string; signal?: AbortSignal },
+  options: { callId: string; signal?: AbortSignal; requestId?: string },
 ) => Promise<ExecutedWebhookCall>;
 
 export interface WebhookConsoleOptions {
@@ -118,7 +119,7 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
     const request = replayableRequest(webhook, entry);
     const callId = randomUUID();
     noteCallOrigin(callId, { origin: 'replay', replayOf: entry.id });
-    const answer = await runWebhook(webhook.definition.id, request, { callId });
+    const answer = await runWebhook(webhook.definition.id, request, { callId, ...requestIdOption(ctx) });
     ctx.body = { entryId: callId, replayOf: entry.id, response: responseJson(answer, redactionFor(ctx, webhook)) };
   });
 
@@ -145,10 +146,10 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
       ...(origin.replayOf === undefined ? {} : { pin: origin.replayOf }),
     });
     // Not awaited: Koa starts streaming the response when this handler returns.
-    void runWebhook(webhook.definition.id, request, { callId, signal: stream.signal })
+    void runWebhook(webhook.definition.id, request, { callId, signal: stream.signal, ...requestIdOption(ctx) })
       .then((answer) => stream.send('response', { ...responseJson(answer, redaction), logEntryId: callId }))
       .catch((error: unknown) => {
-        log.error({ err: error, webhookId: webhook.definition.id, callId }, 'webhook test failed');
+        requestLogger(ctx, log).error({ err: error, webhookId: webhook.definition.id, callId }, 'webhook test failed');
         stream.send('error', { message: 'The call failed on the server; the log has the details.', logEntryId: callId });
       })
       .finally(() => {
@@ -270,4 +271,10 @@ function pageSizeOf(value: string | string[] | undefined): number {
       errors: [{ path: 'query.limit', message: `1 to ${maxPageSize}` }],
     });
   return size;
+}
+
+/** The console request's id, for the call it makes: its log entry and what it starts name the request. */
+function requestIdOption(ctx: Context): { requestId?: string } {
+  const id = requestIdOf(ctx);
+  return id === undefined ? {} : { requestId: id };
 }

@@ -2,8 +2,9 @@
  * Enqueue: a new Pending item.
  *
  *   INSERT INTO queue_items (id, process_id, start_type, source_id, where_clause, action_params,
- *     status, attempts, max_attempts, run_after, created_at, errors, slot_key)
- *   VALUES (?, ?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?, '[]', ?)
+ *     status, attempts, max_attempts, run_after, created_at, errors, slot_key,
+ *     concurrency_key, concurrency_limit, request_id)
+ *   VALUES (?, ?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?, '[]', ?, ?, ?, ?)
  *
  * With a slot key (schedules), a second insert of the same slot does nothing:
  *   PostgreSQL, SQLite: … ON CONFLICT (slot_key) DO NOTHING
@@ -54,6 +55,8 @@ export interface NewQueueItem {
   slotKey?: string;
   /** The sync's or flow's concurrency limit (execution/concurrency-of.ts); none: no limit. */
   concurrency?: QueueConcurrency;
+  /** The HTTP request that starts it (http/request-id.ts), kept for the run's log lines. */
+  requestId?: string;
 }
 
 export interface EnqueueResult {
@@ -63,7 +66,7 @@ export interface EnqueueResult {
 }
 
 /** Longest values the columns hold (001-queue-items.ts). */
-const limits = { processId: 128, slotKey: 255, concurrencyKey: 200 } as const;
+const limits = { processId: 128, slotKey: 255, concurrencyKey: 200, requestId: 128 } as const;
 
 /** Refuses what the table would refuse or truncate, with a message naming the field. */
 function checkItem(item: NewQueueItem): void {
@@ -159,6 +162,8 @@ async function insertRow(
     slot_key: item.slotKey ?? null,
     concurrency_key: concurrency?.key ?? null,
     concurrency_limit: concurrency?.limit ?? null,
+    // Longer ids never pass the HTTP edge; cut rather than refused, since it is only a log field.
+    request_id: item.requestId?.slice(0, limits.requestId) ?? null,
   };
   if (executor === db.knex && item.slotKey === undefined && db.engine.returning) {
     return { item: fromRow(await insertTogether(db, values)), created: true };

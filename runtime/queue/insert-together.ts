@@ -27,7 +27,7 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-/** Most rows in one statement: 16 columns each stays far below every engine's limit of bound values. */
+/** Most rows in one statement: 18 columns each stays far below every engine's limit of bound values. */
 const maxRows = 100;
 
 class InsertTogether {

@@ -96,6 +96,11 @@ export interface QueueRow {
   concurrencyKey: string | null;
   /** Items of the key that may be InProgress at once; null when the item has no key. */
   concurrencyLimit: number | null;
+  /**
+   * The id of the HTTP request that started it (http/request-id.ts), for the run's log lines;
+   * null when no request did (schedules, `syncline run`). The caller's word: never shown as data.
+   */
+  requestId: string | null;
 }
 
 /**
@@ -146,6 +151,7 @@ export function fromRow(row: Record<string, unknown>): QueueRow {
     slotKey: text(row.slot_key),
     concurrencyKey: text(row.concurrency_key),
     concurrencyLimit: row.concurrency_limit === null || row.concurrency_limit === undefined ? null : Number(row.concurrency_limit),
+    requestId: text(row.request_id),
   };
 }
 

@@ -73,6 +73,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** The reader refused the body (400, 413, 415): answered after the id checks, and logged. */
   refusal?: HttpProblem;
+  /** The HTTP request's id (http/request-id.ts): in problem bodies, the log entry and the items the call starts. */
+  requestId?: string;
 }
 
 /** The answer as the caller receives it. `body` is JSON data, or text for a text/plain answer. */
@@ -101,7 +103,7 @@ export async function executeWebhook(
   const entry = findWebhook(deps.snapshot, webhookId);
   if (!entry) {
     const problem = new HttpProblem('unknown-webhook', 'No webhook has this id. Check the URL; webhook ids are case-sensitive.');
-    return { ...problemAnswer(problem, instance), callId };
+    return { ...problemAnswer(problem, instance, options.requestId), callId };
   }
   const definition = entry.definition;
   const redaction = redactionOf(entry, deps.snapshot, definition.signature && signatureHeaderOf(definition.signature), deps.adminTokenHash);
@@ -116,7 +118,7 @@ export async function executeWebhook(
     ticker.say('error', problem.status >= 500 ? 'the call failed on the server; the server log has the details' : problem.detail, {
       status: problem.status,
     });
-    answer = { ...problemAnswer(problem, instance), unlogged: problem.code === 'rate-limited' };
+    answer = { ...problemAnswer(problem, instance, options.requestId), unlogged: problem.code === 'rate-limited' };
   }
   answer = { ...answer, headers: { ...corsHeaders(definition.cors, request), ...answer.headers } };
   ticker.say('done', `answered ${answer.status}`, { status: answer.status });
@@ -129,6 +131,7 @@ export async function executeWebhook(
       answer,
       redaction,
       ...(options.refusal ? { refusal: options.refusal } : {}),
+      ...(options.requestId ? { requestId: options.requestId } : {}),
     });
   return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
 }
@@ -270,6 +273,7 @@ async function runAction(
     request,
     ticker,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.requestId ? { requestId: options.requestId } : {}),
   };
   const result = await deps.runAction(call);
   const queued = result.queueItemId === undefined ? {} : { queueItemId: result.queueItemId };
@@ -286,11 +290,11 @@ function challengeAnswer(ticker: Ticker, profile: string, answered: ChallengeAns
   return { status: 200, headers: { 'Content-Type': contentType, 'X-Content-Type-Options': 'nosniff' }, body: answered.body };
 }
 
-function problemAnswer(problem: HttpProblem, instance: string): Omit<Answer, 'unlogged'> {
+function problemAnswer(problem: HttpProblem, instance: string, requestId: string | undefined): Omit<Answer, 'unlogged'> {
   return {
     status: problem.status,
     headers: { ...problem.extra.headers, 'Content-Type': 'application/problem+json' },
-    body: problem.toJSON(instance),
+    body: problem.toJSON(instance, requestId),
   };
 }
 
@@ -324,6 +328,7 @@ interface Timing {
   redaction: Redaction;
   /** The body the reader refused, when it did. */
   refusal?: HttpProblem;
+  requestId?: string;
 }
 
 /** Answers to callers that were not let in: logged without payload. */
@@ -333,7 +338,7 @@ async function record(
   deps: WebhookDeps,
   entry: WebhookEntry,
   request: WebhookRequest,
-  { at, started, callId, ticker, answer, redaction, refusal }: Timing,
+  { at, started, callId, ticker, answer, redaction, refusal, requestId }: Timing,
 ): Promise<void> {
   const definition = entry.definition;
   try {
@@ -345,6 +350,7 @@ async function record(
       status: answer.status,
       durationMs: performance.now() - started,
       ...(answer.queueItemId === undefined ? {} : { queueItemId: answer.queueItemId }),
+      ...(requestId === undefined ? {} : { requestId }),
       ticker: ticker.messages,
       request,
       response: { status: answer.status, ...(answer.body === undefined ? {} : { body: answer.body }) },

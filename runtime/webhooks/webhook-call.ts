@@ -36,6 +36,8 @@ export interface WebhookCall {
   ticker: Ticker;
   /** Aborted when the caller went away. */
   signal?: AbortSignal;
+  /** The HTTP request's id (http/request-id.ts), for what the call starts; the caller's word, only logged. */
+  requestId?: string;
 }
 
 /** What an action answers; the endpoint adds a redirect, CORS and log headers around it. */

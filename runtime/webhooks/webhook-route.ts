@@ -7,7 +7,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Snapshot } from '../../definitions/snapshot.js';
+import type { Snapshot, WebhookEntry } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
@@ -30,6 +30,8 @@ export interface WebhookRouteOptions {
   record?: (record: WebhookCallRecord) => Promise<void>;
   /** SHA-256 of the admin token, redacted from the log like every token. */
   adminTokenHash?: Buffer;
+  /** Counts each call the endpoint answered (metrics/webhook-metrics.ts); `entry` is undefined for an unknown id. */
+  countCall?: (entry: WebhookEntry | undefined, status: number) => void;
 }
 
 /** Methods the endpoint answers; others get 405 here rather than a 401 from the /api router. */
@@ -51,10 +53,17 @@ export function webhookRouter(options: WebhookRouteOptions): Router {
     };
     ctx.res.once('close', abandon);
     const snapshot = ctx.state.snapshot as Snapshot;
-    const result = await executeWebhook(depsFor(snapshot, options), webhookId, request, {
+    // The request's id and logger, as http/request-id.ts set them (read here directly: the HTTP
+    // layer imports the webhooks, not the other way round).
+    const requestId = ctx.state.requestId as string | undefined;
+    const deps = depsFor(snapshot, { ...options, log: (ctx.state.log as Logger | undefined) ?? options.log });
+    const result = await executeWebhook(deps, webhookId, request, {
       signal: controller.signal,
       ...(refusal ? { refusal } : {}),
+      ...(requestId ? { requestId } : {}),
     });
+    // An exact lookup: executeWebhook has confirmed the id (or not) in constant time already.
+    options.countCall?.(snapshot.webhooks.get(webhookId), result.status);
     ctx.status = result.status;
     ctx.set(result.headers);
     const body = webhookResponseBody(result);

@@ -28,6 +28,7 @@ import { defaultDebounceMs, minimumDebounceMs, watchDefinitions } from '../../de
 import { parseDatabaseUrl } from '../../runtime/database/database-url.js';
 import { migrate } from '../../runtime/database/migrate.js';
 import { openDatabase } from '../../runtime/database/open-database.js';
+import { createRuntimeMetrics } from '../../runtime/metrics/runtime-metrics.js';
 import { createApp } from '../../runtime/http/create-app.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import { createLogger } from '../../runtime/log.js';
@@ -168,10 +169,9 @@ async function reloadBench(label: string, dir: string, file: string, runs: numbe
   await migrate(db);
   const log = createLogger('silent');
   const runner = { db, snapshot: () => holder.current, connections, log, runProcess, workerId: 'bench', leaseMs: 30_000 };
-  const server = createApp({ holder, log, connections, adminTokenHash: sha256(randomUUID()), db, runner, syncTimeLimitMs: 60_000 }).listen(
-    0,
-    '127.0.0.1',
-  );
+  const metrics = createRuntimeMetrics({ holder, db, log, openSystems: () => connections.systemIds().length });
+  const app = createApp({ holder, log, connections, adminTokenHash: sha256(randomUUID()), db, runner, syncTimeLimitMs: 60_000, metrics });
+  const server = app.listen(0, '127.0.0.1');
   try {
     await Promise.all([watcher.ready, once(server, 'listening')]);
     const readyz = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;

@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const projectRoot = resolve(import.meta.dirname, '../..');
-const bin = join(projectRoot, 'bin', 'syncline.js');
+/** The command from the sources (bin/syncline-dev.js), so tests never run a stale build. */
+const bin = join(projectRoot, 'bin', 'syncline-dev.js');
 
 export interface LogEntry {
   level: number;

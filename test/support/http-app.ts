@@ -15,7 +15,8 @@
  *
  * Both open a migrated runtime database (queue items) as `serve` does: an SQLite file in the
  * temporary directory for the quickstart, the TestDatabase itself for engineApp; and run direct
- * starts with the real sync engine. No daemon runs: enqueued items stay Pending.
+ * starts with the real sync engine. No daemon runs: enqueued items stay Pending. The app has
+ * metrics of its own (a registry per app), as a process has.
  */
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -40,6 +41,7 @@ import { openDatabase, type RuntimeDatabase } from '../../runtime/database/open-
 import type { RunProcess } from '../../runtime/execution/process-run.js';
 import type { ItemRunner } from '../../runtime/execution/run-held-item.js';
 import { createApp } from '../../runtime/http/create-app.js';
+import { createRuntimeMetrics } from '../../runtime/metrics/runtime-metrics.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../../runtime/log.js';
@@ -141,6 +143,8 @@ export interface HttpApp {
   engine: Engine;
   /** The runtime database (queue items). */
   db: RuntimeDatabase;
+  /** The runner of the app's direct runs; a test may start a daemon on it to run Pending items. */
+  runner: ItemRunner;
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
   post(path: string, body?: unknown, token?: string | null): Promise<Answer>;
   get(path: string, token?: string | null): Promise<Answer>;
@@ -169,8 +173,6 @@ export interface AppSettings {
   syncTimeLimitMs?: number;
   /** Wraps the sync engine's runProcess (to slow a run down or make it fail). */
   runProcess?: (real: RunProcess) => RunProcess;
-  /** What /readyz says about a daemon in this process. */
-  daemonActive?: () => boolean;
   /** The in-process webhook runner of the console's test and replay, given the app's database and snapshots. */
   runWebhook?: (parts: { db: RuntimeDatabase; holder: SnapshotHolder }) => RunWebhook;
   /** Replaces the webhook action dispatcher (to test the endpoint around a known answer). */
@@ -269,6 +271,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
   const db = await openDatabase(parseDatabaseUrl(parts.runtimeUrl));
   await migrate(db);
   const connections = settings.connections ? settings.connections(pool) : pool;
+  const metrics = createRuntimeMetrics({ holder, db, log, openSystems: () => pool.systemIds().length });
   const runner: ItemRunner = {
     db,
     snapshot: () => holder.current,
@@ -277,6 +280,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     runProcess: settings.runProcess ? settings.runProcess(runProcess) : runProcess,
     workerId: `http-test-${process.pid}`,
     leaseMs: 30_000,
+    metrics: metrics.runs,
   };
   const app = createApp({
     holder,
@@ -288,7 +292,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     db,
     runner,
     syncTimeLimitMs: settings.syncTimeLimitMs ?? 60_000,
-    ...(settings.daemonActive === undefined ? {} : { daemonActive: settings.daemonActive }),
+    metrics,
     ...(settings.runWebhook === undefined ? {} : { runWebhook: settings.runWebhook({ db, holder }) }),
     ...(settings.webhookAction === undefined ? {} : { webhookAction: settings.webhookAction }),
   });
@@ -323,6 +327,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     erp: parts.erp,
     engine: parts.engine,
     db,
+    runner,
     call,
     post: (path, body, token) => call('POST', path, { ...(body === undefined ? {} : { body }), ...(token === undefined ? {} : { token }) }),
     get: (path, token) => call('GET', path, token === undefined ? {} : { token }),

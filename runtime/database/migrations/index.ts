@@ -6,6 +6,8 @@ import { webhookIdempotency } from './004-webhook-idempotency.js';
 import { webhookLog } from './005-webhook-log.js';
 import { queueConcurrency } from './006-queue-concurrency.js';
 import { writeProbe } from './007-write-probe.js';
+import { daemons } from './008-daemons.js';
+import { requestIds } from './009-request-ids.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -16,4 +18,6 @@ export const migrations: readonly Migration[] = Object.freeze([
   webhookLog,
   queueConcurrency,
   writeProbe,
+  daemons,
+  requestIds,
 ]);

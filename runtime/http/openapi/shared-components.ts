@@ -21,7 +21,11 @@ export function sharedComponents(bodyLimit: number) {
           title: { type: 'string' },
           status: { type: 'integer' },
           detail: { type: 'string' },
-          instance: { type: 'string' },
+          instance: { type: 'string', description: 'The request path.' },
+          requestId: {
+            type: 'string',
+            description: "The request's id, as the X-Request-Id header answers it: the caller's when acceptable, else a new one.",
+          },
           errors: {
             type: 'array',
             items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },

@@ -156,6 +156,10 @@ export function webhookConsoleSchemas() {
     queueItemId: nullableText,
     origin: { enum: ['test', 'replay', null], description: 'null for a call of the webhook URL.' },
     replayOf: { ...nullableText, description: 'The entry a replay or a test with a pin sent again.' },
+    requestId: {
+      ...nullableText,
+      description: 'The X-Request-Id of the HTTP request that made the call (given by the caller, or made up).',
+    },
     pinned: { type: 'boolean' },
     hasPayload: { type: 'boolean' },
     replayable: { type: 'boolean' },

@@ -58,7 +58,13 @@ export async function startSync(call: WebhookCall): Promise<WebhookAnswer> {
   if (elements.length > maxRecordsPerCall) recordsOf(data); // refuses with the limit named
   const maxAttempts = attemptsOf(snapshot, processId);
   const concurrency = concurrencyOf(snapshot, processId);
-  const base: NewQueueItem = { processId, startType: 'AdHoc', maxAttempts, ...(concurrency === undefined ? {} : { concurrency }) };
+  const base: NewQueueItem = {
+    processId,
+    startType: 'AdHoc',
+    maxAttempts,
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(call.requestId === undefined ? {} : { requestId: call.requestId }),
+  };
 
   let items: NewQueueItem[];
   let guids: string[] = [];

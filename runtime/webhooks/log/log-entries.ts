@@ -35,6 +35,8 @@ export interface LogEntrySummary {
   origin: 'test' | 'replay' | null;
   /** The entry a replay repeated. */
   replayOf: string | null;
+  /** The id of the HTTP request that made the call (its X-Request-Id); null for entries from before request ids. */
+  requestId: string | null;
   pinned: boolean;
   /** Whether the payload was kept (the webhook logs payloads). */
   hasPayload: boolean;
@@ -65,6 +67,7 @@ const summaryColumns = [
   'queue_item_id',
   'origin',
   'replay_of',
+  'request_id',
   'pinned',
   'payload_truncated',
 ] as const;
@@ -134,6 +137,7 @@ function toSummary(row: Record<string, unknown>): LogEntrySummary {
     queueItemId: row.queue_item_id === null || row.queue_item_id === undefined ? null : String(row.queue_item_id),
     origin: row.origin === 'test' || row.origin === 'replay' ? row.origin : null,
     replayOf: row.replay_of === null || row.replay_of === undefined ? null : String(row.replay_of),
+    requestId: row.request_id === null || row.request_id === undefined ? null : String(row.request_id),
     pinned: Boolean(row.pinned),
     hasPayload,
     replayable: hasPayload && !row.payload_truncated,

@@ -49,6 +49,8 @@ export interface WebhookCallRecord {
   durationMs: number;
   /** The queue item a start sync created. */
   queueItemId?: string;
+  /** The id of the HTTP request that made the call (http/request-id.ts). */
+  requestId?: string;
   ticker: readonly TickerMessage[];
   request: WebhookRequest;
   response: { status: number; body?: unknown };
@@ -130,6 +132,7 @@ export function callLogRow(db: RuntimeDatabase, record: WebhookCallRecord): Call
     status: record.status,
     duration_ms: Math.max(0, Math.round(record.durationMs)),
     queue_item_id: record.queueItemId ?? null,
+    request_id: record.requestId?.slice(0, 128) ?? null,
     origin: origin?.origin ?? null,
     replay_of: origin?.replayOf ?? null,
     pinned: false,

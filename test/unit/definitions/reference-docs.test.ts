@@ -28,7 +28,7 @@ test('the generated property tables of docs/definitions match the JSON Schemas',
     assert.equal(
       text,
       replaceGeneratedSection(text, section, page),
-      `docs/definitions/${page} is stale: run \`node bin/syncline.js docs\``,
+      `docs/definitions/${page} is stale: run \`node bin/syncline-dev.js docs\``,
     );
   }
 });

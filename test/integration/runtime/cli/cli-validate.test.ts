@@ -15,7 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseAllDocuments } from 'yaml';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
-const script = join(repo, 'bin', 'syncline.js');
+const script = join(repo, 'bin', 'syncline-dev.js');
 
 type AddFormats = (ajv: Ajv2020) => unknown;
 const addFormats: AddFormats =
@@ -225,7 +225,7 @@ describe('syncline schema', { concurrency: true }, () => {
     assert.equal(
       run.stdout,
       committed,
-      'definitions/syncline.schema.json is stale: run `node bin/syncline.js schema --out definitions/syncline.schema.json`',
+      'definitions/syncline.schema.json is stale: run `node bin/syncline-dev.js schema --out definitions/syncline.schema.json`',
     );
   });
 

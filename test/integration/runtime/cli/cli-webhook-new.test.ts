@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const cli = join(root, 'bin/syncline.js');
+const cli = join(root, 'bin/syncline-dev.js');
 
 function syncline(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } });

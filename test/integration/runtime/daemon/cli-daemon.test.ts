@@ -18,7 +18,7 @@ import { cliEnv, runCli } from '../../../support/cli-process.js';
 import { eventually } from './fake-runner.js';
 
 const root = resolve(import.meta.dirname, '../../../..');
-const bin = join(root, 'bin', 'syncline.js');
+const bin = join(root, 'bin', 'syncline-dev.js');
 const quickstartEnv = {
   QUICKSTART_API_TOKEN: 'cli-daemon-test-token-0123456789',
   CRM_WEBHOOK_SECRET: 'cli-daemon-test-secret-0123456789',
@@ -59,6 +59,12 @@ test('a database that cannot be opened is one line and exit 1; a bad setting is 
   const lease = await run(['daemon'], { SYNCLINE_LEASE: 'soon' });
   assert.equal(lease.code, 2);
   assert.match(lease.stderr, /SYNCLINE_LEASE must be a duration/);
+  const probePort = await run(['daemon', '--http-port', 'http']);
+  assert.equal(probePort.code, 2);
+  assert.match(probePort.stderr, /--http-port must be a port number from 0 to 65535, not 'http'/);
+  const heartbeat = await run(['daemon'], { SYNCLINE_DAEMON_HEARTBEAT: '1ms' });
+  assert.equal(heartbeat.code, 2);
+  assert.match(heartbeat.stderr, /SYNCLINE_DAEMON_HEARTBEAT must be at least 100ms/);
 });
 
 test('daemon runs items another process enqueued and exits 0 on SIGTERM', async () => {

@@ -25,6 +25,8 @@ const allMigrations = [
   '005-webhook-log',
   '006-queue-concurrency',
   '007-write-probe',
+  '008-daemons',
+  '009-request-ids',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {
@@ -84,6 +86,7 @@ await describeEachDatabase('runtime database migrations', (database) => {
       'locked_by',
       'max_attempts',
       'process_id',
+      'request_id',
       'run_after',
       'slot_key',
       'source_id',
@@ -94,6 +97,18 @@ await describeEachDatabase('runtime database migrations', (database) => {
       'where_clause',
     ]);
     assert.deepEqual(await columns('queue_locks'), ['name']);
+    assert.deepEqual(await columns('daemons'), [
+      'command',
+      'concurrency',
+      'expires_at',
+      'heartbeat_at',
+      'host',
+      'id',
+      'pid',
+      'running',
+      'started_at',
+      'version',
+    ]);
     assert.deepEqual(await columns('record_store'), ['created_at', 'guid', 'record', 'sync_id']);
     assert.deepEqual(await columns('schedules'), ['last_item_id', 'last_slot_at', 'process_id', 'updated_at']);
     assert.deepEqual(await columns('webhook_log'), [
@@ -107,6 +122,7 @@ await describeEachDatabase('runtime database migrations', (database) => {
       'pinned',
       'queue_item_id',
       'replay_of',
+      'request_id',
       'response',
       'status',
       'ticker',

@@ -266,7 +266,7 @@ describe('the admin token of syncline serve', { concurrency: true }, () => {
     use: (base: string, output: { stdout: string; stderr: string }) => Promise<void>,
   ): Promise<{ stdout: string; stderr: string }> {
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SYNCLINE_')));
-    const child = spawn(process.execPath, [join(root, 'bin', 'syncline.js'), 'serve', '--definitions', definitions, '--port', '0'], {
+    const child = spawn(process.execPath, [join(root, 'bin', 'syncline-dev.js'), 'serve', '--definitions', definitions, '--port', '0'], {
       cwd: root,
       env: { ...inherited, SYNCLINE_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

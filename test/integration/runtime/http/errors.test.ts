@@ -24,8 +24,9 @@ const bodyRoutes = [
 function assertProblem(answer: Answer, status: number, code: string, detail?: RegExp): void {
   assert.equal(answer.status, status, answer.text);
   assert.equal(answer.type, 'application/problem+json', answer.text);
-  const { type, title, status: bodyStatus, detail: text, instance, errors, ...rest } = answer.json as Record<string, unknown>;
+  const { type, title, status: bodyStatus, detail: text, instance, requestId, errors, ...rest } = answer.json as Record<string, unknown>;
   assert.deepEqual(rest, {}, 'no other members');
+  assert.equal(requestId, answer.headers.get('x-request-id'), 'the request id, as the X-Request-Id header answers it');
   assert.equal(type, `urn:syncline:problem:${code}`);
   assert.equal(typeof title, 'string');
   assert.equal(bodyStatus, status);

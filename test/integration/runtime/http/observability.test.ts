@@ -9,21 +9,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { quickstartApp, tokens, type HttpApp } from '../../../support/http-app.js';
+import { sample } from '../../../support/prometheus-text.js';
 
 const minRoute = '/api/RunConnectionGetDataMin/:system/:object';
-
-/** The value of one sample of the Prometheus text, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const body = line.slice(name.length + 1, line.lastIndexOf('}'));
-    const found = Object.fromEntries([...body.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
-    if (Object.entries(labels).every(([key, value]) => found[key] === value) && Object.keys(found).length === Object.keys(labels).length) {
-      return Number(line.slice(line.lastIndexOf(' ') + 1));
-    }
-  }
-  return undefined;
-}
 
 describe('observability', () => {
   let app: HttpApp;

@@ -60,8 +60,17 @@ await describeEachDatabase('queue routes', (database) => {
       const ready = await app.get('/readyz', null);
       assert.equal(ready.status, 200, ready.text);
       assert.deepEqual(
-        { ...ready.json.queue, nextDue: typeof ready.json.queue.nextDue },
-        { Pending: 2, InProgress: 0, Complete: 2, Failed: 0, nextDue: 'string', daemon: 'inactive' },
+        { ...ready.json.queue, nextDue: typeof ready.json.queue.nextDue, note: typeof ready.json.queue.note },
+        {
+          Pending: 2,
+          InProgress: 0,
+          Complete: 2,
+          Failed: 0,
+          nextDue: 'string',
+          daemon: 'inactive',
+          daemons: { count: 0, list: [] },
+          note: 'string',
+        },
       );
     });
 

@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { upsertDaemon } from '../../../../runtime/cluster/register-daemon.js';
+import { noDaemonNote } from '../../../../runtime/http/queue-readiness.js';
 import { quickstartApp, tokens, type Answer, type HttpApp } from '../../../support/http-app.js';
 import { flowClientToken, queueFiles } from '../../../support/queue-fixtures.js';
 
@@ -208,6 +210,8 @@ describe('queue routes on the quickstart', () => {
       const ready = await app.get('/readyz', null);
       assert.equal(ready.status, 200, ready.text);
       assert.equal(ready.json.queue.daemon, 'inactive');
+      assert.deepEqual(ready.json.queue.daemons, { count: 0, list: [] });
+      assert.equal(ready.json.queue.note, noDaemonNote, "the seed's rule in words: without a daemon, Pending items stay Pending");
       assert.ok(ready.json.queue.Pending >= 1);
       assert.match(ready.json.queue.nextDue, iso);
     });
@@ -536,15 +540,42 @@ describe('a direct run past the synchronous time limit', () => {
 
 describe('/readyz and the queue', () => {
   let app: HttpApp;
+  /** A daemon registered on the app's runtime database, as another process's daemon would be. */
+  const daemon = {
+    id: 'worker-host:4242:daemon:0a1b2c3d',
+    host: 'worker-host',
+    pid: 4242,
+    version: '0.0.0-test',
+    command: 'daemon' as const,
+    concurrency: 4,
+    startedAt: new Date(Date.now() - 60_000),
+  };
+  const beat = new Date();
   before(async () => {
-    app = await quickstartApp({ daemonActive: () => true });
+    app = await quickstartApp();
+    await upsertDaemon(app.db, daemon, { running: 1, now: beat, expiresAt: new Date(beat.getTime() + 3_600_000) });
   });
   after(() => app.close());
 
-  it('shows the items by status, the next due item and the daemon', async () => {
+  const daemons = {
+    count: 1,
+    list: [
+      {
+        id: daemon.id,
+        host: 'worker-host',
+        command: 'daemon',
+        startedAt: daemon.startedAt.toISOString(),
+        lastHeartbeat: beat.toISOString(),
+        running: 1,
+        concurrency: 4,
+      },
+    ],
+  };
+
+  it('shows the items by status, the next due item and the daemons of the cluster', async () => {
     const empty = await app.get('/readyz', null);
     assert.equal(empty.status, 200, empty.text);
-    assert.deepEqual(empty.json.queue, { Pending: 0, InProgress: 0, Complete: 0, Failed: 0, nextDue: null, daemon: 'active' });
+    assert.deepEqual(empty.json.queue, { Pending: 0, InProgress: 0, Complete: 0, Failed: 0, nextDue: null, daemon: 'active', daemons });
     const first = await app.post(`/api/StartProcessAdHoc/${syncId}/1`);
     await app.post(`/api/StartProcessAdHoc/${syncId}/2`);
     await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual' });
@@ -556,6 +587,7 @@ describe('/readyz and the queue', () => {
       Failed: 0,
       nextDue: first.json.CreatedDate,
       daemon: 'active',
+      daemons,
     });
   });
 

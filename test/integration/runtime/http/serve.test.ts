@@ -15,7 +15,7 @@ import { displayPath } from '../../../../definitions/load/find-files.js';
 import { cliEnv, runCli } from '../../../support/cli-process.js';
 
 const root = resolve(import.meta.dirname, '../../../..');
-const bin = join(root, 'bin', 'syncline.js');
+const bin = join(root, 'bin', 'syncline-dev.js');
 const quickstart = join(root, 'examples', 'quickstart');
 
 /** Values the quickstart reads from the environment; none of them may show up in /readyz. */

@@ -106,6 +106,7 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       slotKey: null,
       concurrencyKey: null,
       concurrencyLimit: null,
+      requestId: null,
     });
     assert.deepEqual(queueItemJson(stored!), {
       ID: item.id,
@@ -122,6 +123,15 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       Errors: [],
     });
     assert.deepEqual(await getItem(db, item.id.toUpperCase()), item, 'ids match in any case');
+  });
+
+  test('an item keeps the request id that started it, but GetAction does not show it', async () => {
+    const started = await add('crm-to-erp', 0, { requestId: 'trace-4bf92f3577b34da6' });
+    const stored = await getItem(db, started.id);
+    assert.equal(stored?.requestId, 'trace-4bf92f3577b34da6');
+    assert.equal('RequestId' in queueItemJson(stored!), false);
+    const long = await add('crm-to-erp', 1, { requestId: 'x'.repeat(300) });
+    assert.equal((await getItem(db, long.id))?.requestId, 'x'.repeat(128), 'cut to the column, never refused');
   });
 
   test('unknown and malformed ids find nothing', async () => {

@@ -198,6 +198,7 @@ await describeEachDatabase('webhook log', (database) => {
         'queueItemId',
         'replayOf',
         'replayable',
+        'requestId',
         'status',
         'webhookId',
       ]);

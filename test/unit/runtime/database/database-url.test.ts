@@ -1,5 +1,8 @@
-/** `--db` / `SYNCLINE_DB` parsing: every accepted form, the default, and the errors. No database needed. */
+/** `--db` / `SYNCLINE_DB` / `SYNCLINE_DB_FILE` parsing: every accepted form, the default, and the errors. No database needed. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { databaseSetting, DatabaseUrlError, parseDatabaseUrl } from '../../../../runtime/database/database-url.js';
 
@@ -93,4 +96,30 @@ test('clear errors for anything else, naming where the value came from', () => {
   }
   assert.throws(() => databaseSetting('redis://x', {}), /--db: 'redis:' is not a supported database/);
   assert.throws(() => databaseSetting(undefined, { SYNCLINE_DB: 'redis://x' }), /SYNCLINE_DB: 'redis:' is not a supported database/);
+});
+
+test('SYNCLINE_DB_FILE names a file holding the URL, as a mounted secret does; both at once, or an unreadable file, are refused', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncline-db-file-'));
+  try {
+    const secret = join(dir, 'db-url');
+    writeFileSync(secret, 'postgres://syncline:s3cret@db.internal:5432/syncline\n');
+    const location = databaseSetting(undefined, { SYNCLINE_DB_FILE: secret });
+    assert.equal(location.dialect, 'postgres');
+    assert.equal(location.display, 'postgres://syncline:***@db.internal:5432/syncline');
+    assert.throws(
+      () => databaseSetting(undefined, { SYNCLINE_DB: 'postgres://a/b', SYNCLINE_DB_FILE: secret }),
+      /SYNCLINE_DB and SYNCLINE_DB_FILE are both set; set one of them/,
+    );
+    assert.throws(
+      () => databaseSetting(undefined, { SYNCLINE_DB_FILE: join(dir, 'missing') }),
+      /SYNCLINE_DB_FILE: cannot read '.*missing' \(ENOENT\)/,
+    );
+    writeFileSync(secret, 'redis://nope\n');
+    assert.throws(
+      () => databaseSetting(undefined, { SYNCLINE_DB_FILE: secret }),
+      /SYNCLINE_DB_FILE \(.*db-url\): 'redis:' is not a supported database/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

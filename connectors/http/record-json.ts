@@ -1,0 +1,69 @@
+/**
+ * Records between the API's JSON and what records carry (connection.ts): each declared field is
+ * the JSON property of its name, decoded to its declared type (records/field-values.ts; missing is
+ * null); each typed group is a nested object of the record, one entry per type
+ * (`addresses: { main: { city: … } }`), its fields decoded alike. Properties the object does not
+ * declare are not read. Writes send the checked values as they are (canonical JSON: numbers,
+ * booleans, ISO text), and group entries merged into those the record already has, so that
+ * writing `main` keeps `invoice`, and writing `main.city` keeps `main.street`.
+ */
+import type { RecordData } from '../connection.js';
+import { decoderFor, type Decoder } from '../records/field-values.js';
+import type { RecordField } from '../records/object-model.js';
+import type { HttpObject } from './http-object.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function decoders(fields: ReadonlyMap<string, RecordField>): Array<[string, Decoder]> {
+  return [...fields.values()].map((field) => [field.name, decoderFor(field.type)]);
+}
+
+/** A reader of the object's JSON records, its decoders picked once. */
+export function recordReader(object: HttpObject): (raw: Json) => RecordData {
+  const fields = decoders(object.fields);
+  const groups = [...object.groups.values()].map((group) => ({ group, fields: decoders(group.fields) }));
+  const own = (raw: Json, name: string): unknown => (Object.hasOwn(raw, name) ? raw[name] : undefined);
+  return (raw) => {
+    const record: RecordData = {};
+    for (const [name, decode] of fields) record[name] = decode(own(raw, name));
+    for (const { group, fields: groupFields } of groups) {
+      const entries: Record<string, RecordData> = {};
+      const nested = own(raw, group.property);
+      if (isObject(nested)) {
+        for (const type of group.types) {
+          const entry = own(nested, type);
+          if (!isObject(entry)) continue;
+          const values: RecordData = {};
+          for (const [name, decode] of groupFields) values[name] = decode(own(entry, name));
+          entries[type] = values;
+        }
+      }
+      record[group.name] = entries;
+    }
+    return record;
+  };
+}
+
+/**
+ * The JSON body of a write: `values` (checked) and the group entries (checked), each group's
+ * entries merged over those of `existing` (the record as the API gave it), since the API replaces
+ * a nested object it is sent.
+ */
+export function writeBody(
+  object: HttpObject,
+  values: Readonly<RecordData>,
+  groups: ReadonlyMap<string, ReadonlyMap<string, RecordData>>,
+  existing: Json | undefined,
+): Json {
+  const body: Json = { ...values };
+  for (const [name, entries] of groups) {
+    const group = object.groups.get(name)!;
+    const before = existing !== undefined && isObject(existing[group.property]) ? (existing[group.property] as Json) : {};
+    const merged: Json = { ...before };
+    for (const [type, entry] of entries) merged[type] = { ...(isObject(before[type]) ? before[type] : {}), ...entry };
+    body[group.property] = merged;
+  }
+  return body;
+}

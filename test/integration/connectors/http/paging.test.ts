@@ -1,0 +1,223 @@
+/**
+ * Each paging style against a server that pages that way: what is asked page after page, where a
+ * read ends, skip and limit pushed into the paging where nothing is filtered in memory, and the
+ * paging faults — a cursor that comes round again, a next link to another origin (never followed:
+ * the credentials would go with it).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ConnectorError } from '../../../../connectors/connector-error.js';
+import { parseExpression } from '../../../../definitions/expression/index.js';
+import { sendJson, startFixtureServer, type FixtureServer } from '../../../support/rest-fixture-server.js';
+import { ids, itemConnection, items, readAll } from './fixture-system.js';
+
+const ITEMS = items(23);
+let server: FixtureServer;
+let foreign: FixtureServer;
+
+const slice = (start: number, size: number) => ITEMS.slice(start, start + size);
+const asked = (path: string) =>
+  server.requests.filter((request) => request.path === path).map((request) => Object.fromEntries(request.query));
+
+before(async () => {
+  server = await startFixtureServer();
+  foreign = await startFixtureServer();
+  server.route('GET', '/offset', (request, response) => {
+    const start = Number(request.query.get('offset') ?? 0);
+    sendJson(response, 200, slice(start, Number(request.query.get('limit') ?? 10)));
+  });
+  server.route('GET', '/offset-total', (request, response) => {
+    const start = Number(request.query.get('skip') ?? 0);
+    sendJson(response, 200, { items: slice(start, Number(request.query.get('take'))) }, { 'x-total': String(ITEMS.length) });
+  });
+  server.route('GET', '/pages', (request, response) => {
+    const size = Number(request.query.get('per_page'));
+    const page = Number(request.query.get('p'));
+    sendJson(response, 200, { results: slice(page * size, size), count: ITEMS.length });
+  });
+  server.route('GET', '/cursor', (request, response) => {
+    const at = Number(request.query.get('after') ?? 0);
+    const size = Number(request.query.get('limit'));
+    const next = at + size < ITEMS.length ? at + size : null;
+    sendJson(response, 200, { data: slice(at, size), paging: { next } });
+  });
+  server.route('GET', '/links', (request, response) => {
+    const at = Number(request.query.get('from') ?? 0);
+    const size = Number(request.query.get('size') ?? 5);
+    const next = at + size < ITEMS.length ? `${server.base}/links?from=${at + size}&size=${size}` : undefined;
+    sendJson(
+      response,
+      200,
+      slice(at, size),
+      next === undefined ? {} : { link: `<${next}>; rel="next", <${server.base}/links>; rel="first"` },
+    );
+  });
+  server.route('GET', '/body-links', (request, response) => {
+    const at = Number(request.query.get('from') ?? 0);
+    sendJson(response, 200, { items: slice(at, 10), links: { next: at + 10 < ITEMS.length ? `/body-links?from=${at + 10}` : null } });
+  });
+  server.route('GET', '/all', (_request, response) => sendJson(response, 200, ITEMS));
+  server.route('GET', '/loop', (request, response) =>
+    sendJson(response, 200, { data: request.query.has('cursor') ? slice(2, 2) : slice(0, 2), next: 'again' }),
+  );
+  server.route('GET', '/elsewhere', (_request, response) =>
+    sendJson(response, 200, slice(0, 5), { link: `<${foreign.base}/elsewhere?page=2>; rel="next"` }),
+  );
+  foreign.route('GET', '/elsewhere', (_request, response) => sendJson(response, 200, []));
+});
+after(async () => {
+  await server.close();
+  await foreign.close();
+});
+
+describe('offset', () => {
+  const options = { list: { path: '/offset' }, paging: { style: 'offset', pageSize: 10 } };
+
+  test('pages by offset until an empty page, whatever the pages of the stream', async () => {
+    server.requests.length = 0;
+    const { records, pages } = await readAll(itemConnection(server.base, options), { pageSize: 7 });
+    assert.deepEqual(ids(records), ids(ITEMS));
+    assert.deepEqual(pages, [7, 7, 7, 2]);
+    // The stream's pages of 7 are asked for as such: nothing is selected in memory.
+    assert.deepEqual(asked('/offset'), [
+      { offset: '0', limit: '7' },
+      { offset: '7', limit: '7' },
+      { offset: '14', limit: '7' },
+      { offset: '21', limit: '7' },
+      { offset: '23', limit: '7' },
+    ]);
+  });
+
+  test('skip and limit go to the API when nothing is selected in memory', async () => {
+    server.requests.length = 0;
+    const { records } = await readAll(itemConnection(server.base, options), { skip: 5, limit: 8, pageSize: 3 });
+    assert.deepEqual(ids(records), [6, 7, 8, 9, 10, 11, 12, 13]);
+    assert.deepEqual(asked('/offset'), [
+      { offset: '5', limit: '3' },
+      { offset: '8', limit: '3' },
+      { offset: '11', limit: '2' },
+    ]);
+  });
+
+  test('with a filter, skip and limit are counted in memory over everything fetched', async () => {
+    server.requests.length = 0;
+    const { records } = await readAll(itemConnection(server.base, options), { filter: parseExpression('rank = 1'), skip: 1, limit: 2 });
+    assert.deepEqual(ids(records), [6, 11]);
+    assert.deepEqual(asked('/offset')[0], { offset: '0', limit: '10' });
+  });
+
+  test('a total in a header ends the read without asking for an empty page; count asks for one record', async () => {
+    server.requests.length = 0;
+    const connection = itemConnection(server.base, {
+      list: { path: '/offset-total' },
+      records: 'items',
+      total: { header: 'X-Total' },
+      paging: { style: 'offset', offsetParam: 'skip', limitParam: 'take', pageSize: 10 },
+    });
+    assert.deepEqual(ids((await readAll(connection)).records), ids(ITEMS));
+    assert.deepEqual(
+      asked('/offset-total').map((query) => query.skip),
+      ['0', '10', '20'],
+    );
+    server.requests.length = 0;
+    assert.equal(await connection.count('Item'), 23);
+    assert.deepEqual(asked('/offset-total'), [{ skip: '0', take: '1' }]);
+    assert.equal(
+      await connection.count('Item', { filter: parseExpression('rank >= 3') }),
+      ITEMS.filter((item) => Number(item.rank) >= 3).length,
+    );
+  });
+});
+
+test('page: zero-based pages of one size, a skip inside a page passed over', async () => {
+  server.requests.length = 0;
+  const connection = itemConnection(server.base, {
+    list: { path: '/pages' },
+    records: 'results',
+    total: { expression: 'count' },
+    paging: { style: 'page', pageParam: 'p', sizeParam: 'per_page', firstPage: 0, pageSize: 5 },
+  });
+  assert.deepEqual(ids((await readAll(connection)).records), ids(ITEMS));
+  assert.deepEqual(
+    asked('/pages').map((query) => query.p),
+    ['0', '1', '2', '3', '4'],
+  );
+  server.requests.length = 0;
+  assert.deepEqual(ids((await readAll(connection, { skip: 7, limit: 4 })).records), [8, 9, 10, 11]);
+  assert.deepEqual(asked('/pages'), [
+    { p: '1', per_page: '5' },
+    { p: '2', per_page: '5' },
+  ]);
+  assert.equal(await connection.count('Item'), 23);
+});
+
+test('cursor: the next cursor from the body, sent back until there is none', async () => {
+  server.requests.length = 0;
+  const connection = itemConnection(server.base, {
+    list: { path: '/cursor' },
+    records: 'data',
+    paging: { style: 'cursor', cursor: 'paging.next', cursorParam: 'after', pageSize: 10 },
+  });
+  assert.deepEqual(ids((await readAll(connection)).records), ids(ITEMS));
+  assert.deepEqual(asked('/cursor'), [{ limit: '10' }, { after: '10', limit: '10' }, { after: '20', limit: '10' }]);
+  server.requests.length = 0;
+  assert.deepEqual(ids((await readAll(connection, { limit: 3 })).records), [1, 2, 3]);
+  assert.deepEqual(asked('/cursor'), [{ limit: '3' }], 'a limit asks for no more');
+  // A skip cannot be sent as a cursor: the records before it are read and passed over.
+  assert.deepEqual(ids((await readAll(connection, { skip: 21 })).records), [22, 23]);
+});
+
+test('link: absolute next links of the Link header, followed as they are', async () => {
+  server.requests.length = 0;
+  const connection = itemConnection(server.base, { list: { path: '/links' }, paging: { style: 'link', sizeParam: 'size', pageSize: 10 } });
+  assert.deepEqual(ids((await readAll(connection)).records), ids(ITEMS));
+  assert.deepEqual(asked('/links'), [{ size: '10' }, { from: '10', size: '10' }, { from: '20', size: '10' }]);
+});
+
+test('link: a next link in the body, relative to the answer', async () => {
+  const connection = itemConnection(server.base, {
+    list: { path: '/body-links' },
+    records: 'items',
+    paging: { style: 'link', next: 'links.next' },
+  });
+  assert.deepEqual(ids((await readAll(connection)).records), ids(ITEMS));
+});
+
+test('none: one answer holds every record', async () => {
+  server.requests.length = 0;
+  const connection = itemConnection(server.base, { list: { path: '/all' } });
+  const { records, pages } = await readAll(connection, { pageSize: 10 });
+  assert.deepEqual(ids(records), ids(ITEMS));
+  assert.deepEqual(pages, [10, 10, 3]);
+  assert.equal(server.requests.length, 1);
+});
+
+test('a cursor that comes round again fails the read instead of reading forever', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/loop' }, records: 'data', paging: { style: 'cursor', cursor: 'next' } });
+  await assert.rejects(
+    () => readAll(connection),
+    (error: unknown) =>
+      error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same cursor came twice/.test(error.message),
+  );
+});
+
+test('an API that ignores the paging parameters fails the read instead of answering its first page forever', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/all' }, paging: { style: 'page', pageSize: 5 } });
+  await assert.rejects(
+    () => readAll(connection),
+    (error: unknown) =>
+      error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same page twice/.test(error.message),
+  );
+});
+
+test('a next link to another origin is not followed', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/elsewhere' }, paging: { style: 'link' } });
+  const error = await readAll(connection).then(
+    () => assert.fail('the read went on'),
+    (caught: unknown) => caught,
+  );
+  assert.ok(error instanceof ConnectorError && error.code === 'unavailable', String(error));
+  assert.match(error.message, /another host, scheme or port than connection\.baseUrl/);
+  assert.doesNotMatch(error.message, new RegExp(foreign.base.replace(/[.:/]/g, '\\$&')));
+  assert.equal(foreign.requests.length, 0, 'nothing was sent to the other origin');
+});
