@@ -74,7 +74,8 @@ export async function* readRecords(scope: ReadScope, request: ReadRequest = {}):
   const { memory, condition, order } = planned;
   const { pageSize, skip, limit } = memory.window;
   const { signal } = request;
-  if (limit === 0) return;
+  // Nothing can match (a comparison with a missing placeholder, a date that no date equals): no request.
+  if (limit === 0 || (condition.kind === 'constant' && !condition.value)) return;
   if (planned.id !== undefined && request.filter === undefined && scope.bound.keyIsServiceKey) {
     const record = skip === 0 ? await readByKey(scope, planned.id, signal) : undefined;
     if (record !== undefined) yield [record];
@@ -112,6 +113,7 @@ export async function countRecords(
 ): Promise<number> {
   const { memory, condition } = plan(scope, request);
   const { signal } = request;
+  if (condition.kind === 'constant' && !condition.value) return 0;
   if (condition.exact) {
     const response = await scope.web.request({
       path: `${scope.bound.entitySet}/$count`,
