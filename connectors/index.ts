@@ -7,8 +7,9 @@ import type { ConnectorModule } from './connection.js';
 import type { ConnectorSpecs } from '../definitions/connector-spec.js';
 
 export const connectorLoaders: Readonly<Record<string, () => Promise<ConnectorModule>>> = Object.freeze({
-  sql: () => import('./sql/index.js'),
   http: () => import('./http/index.js'),
+  odata: () => import('./odata/index.js'),
+  sql: () => import('./sql/index.js'),
 });
 
 export const connectorNames: readonly string[] = Object.freeze(Object.keys(connectorLoaders).sort());

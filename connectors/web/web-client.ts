@@ -80,6 +80,7 @@ import {
   stillRefused,
   unreachable,
   type RequestTarget,
+  type UpstreamAnswer,
 } from './web-errors.js';
 import { readBody, upstreamAnswer, WebResponse } from './web-response.js';
 import { webSettings, type WebSettings } from './web-settings.js';
@@ -164,6 +165,21 @@ export class WebClient {
     const response = await this.request({ ...options, method: 'GET', path });
     if (!response.ok) throw response.failure();
     return response.json();
+  }
+
+  /**
+   * What the server said about a request carried inside another one (a part of an OData `$batch`
+   * answer), as the UpstreamAnswer a connector keeps as the `cause` of its own error: the status
+   * and the start of the body, with the client's secrets taken out as for any answer. `path` is
+   * the inner request's, without its query.
+   */
+  innerAnswer(method: string, path: string, status: number, body: string): UpstreamAnswer {
+    return upstreamAnswer(
+      { systemId: this.systemId, method, path: path.split('?')[0]! },
+      status,
+      new TextEncoder().encode(body),
+      this.secrets,
+    );
   }
 
   /**

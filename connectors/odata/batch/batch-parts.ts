@@ -1,0 +1,50 @@
+/**
+ * The pieces of an OData `$batch`, whatever its format: requests grouped into changesets (each
+ * changeset atomic: all of its requests happen, or none), and for each changeset either the answer
+ * of each of its requests or the one answer that made it fail.
+ */
+
+/** One request inside a batch; `url` is relative to the service root (`Customers(7)`). */
+export interface BatchRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
+export interface BatchAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  /** The body parsed as JSON, or its text when it is not JSON, or undefined when there is none. */
+  body: unknown;
+  /** The body as it came, for the log. */
+  text: string;
+}
+
+/** A changeset's outcome: every request's answer (all 2xx), or the answer that failed it. */
+export type ChangesetOutcome = { ok: true; answers: BatchAnswer[] } | { ok: false; failure: BatchAnswer; request: BatchRequest };
+
+export const ok = (status: number): boolean => status >= 200 && status < 300;
+
+/** The outcome of a changeset from the answers the service gave to its requests (in request order). */
+export function changesetOutcome(
+  requests: readonly BatchRequest[],
+  answers: ReadonlyArray<BatchAnswer | undefined>,
+): ChangesetOutcome | undefined {
+  if (answers.length === 0 || answers.every((answer) => answer === undefined)) return undefined;
+  const failed = answers.findIndex((answer) => answer !== undefined && !ok(answer.status));
+  if (failed >= 0) return { ok: false, failure: answers[failed]!, request: requests[failed] ?? requests[0]! };
+  if (answers.length < requests.length || answers.some((answer) => answer === undefined)) return undefined;
+  return { ok: true, answers: answers as BatchAnswer[] };
+}
+
+/** A body as a batch answer carries it: JSON when it parses, else the text. */
+export function parsedBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Sending changesets in one `$batch` request, in the format the service takes. connection.batch
+ * decides: `json` or `multipart` use that format; `auto` tries JSON first (compact, and read by
+ * position-free ids), then multipart (which every v4 service must take), and remembers the one
+ * that was taken for the connection's life; `never` sends no batch. A service that refuses both —
+ * it answers 404, 405, 406, 415, 501 or a 400 that is not a batch answer: the batch was not
+ * processed — is remembered as taking none, and the caller sends request by request.
+ *
+ * `Prefer: odata.continue-on-error` asks the service to go on after a failed changeset; one that
+ * stops anyway leaves the rest unanswered, and those changesets are sent again in another batch.
+ */
+import { ConnectorError } from '../../connector-error.js';
+import type { WebClient, WebResponse } from '../../web/index.js';
+import type { BatchRequest, ChangesetOutcome } from './batch-parts.js';
+import { JSON_BATCH_TYPE, jsonBatchBody, readJsonBatch } from './json-batch.js';
+import { multipartBatchBody, readMultipartBatch } from './multipart-batch.js';
+
+export type BatchSetting = 'auto' | 'json' | 'multipart' | 'never';
+type Format = 'json' | 'multipart';
+
+/** Answers meaning "no batch of this format here": nothing of it was processed. */
+const REFUSED = new Set([400, 404, 405, 406, 415, 501]);
+
+/** Most changesets in one batch request. */
+export const MAX_CHANGESETS = 100;
+
+export class BatchSender {
+  /** The format the service took, or 'none' once it refused every one. */
+  private learned: Format | 'none' | undefined;
+
+  constructor(
+    private readonly web: WebClient,
+    private readonly setting: BatchSetting,
+  ) {}
+
+  /** Whether a batch may still be tried. */
+  get usable(): boolean {
+    return this.setting !== 'never' && this.learned !== 'none';
+  }
+
+  /**
+   * Each changeset's outcome, in order; undefined when the service takes no batch (nothing was
+   * sent that it processed), so the caller sends the requests one by one.
+   */
+  async send(changesets: ReadonlyArray<readonly BatchRequest[]>, signal?: AbortSignal): Promise<ChangesetOutcome[] | undefined> {
+    const outcomes: Array<ChangesetOutcome | undefined> = changesets.map(() => undefined);
+    for (let start = 0; start < changesets.length; start += MAX_CHANGESETS) {
+      let pending = changesets.slice(start, start + MAX_CHANGESETS).map((changeset, offset) => ({ changeset, at: start + offset }));
+      while (pending.length > 0) {
+        const answered = await this.sendOnce(
+          pending.map((item) => item.changeset),
+          signal,
+        );
+        if (answered === undefined) return undefined;
+        for (const [index, item] of pending.entries()) outcomes[item.at] = answered[index];
+        const rest = pending.filter((item) => outcomes[item.at] === undefined);
+        if (rest.length === pending.length) {
+          throw new ConnectorError('unavailable', `system '${this.web.systemId}' answered a $batch without the outcome of its changesets`, {
+            details: { system: this.web.systemId },
+          });
+        }
+        pending = rest;
+      }
+    }
+    return outcomes as ChangesetOutcome[];
+  }
+
+  private formats(): Format[] {
+    if (this.setting === 'never' || this.learned === 'none') return [];
+    if (this.learned !== undefined) return [this.learned];
+    return this.setting === 'auto' ? ['json', 'multipart'] : [this.setting];
+  }
+
+  private async sendOnce(
+    changesets: ReadonlyArray<readonly BatchRequest[]>,
+    signal?: AbortSignal,
+  ): Promise<Array<ChangesetOutcome | undefined> | undefined> {
+    for (const format of this.formats()) {
+      const response = await this.post(format, changesets, signal);
+      const outcomes = response.ok ? this.read(format, response, changesets) : null;
+      if (outcomes !== null) {
+        this.learned = format;
+        return outcomes;
+      }
+      if (!REFUSED.has(response.status) || this.learned === format) throw response.ok ? unreadable(this.web, response) : response.failure();
+      if (this.setting !== 'auto') {
+        throw new ConnectorError(
+          'unavailable',
+          `system '${this.web.systemId}' refused a $batch in ${format} format (HTTP ${response.status}); set connection.batch to auto or never in the System definition '${this.web.systemId}'`,
+          { cause: response.failure().cause, details: { system: this.web.systemId, status: response.status } },
+        );
+      }
+    }
+    this.learned = 'none';
+    return undefined;
+  }
+
+  private post(format: Format, changesets: ReadonlyArray<readonly BatchRequest[]>, signal?: AbortSignal): Promise<WebResponse> {
+    const prefer = { prefer: 'odata.continue-on-error' };
+    if (format === 'json') {
+      return this.web.request({
+        method: 'POST',
+        path: '$batch',
+        json: jsonBatchBody(changesets),
+        headers: prefer,
+        accept: JSON_BATCH_TYPE,
+        ...(signal ? { signal } : {}),
+      });
+    }
+    const { contentType, body } = multipartBatchBody(changesets);
+    return this.web.request({
+      method: 'POST',
+      path: '$batch',
+      body,
+      headers: { ...prefer, 'content-type': contentType },
+      accept: 'multipart/mixed',
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  private read(
+    format: Format,
+    response: WebResponse,
+    changesets: ReadonlyArray<readonly BatchRequest[]>,
+  ): Array<ChangesetOutcome | undefined> | null {
+    if (format === 'multipart') return readMultipartBatch(response.headers.get('content-type'), response.text(), changesets);
+    let body: unknown;
+    try {
+      body = JSON.parse(response.text());
+    } catch {
+      return null;
+    }
+    return readJsonBatch(body, changesets);
+  }
+}
+
+function unreadable(web: WebClient, response: WebResponse): ConnectorError {
+  return new ConnectorError(
+    'unavailable',
+    `system '${web.systemId}' answered a $batch (HTTP ${response.status}) with something that is not a batch answer; what it wrote is unknown`,
+    {
+      cause: response.failure().cause,
+      details: { system: web.systemId, status: response.status },
+    },
+  );
+}

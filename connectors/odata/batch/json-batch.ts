@@ -1,0 +1,69 @@
+/**
+ * The JSON format of `$batch` (OData JSON Format 4.01 §19): `{"requests": [...]}`, each request with
+ * an `id` and, for those of one changeset, the same `atomicityGroup`; the answer
+ * `{"responses": [...]}` carries the ids back, in any order. A changeset failed when any of its
+ * requests was answered with an error (SAP CAP answers each request of a failed group, the
+ * standard allows one answer for the group: both are read the same way).
+ */
+import { changesetOutcome, parsedBody, type BatchAnswer, type BatchRequest, type ChangesetOutcome } from './batch-parts.js';
+
+export const JSON_BATCH_TYPE = 'application/json';
+
+/** The body of a JSON batch of `changesets`. */
+export function jsonBatchBody(changesets: ReadonlyArray<readonly BatchRequest[]>): unknown {
+  return {
+    requests: changesets.flatMap((requests, group) =>
+      requests.map((request, index) => ({
+        id: `r${group}-${index}`,
+        atomicityGroup: `g${group}`,
+        method: request.method,
+        url: request.url,
+        headers: { ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
+        ...(request.body === undefined ? {} : { body: request.body }),
+      })),
+    ),
+  };
+}
+
+function answerOf(response: Record<string, unknown>): BatchAnswer {
+  const headers: Record<string, string> = {};
+  const given = response.headers;
+  if (given !== null && typeof given === 'object') {
+    for (const [name, value] of Object.entries(given)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  }
+  const body = response.body;
+  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  return { status: Number(response.status), headers, body: typeof body === 'string' ? parsedBody(body) : body, text };
+}
+
+/**
+ * Each changeset's outcome from a JSON batch answer, by position; undefined for a changeset the
+ * answer does not mention (a service that stopped at the first failure). Null when the body is not
+ * a JSON batch answer at all.
+ */
+export function readJsonBatch(
+  body: unknown,
+  changesets: ReadonlyArray<readonly BatchRequest[]>,
+): Array<ChangesetOutcome | undefined> | null {
+  const responses = (body as { responses?: unknown } | null)?.responses;
+  if (!Array.isArray(responses)) return null;
+  const byId = new Map<string, BatchAnswer>();
+  const groupFailures = new Map<string, BatchAnswer>();
+  for (const response of responses) {
+    if (response === null || typeof response !== 'object') continue;
+    const { id, atomicityGroup } = response as { id?: unknown; atomicityGroup?: unknown };
+    const answer = answerOf(response as Record<string, unknown>);
+    if (typeof id === 'string') byId.set(id, answer);
+    // One answer for a whole failed group may carry the group's id instead of a request's.
+    if (typeof atomicityGroup === 'string' && answer.status >= 400) groupFailures.set(atomicityGroup, answer);
+    if (typeof id === 'string' && id.startsWith('g') && answer.status >= 400) groupFailures.set(id, answer);
+  }
+  return changesets.map((requests, group) => {
+    const failure = groupFailures.get(`g${group}`);
+    const answers = requests.map((_, index) => byId.get(`r${group}-${index}`));
+    if (failure !== undefined && !answers.some((answer) => answer !== undefined && answer.status >= 400)) {
+      return { ok: false, failure, request: requests[0]! };
+    }
+    return changesetOutcome(requests, answers);
+  });
+}

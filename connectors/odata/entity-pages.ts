@@ -1,0 +1,94 @@
+/**
+ * Entities of a collection page by page: each page is a request of its own for `$top` entities
+ * after `$skip`, so nothing is held between pages and the caller's pace decides what is in memory.
+ * A service that answers a page with fewer entities and an `@odata.nextLink` (server-driven paging:
+ * it caps how many it sends at once) is followed link by link until the page is complete. Links
+ * are read as the OData JSON format says — relative to the payload's context URL — and followed only
+ * on the origin of connection.baseUrl (the web client refuses any other).
+ *
+ * A page that comes back short without a next link is the last one.
+ */
+import { ConnectorError } from '../connector-error.js';
+import type { QueryParameters, WebClient, WebResponse } from '../web/index.js';
+
+export interface CollectionQuery {
+  /** A path below the service root: `Customers`, `Customers(7)/addresses`. */
+  path: string;
+  /** `$select`, `$filter`, `$orderby`…; `$top` and `$skip` are the pager's. */
+  options: QueryParameters;
+}
+
+export interface PageWindow {
+  skip: number;
+  /** Infinity for all. */
+  limit: number;
+  /** Most entities asked for per request. */
+  pageSize: number;
+  signal?: AbortSignal;
+}
+
+type Entity = Record<string, unknown>;
+
+/** The entities of a collection answer, and where the rest is. */
+export function collectionOf(web: WebClient, response: WebResponse): { entities: Entity[]; next: string | undefined } {
+  const body = response.json() as Record<string, unknown> | null;
+  const value = body?.value;
+  if (!Array.isArray(value)) {
+    throw new ConnectorError(
+      'unavailable',
+      `system '${web.systemId}' answered ${response.url.pathname} with something that is not an OData collection`,
+      {
+        details: { system: web.systemId, path: response.url.pathname },
+      },
+    );
+  }
+  const link = body?.['@odata.nextLink'];
+  let next: string | undefined;
+  if (typeof link === 'string' && link !== '') {
+    const context = body?.['@odata.context'];
+    const base = typeof context === 'string' ? new URL(context, response.url) : response.url;
+    next = new URL(link, base).href;
+  }
+  return { entities: value.filter((entity): entity is Entity => entity !== null && typeof entity === 'object'), next };
+}
+
+async function get(
+  web: WebClient,
+  path: string,
+  query: QueryParameters | undefined,
+  pageSize: number,
+  signal?: AbortSignal,
+): Promise<WebResponse> {
+  const response = await web.request({
+    path,
+    ...(query === undefined ? {} : { query }),
+    headers: { prefer: `odata.maxpagesize=${pageSize}` },
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.ok) throw response.failure();
+  return response;
+}
+
+/** The collection's entities in the window, as pages of at most `pageSize` (each a request, or several when the service pages itself). */
+export async function* entityPages(web: WebClient, query: CollectionQuery, window: PageWindow): AsyncGenerator<Entity[]> {
+  const { signal, pageSize } = window;
+  let offset = window.skip;
+  let remaining = window.limit;
+  while (remaining > 0) {
+    signal?.throwIfAborted();
+    const wanted = Math.min(pageSize, remaining);
+    const options: QueryParameters = { ...query.options, $top: wanted, ...(offset > 0 ? { $skip: offset } : {}) };
+    let { entities, next } = collectionOf(web, await get(web, query.path, options, wanted, signal));
+    while (entities.length < wanted && next !== undefined) {
+      const more = collectionOf(web, await get(web, next, undefined, wanted, signal));
+      entities = entities.concat(more.entities);
+      next = more.next;
+    }
+    // A service whose next link forgets the $top asked for may send more: the rest is the next page's.
+    if (entities.length > wanted) entities = entities.slice(0, wanted);
+    if (entities.length > 0) yield entities;
+    if (entities.length < wanted) return;
+    offset += entities.length;
+    remaining -= entities.length;
+  }
+}

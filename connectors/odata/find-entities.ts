@@ -1,0 +1,143 @@
+/**
+ * The lookup of a write: the entities its match finds, with what an update needs of them — the
+ * service's key, the `@odata.etag` (sent back as If-Match), and the entries of the typed groups
+ * with their own keys.
+ *
+ * One write: by key as `GET Customers(7)` (a 404 is none) when it matches on exactly the service's
+ * key, else `$filter` on its match fields and `$top=2` (two are enough to know it is ambiguous).
+ * Many writes: one `$filter` per chunk of writes that match on the same fields, an `or` of their
+ * conditions; which entity belongs to which write is decided again in JS with the evaluator's
+ * equality (a match on null finds only null), as the sql connector does.
+ *
+ * The conditions are the filter compiler's own (`field = value`, `IS NULL` for null), so a match is
+ * case-sensitive and typed exactly as a filter is.
+ */
+import type { RecordData } from '../connection.js';
+import { compareValues } from '../../definitions/expression/index.js';
+import { checkFieldValue } from '../records/field-values.js';
+import type { WebClient } from '../web/index.js';
+import { decodeEntity } from './decode-entity.js';
+import { collectionOf } from './entity-pages.js';
+import { compareWithConstant } from './filter/compare-field.js';
+import { and, filterText, or, type Condition } from './filter/filter-condition.js';
+import { nullPair } from './filter/filter-operand.js';
+import { keyPredicate } from './odata-literals.js';
+import type { BoundObject } from './object-model.js';
+import { objectFilterScope, selectOptions } from './record-query.js';
+import type { Entity, PreparedWrite } from './write-payload.js';
+
+/** Writes looked up in one request: an `or` of this many conditions stays well within URL limits. */
+const LOOKUP_CHUNK = 40;
+
+export interface LookupScope {
+  web: WebClient;
+  bound: BoundObject;
+}
+
+/** `field = value` for each match field, as a filter would say it. */
+export function matchCondition(bound: BoundObject, match: Readonly<RecordData>): Condition {
+  const scope = objectFilterScope(bound);
+  return and(
+    Object.entries(match).map(([name, value]) => {
+      const ref = scope.field([name]);
+      return value === null || value === undefined ? nullPair(ref).holds : compareWithConstant(ref, '=', value).holds;
+    }),
+  );
+}
+
+/** Whether an entity (as decoded) is one the match finds. */
+export function matches(record: RecordData, match: Readonly<RecordData>): boolean {
+  return Object.entries(match).every(([name, value]) =>
+    value === null || value === undefined ? record[name] === null || record[name] === undefined : compareValues(record[name], value) === 0,
+  );
+}
+
+/** The match's values as the service key's, when it matches on exactly that key and each value fits. */
+function serviceKeyOf(bound: BoundObject, match: Readonly<RecordData>): Record<string, unknown> | undefined {
+  const names = Object.keys(match);
+  if (names.length !== bound.serviceKey.length || !bound.serviceKey.every((part) => names.includes(part.name))) return undefined;
+  const key: Record<string, unknown> = {};
+  for (const part of bound.serviceKey) {
+    const field = bound.fields.get(part.name);
+    if (field === undefined || match[part.name] === null || match[part.name] === undefined) return undefined;
+    try {
+      key[part.name] = checkFieldValue(field.field.type, match[part.name], { label: part.name });
+    } catch {
+      return undefined;
+    }
+  }
+  return key;
+}
+
+/** What a lookup asks for: the fields, the key and the group entries with their keys. */
+function lookupOptions(bound: BoundObject): Record<string, string> {
+  return selectOptions(bound, true);
+}
+
+/** The entities (at most two) a single write's match finds. */
+export async function findEntities(scope: LookupScope, prepared: PreparedWrite, signal?: AbortSignal): Promise<Entity[]> {
+  const { web, bound } = scope;
+  const match = prepared.match;
+  if (match === undefined) return [];
+  const key = serviceKeyOf(bound, match);
+  if (key !== undefined) {
+    const response = await web.request({
+      path: `${bound.entitySet}${keyPredicate(bound.serviceKey, key)}`,
+      query: lookupOptions(bound),
+      ...(signal ? { signal } : {}),
+    });
+    if (response.status === 404) return [];
+    if (!response.ok) throw response.failure();
+    return [response.json() as Entity];
+  }
+  const condition = matchCondition(bound, match);
+  if (condition.kind === 'constant' && !condition.value) return [];
+  const response = await web.request({
+    path: bound.entitySet,
+    query: { ...lookupOptions(bound), $filter: filterText(condition), $top: 2 },
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.ok) throw response.failure();
+  return collectionOf(web, response).entities;
+}
+
+/**
+ * The entities each write's match finds, by position (`[]` for a write that is undefined or
+ * identifies nothing). Every entity a chunk's filter selects is read, following the service's
+ * next links.
+ */
+export async function findEntitiesOfMany(
+  scope: LookupScope,
+  writes: ReadonlyArray<PreparedWrite | undefined>,
+  signal?: AbortSignal,
+): Promise<Entity[][]> {
+  const { web, bound } = scope;
+  const found: Entity[][] = writes.map(() => []);
+  const bySignature = new Map<string, number[]>();
+  writes.forEach((write, position) => {
+    if (write?.match === undefined) return;
+    const signature = Object.keys(write.match).sort().join('\u0000');
+    bySignature.set(signature, [...(bySignature.get(signature) ?? []), position]);
+  });
+  for (const positions of bySignature.values()) {
+    for (let start = 0; start < positions.length; start += LOOKUP_CHUNK) {
+      const chunk = positions.slice(start, start + LOOKUP_CHUNK);
+      const condition = or(chunk.map((position) => matchCondition(bound, writes[position]!.match!)));
+      if (condition.kind === 'constant' && !condition.value) continue;
+      let next: string | undefined = bound.entitySet;
+      let query: Record<string, string> | undefined = { ...lookupOptions(bound), $filter: filterText(condition) };
+      while (next !== undefined) {
+        const response = await web.request({ path: next, ...(query === undefined ? {} : { query }), ...(signal ? { signal } : {}) });
+        if (!response.ok) throw response.failure();
+        const page = collectionOf(web, response);
+        for (const entity of page.entities) {
+          const record = decodeEntity(bound, entity);
+          for (const position of chunk) if (matches(record, writes[position]!.match!)) found[position]!.push(entity);
+        }
+        next = page.next;
+        query = undefined;
+      }
+    }
+  }
+  return found;
+}

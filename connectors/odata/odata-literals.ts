@@ -1,0 +1,90 @@
+/**
+ * Values written into OData URLs: literals of `$filter` and key predicates (`Customers(7)`,
+ * `Addresses(customer_id=7,type='main')`). A value is always data: strings are quoted with `'`
+ * and their quotes doubled, numbers are written in plain decimal notation (some services, SAP CAP
+ * among them, do not read exponents), and a key predicate is percent-encoded as a path segment, so
+ * no value can end a literal, a segment or the URL's path.
+ *
+ * Values reach here in the canonical form of records/field-values.ts (checked by their field's
+ * type); the Edm class of the property decides the spelling.
+ */
+import { ConnectorError } from '../connector-error.js';
+import type { EdmClass } from './edm-types.js';
+
+/** `'O''Brien'`. */
+export function stringLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** A finite number without exponent: 1e21 → `1000000000000000000000`, 1.5e-7 → `0.00000015`. */
+export function plainNumber(value: number): string {
+  const shortest = String(value);
+  const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(shortest);
+  if (match === null) return shortest;
+  const [, sign, whole, fraction = '', exponent] = match;
+  const digits = whole! + fraction;
+  const point = whole!.length + Number(exponent);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+const GUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+const WHOLE = /^[-+]?\d+$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function notALiteral(what: string): ConnectorError {
+  return new ConnectorError('invalid-value', `the odata connector cannot write ${what} as an OData literal`, {
+    details: { connector: 'odata' },
+  });
+}
+
+/**
+ * The literal of a value of a property of class `edm`: text quoted, numbers plain, booleans
+ * `true`/`false`, dates `YYYY-MM-DD`, date-times ISO UTC with milliseconds, guids bare.
+ */
+export function literal(edm: EdmClass, value: unknown): string {
+  switch (edm) {
+    case 'text':
+      return stringLiteral(String(value));
+    case 'guid':
+      if (typeof value !== 'string' || !GUID.test(value)) throw notALiteral('a value that is not a GUID for an Edm.Guid property');
+      return value;
+    case 'integer':
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+      if ((typeof value === 'string' || typeof value === 'bigint') && WHOLE.test(String(value))) return String(value).replace(/^\+/, '');
+      throw notALiteral('a value that is not a whole number for an integer property');
+    case 'decimal':
+    case 'double':
+      if (typeof value === 'number' && Number.isFinite(value)) return plainNumber(value === 0 ? 0 : value);
+      throw notALiteral('a value that is not a finite number for a numeric property');
+    case 'boolean':
+      return value === true ? 'true' : 'false';
+    case 'date':
+      if (typeof value === 'string' && DATE.test(value)) return value;
+      throw notALiteral('a value that is not a date (YYYY-MM-DD) for an Edm.Date property');
+    case 'datetime': {
+      const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      if (!Number.isFinite(time)) throw notALiteral('a value that is not a date-time for an Edm.DateTimeOffset property');
+      return new Date(time).toISOString();
+    }
+    case 'other':
+      throw notALiteral('a value of a property that is not a plain scalar');
+  }
+}
+
+export interface KeyPart {
+  name: string;
+  edm: EdmClass;
+}
+
+/**
+ * The key predicate of an entity, encoded for a URL path: `(7)` for a single key, `(a=1,b='x')`
+ * for a compound one. Each literal is percent-encoded (`/`, `?`, `#`, `%`, `&`, `+`, spaces and
+ * non-ASCII characters), its quotes kept, so that the segment reads back as the same value.
+ */
+export function keyPredicate(parts: readonly KeyPart[], values: Readonly<Record<string, unknown>>): string {
+  const encoded = parts.map((part) => encodeURIComponent(literal(part.edm, values[part.name])));
+  if (parts.length === 1) return `(${encoded[0]})`;
+  return `(${parts.map((part, index) => `${part.name}=${encoded[index]}`).join(',')})`;
+}
