@@ -15,6 +15,7 @@ import type {
   Connection,
   ObjectDescription,
   PlaceholderValues,
+  ReadReceipt,
   RecordData,
   WriteRequest,
   WriteResult,
@@ -343,6 +344,35 @@ function whereClauseFilter(environment: RunEnvironment, sync: SyncEntry, text: s
   }
 }
 
+/**
+ * A receipt for the source read when the run reads its source object whole and its connector can
+ * settle what it read (the file connector archives the files): not for an ad-hoc start of one
+ * record, a WhereClause, or ActionParams the sync's where reads — those runs see part of the
+ * source, and settling it would put away records they never looked at.
+ */
+function settleReceipt(source: Connection | undefined, sync: SyncEntry, start: ProcessStart): ReadReceipt | undefined {
+  const { source: from } = sync.definition;
+  if (source?.settle === undefined || from.object === undefined || from.recordStore || start.records !== undefined) return undefined;
+  if ((start.sourceId ?? '') !== '' || (start.whereClause ?? '').trim() !== '') return undefined;
+  if ((start.actionParams?.length ?? 0) > 0 && (from.where ?? '').includes('#params.')) return undefined;
+  return { completed: [] };
+}
+
+/** Settles the source after a run that used every record it read; a failure is noted, the run stays Complete. */
+async function settleSource(environment: RunEnvironment, sync: SyncEntry, source: Connection, receipt: ReadReceipt, run: SyncRun) {
+  const object = sync.definition.source.object!;
+  try {
+    await source.settle!(object, receipt);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    run.report.note(
+      undefined,
+      `settling ${sync.definition.source.system}/${object} after the run failed: ${message}; it is read again next run`,
+    );
+    environment.log?.warn({ sync: sync.definition.id, err: error }, `sync ${sync.definition.id}: settling its source failed: ${message}`);
+  }
+}
+
 async function connect(environment: RunEnvironment, systemId: string, role: string, signal: AbortSignal | undefined): Promise<Connection> {
   const system = environment.snapshot.systems.get(systemId);
   if (system === undefined) throw new RunStop(`${role} system '${systemId}' is not defined`, false);
@@ -383,6 +413,7 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
         : await connect(environment, definition.source.system!, 'source', signal);
     run = new SyncRun(sync, params, target, description, matchPlan(sync.matchWhere, description), signal);
     run.onRecord = start.onRecord;
+    const receipt = settleReceipt(source, sync, start);
     const pages = prefetchPages(
       sourcePages({
         snapshot: environment.snapshot,
@@ -394,6 +425,7 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
         sourceId,
         signal,
         ...(given === undefined ? {} : { records: given }),
+        ...(receipt === undefined ? {} : { receipt }),
       }),
     );
     for (;;) {
@@ -422,6 +454,8 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
         `source record '${sourceId}' was not found in ${sourceLabel}${filter === undefined ? '' : " under the sync's where and the WhereClause"}; nothing was synced`,
       );
     }
+    // Every record read was used: what the source keeps of the read (a drop folder's files) may go.
+    if (receipt !== undefined && run.report.statistics.failed === 0) await settleSource(environment, sync, source!, receipt, run);
     start.onProgress?.({ ...run.report.statistics });
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };
   } catch (error) {
