@@ -107,9 +107,13 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   }
   try {
     await handle.writeFile(content);
-  } finally {
-    await handle.close();
+  } catch (error) {
+    // A lock file without its holder (the disk full) would be waited for until it is old: it goes.
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
   }
+  await handle.close();
   return true;
 }
 
