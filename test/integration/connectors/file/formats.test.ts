@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
 import { parseExpression } from '../../../../definitions/expression/index.js';
+import { parseOrder } from '../../../../definitions/order/parse-order.js';
 import { fileWorld, readAll, type FileWorld } from './file-system-fixture.js';
 
 const orderFields = { number: { type: 'Integer' }, customer: { type: 'String' }, total: { type: 'Number' } };
@@ -63,7 +64,7 @@ describe('globs', () => {
     assert.equal(await connection.count('Order', { filter: parseExpression("customer = 'one' OR total > 2") }), 3);
     assert.deepEqual(await readAll(connection, 'Order', { id: { number: '20' } }), [{ number: 20, customer: 'two', total: 3 }]);
     assert.deepEqual(
-      (await readAll(connection, 'Order', { order: [{ field: ['total'], direction: 'desc' }], limit: 2 })).map((record) => record.number),
+      (await readAll(connection, 'Order', { order: parseOrder('total desc'), limit: 2 })).map((record) => record.number),
       [11, 12],
     );
   });
