@@ -10,8 +10,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
-import { CsvError, parse, type CastingContext, type Options } from 'csv-parse';
-import { parse as parseText } from 'csv-parse/sync';
+import { CsvError, parse, type Options } from 'csv-parse';
 import { ConnectorError } from '../connector-error.js';
 import { fileError, ioError, malformed, type Place } from './file-errors.js';
 import type { FileOptions } from './file-object.js';
@@ -32,23 +31,37 @@ export interface CsvRows {
   close(): Promise<void>;
 }
 
-/** An empty unquoted cell is null, a quoted empty cell the empty string. */
-function nullWhenEmpty(value: string, context: CastingContext): string | null {
-  return value === '' && !context.quoting ? null : value;
+/**
+ * Which cells of a record were quoted in its raw text. csv-parse writes a quoted cell as the quote,
+ * the value with each quote doubled, and the quote; an unquoted cell as its value (no trimming is
+ * asked for, and a quote inside an unquoted cell is an error): so the raw text is walked cell by
+ * cell by their lengths alone, never parsed again.
+ */
+export function quotedCells(raw: string, record: readonly string[], delimiter: string, quote: string): boolean[] {
+  const quoted: boolean[] = [];
+  let at = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (const value of record) {
+    const isQuoted = raw.startsWith(quote, at);
+    quoted.push(isQuoted);
+    if (isQuoted) at += 2 * quote.length + value.length + value.split(quote).length - 1;
+    else at += value.length;
+    at += delimiter.length;
+  }
+  return quoted;
 }
 
 /**
  * The cells of a parsed record with its empty unquoted cells made null. csv-parse tells quoting
  * only to a cast function, which costs ten times the parse when called for every cell; so records
- * come with their raw text, and only one with an empty cell and a pair of quotes in it (rare) is
- * parsed again with the cast to tell "" from nothing.
+ * come with their raw text, and only in one that has an empty cell and a pair of quotes (rare) is
+ * the raw text walked to tell "" from nothing.
  */
-function cellsOf(parsed: { raw: string; record: string[] }, options: Options, quote: string): Cells {
+export function cellsOf(parsed: { raw: string; record: string[] }, delimiter: string, quote: string): Cells {
   const { record } = parsed;
   if (!record.includes('')) return record;
   if (!parsed.raw.includes(quote + quote)) return record.map((cell) => (cell === '' ? null : cell));
-  const [again] = parseText(parsed.raw, { ...options, cast: nullWhenEmpty }) as Cells[];
-  return again ?? record;
+  const quoted = quotedCells(parsed.raw, record, delimiter, quote);
+  return record.map((cell, index) => (cell === '' && !quoted[index] ? null : cell));
 }
 
 const PROBLEMS: Readonly<Record<string, string>> = Object.freeze({
@@ -92,7 +105,7 @@ export async function csvRows(handle: FileHandle, options: FileOptions, place: P
   const parsed = streamBatches<{ raw: string; record: string[] }>(parser, batchSize);
   async function* cellBatches(): AsyncGenerator<Cells[]> {
     try {
-      for await (const batch of parsed) yield batch.map((record) => cellsOf(record, settings, options.csv.quote));
+      for await (const batch of parsed) yield batch.map((record) => cellsOf(record, options.csv.delimiter, options.csv.quote));
     } finally {
       await parsed.return(undefined);
     }
