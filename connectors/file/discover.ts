@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { DiscoveredObject } from '../connection.js';
 import { READ_FLAGS, confinedFile } from './confinement.js';
 import { ioError, type Place } from './file-errors.js';
+import type { FileEncoding } from './encodings.js';
 import { fileOptions, formatOfPath, type FileFormat, type FileObject } from './file-object.js';
 import { comparePaths } from './find-files.js';
 import { guessKey, inferField } from './infer-types.js';
@@ -76,12 +77,12 @@ function nameOf(path: string): string {
 }
 
 /** The delimiter the first line splits into most cells at, preferring the given one. */
-async function guessDelimiter(path: string, given: string): Promise<string> {
+async function guessDelimiter(path: string, given: string, encoding: FileEncoding): Promise<string> {
   const handle = await open(path, READ_FLAGS);
   try {
     const buffer = Buffer.alloc(64 * 1024);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const line = buffer.subarray(0, bytesRead).toString('utf8').split(/\r?\n/)[0] ?? '';
+    const line = buffer.subarray(0, bytesRead).toString(encoding).split(/\r?\n/)[0] ?? '';
     const outside = line.replace(/"[^"]*"/g, '');
     const count = (delimiter: string) => outside.split(delimiter).length - 1;
     if (count(given) > 0) return given;
@@ -144,13 +145,16 @@ function groupLike(values: readonly unknown[]): boolean {
   );
 }
 
-async function discoverGroup(scope: DiscoverScope, group: { path: string; files: string[] }): Promise<DiscoveredObject> {
+/** The object of a group of files; undefined when its first file names no field (it is empty). */
+async function discoverGroup(scope: DiscoverScope, group: { path: string; files: string[] }): Promise<DiscoveredObject | undefined> {
   const format = formatOfPath(group.path)!;
   const first = group.files[0]!;
-  const given = fileOptions(scope.connection, { key: [], fields: {}, path: first }).csv.delimiter;
-  const delimiter = format === 'csv' ? await guessDelimiter(join(scope.directory, first), given) : given;
+  const defaults = fileOptions(scope.connection, { key: [], fields: {}, path: first });
+  const given = defaults.csv.delimiter;
+  const delimiter = format === 'csv' ? await guessDelimiter(join(scope.directory, first), given, defaults.encoding) : given;
   const object = sampleObject(scope, first, format, delimiter === given ? undefined : delimiter);
   const sample = await sampleRows(scope, object, first);
+  if (sample.names.length === 0) return undefined;
   const notes: string[] = [];
   if (group.files.length > 1) notes.push(`path matches ${group.files.length} files; the fields are read from the first, ${first}`);
   const grouped = sample.names.filter((name) => (sample.typed ? groupLike(sample.values(name)) : /^[^.]+\.[^.]+\.[^.]+$/.test(name)));
@@ -191,6 +195,9 @@ export async function discoverFiles(scope: DiscoverScope): Promise<DiscoveredObj
     throw ioError(place, 'listing the directory', error);
   }
   const objects: DiscoveredObject[] = [];
-  for (const group of groupFiles(files)) objects.push(await discoverGroup(scope, group));
+  for (const group of groupFiles(files)) {
+    const object = await discoverGroup(scope, group);
+    if (object !== undefined) objects.push(object);
+  }
   return objects;
 }

@@ -77,7 +77,7 @@ test('cells read from their raw text tell null from "" exactly as a cast per cel
           quoted_match: /^$/,
         });
         const expected = parse(text, { delimiter: ';', cast }) as unknown[][];
-        const raw = parse(text, { delimiter: ';', raw: true }) as Array<{ raw: string; record: string[] }>;
+        const raw = parse(text, { delimiter: ';', raw: true }) as unknown as Array<{ raw: string; record: string[] }>;
         assert.deepStrictEqual(
           raw.map((record) => cellsOf(record, ';', '"')),
           expected,
