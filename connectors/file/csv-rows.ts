@@ -57,11 +57,12 @@ export function quotedCells(raw: string, record: readonly string[], delimiter: s
  * the raw text walked to tell "" from nothing.
  */
 export function cellsOf(parsed: { raw: string; record: string[] }, delimiter: string, quote: string): Cells {
-  const { record } = parsed;
-  if (!record.includes('')) return record;
-  if (!parsed.raw.includes(quote + quote)) return record.map((cell) => (cell === '' ? null : cell));
-  const quoted = quotedCells(parsed.raw, record, delimiter, quote);
-  return record.map((cell, index) => (cell === '' && !quoted[index] ? null : cell));
+  const cells: Cells = parsed.record;
+  if (!cells.includes('')) return cells;
+  // The record's array is this reader's own: its empty cells become null in place.
+  const quoted = parsed.raw.includes(quote + quote) ? quotedCells(parsed.raw, parsed.record, delimiter, quote) : undefined;
+  for (let at = 0; at < cells.length; at++) if (cells[at] === '' && quoted?.[at] !== true) cells[at] = null;
+  return cells;
 }
 
 const PROBLEMS: Readonly<Record<string, string>> = Object.freeze({

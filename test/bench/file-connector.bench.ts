@@ -28,7 +28,7 @@ import { median, table } from './stats.js';
 
 const rows = Number(process.env.BENCH_FILE_ROWS ?? 1_000_000);
 const largeGb = Number(process.env.BENCH_FILE_GB ?? 1);
-const rounds = 3;
+const rounds = 5;
 const goalRatio = 0.7;
 const goalMb = 256;
 
@@ -166,7 +166,7 @@ if (process.argv[2] === '--child') {
     const ratio = median(speeds.connector) / median(speeds.hand);
     console.log(
       `\n${table(
-        ['read of every record', 'records/s (median of 3)', 'peak RSS (own process)'],
+        ['read of every record', 'records/s (median of 5)', 'peak RSS (own process)'],
         [
           ['(a) csv-parse stream, typed by hand', median(speeds.hand).toFixed(0), `${hand.maxRssMb.toFixed(0)} MB`],
           ['(b) the file connector', median(speeds.connector).toFixed(0), `${connector.maxRssMb.toFixed(0)} MB`],
