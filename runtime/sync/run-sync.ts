@@ -15,7 +15,6 @@ import type {
   Connection,
   ObjectDescription,
   PlaceholderValues,
-  ReadReceipt,
   RecordData,
   WriteRequest,
   WriteResult,
@@ -31,6 +30,7 @@ import { MatchIndex } from './batched-search.js';
 import { equalityValues, matchPlan, type MatchPlan } from './match-plan.js';
 import { prefetchPages } from './prefetch-pages.js';
 import { abortMessage, isRecordRejection, RunReport, RunStop, stopFor } from './run-report.js';
+import { settleReceipt, settleSource } from './settle-source.js';
 import { andFilters, sourcePages, type SourceRecord } from './source-pages.js';
 import { parseWhereClause, WhereClauseError } from './where-clause.js';
 
@@ -344,35 +344,6 @@ function whereClauseFilter(environment: RunEnvironment, sync: SyncEntry, text: s
   }
 }
 
-/**
- * A receipt for the source read when the run reads its source object whole and its connector can
- * settle what it read (the file connector archives the files): not for an ad-hoc start of one
- * record, a WhereClause, or ActionParams the sync's where reads — those runs see part of the
- * source, and settling it would put away records they never looked at.
- */
-function settleReceipt(source: Connection | undefined, sync: SyncEntry, start: ProcessStart): ReadReceipt | undefined {
-  const { source: from } = sync.definition;
-  if (source?.settle === undefined || from.object === undefined || from.recordStore || start.records !== undefined) return undefined;
-  if ((start.sourceId ?? '') !== '' || (start.whereClause ?? '').trim() !== '') return undefined;
-  if ((start.actionParams?.length ?? 0) > 0 && (from.where ?? '').includes('#params.')) return undefined;
-  return { completed: [] };
-}
-
-/** Settles the source after a run that used every record it read; a failure is noted, the run stays Complete. */
-async function settleSource(environment: RunEnvironment, sync: SyncEntry, source: Connection, receipt: ReadReceipt, run: SyncRun) {
-  const object = sync.definition.source.object!;
-  try {
-    await source.settle!(object, receipt);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    run.report.note(
-      undefined,
-      `settling ${sync.definition.source.system}/${object} after the run failed: ${message}; it is read again next run`,
-    );
-    environment.log?.warn({ sync: sync.definition.id, err: error }, `sync ${sync.definition.id}: settling its source failed: ${message}`);
-  }
-}
-
 async function connect(environment: RunEnvironment, systemId: string, role: string, signal: AbortSignal | undefined): Promise<Connection> {
   const system = environment.snapshot.systems.get(systemId);
   if (system === undefined) throw new RunStop(`${role} system '${systemId}' is not defined`, false);
@@ -455,7 +426,7 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
       );
     }
     // Every record read was used: what the source keeps of the read (a drop folder's files) may go.
-    if (receipt !== undefined && run.report.statistics.failed === 0) await settleSource(environment, sync, source!, receipt, run);
+    if (receipt !== undefined && run.report.statistics.failed === 0) await settleSource(environment, sync, source!, receipt, run.report);
     start.onProgress?.({ ...run.report.statistics });
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };
   } catch (error) {
