@@ -13,7 +13,8 @@ import { stat } from 'node:fs/promises';
 import type { ReadReceipt, ReadRequest, RecordData } from '../connection.js';
 import { countInMemory, pagesInMemory, planMemoryRead } from '../records/in-memory-read.js';
 import { confinedFile } from './confinement.js';
-import type { Place } from './file-errors.js';
+import { pathProblem } from './check-system.js';
+import { fileError, type Place } from './file-errors.js';
 import type { FileObject } from './file-object.js';
 import { matchingFiles } from './find-files.js';
 import { openRows } from './open-rows.js';
@@ -39,6 +40,11 @@ export async function fileVersion(path: string): Promise<string | undefined> {
 /** The files of the object, relative to the directory, in the order they are read. */
 export async function objectFiles(scope: ReadScope): Promise<string[]> {
   const { file } = scope.object;
+  // Validation refuses such a path; a definition built in code has not been validated.
+  const outside = pathProblem(file.path);
+  if (outside !== undefined) {
+    throw fileError('unavailable', { systemId: scope.systemId, object: scope.object.name }, `its path ${outside}; refused`);
+  }
   return file.isGlob ? matchingFiles(scope.directory, file.path, file.archiveTo) : [file.path];
 }
 

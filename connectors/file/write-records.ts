@@ -22,6 +22,7 @@ import { ConnectorError } from '../connector-error.js';
 import { checkGroupEntry, checkWrite } from '../records/write-checks.js';
 import { writeAll, replaceFile } from './atomic-file.js';
 import { confinedFile, confinedFolder, type ConfinedFile } from './confinement.js';
+import { pathProblem } from './check-system.js';
 import { canEncode } from './encodings.js';
 import { fileError, ioError, type Place } from './file-errors.js';
 import type { FileObject, FileSettings } from './file-object.js';
@@ -190,6 +191,8 @@ export async function writeRecords(scope: WriteScope, requests: readonly WriteRe
   const refused = prepared.filter((write): write is ConnectorError => write instanceof ConnectorError);
   if (refused.length === prepared.length) return refused;
   const place: Place = { systemId: scope.systemId, object: object.name, file: object.file.path };
+  const outside = pathProblem(object.file.path);
+  if (outside !== undefined) throw fileError('unavailable', { ...place, file: undefined }, `its path ${outside}; refused`);
   const slash = object.file.path.lastIndexOf('/');
   if (slash > 0) await confinedFolder(scope.directory, object.file.path.slice(0, slash), place);
   const target = await confinedFile(scope.directory, object.file.path, place);

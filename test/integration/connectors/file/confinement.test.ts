@@ -108,6 +108,15 @@ describe('links and roots at run time', () => {
     assert.deepEqual(await readAll(connection, 'Alias'), [{ id: 2, name: 'Bob' }]);
   });
 
+  test("a definition built without validation still cannot reach out with '..'", async () => {
+    const connection = world.connect(
+      world.system({ Up: { path: '../data/inside.csv', key: ['id'], fields }, Glob: { path: '../*/inside.csv', key: ['id'], fields } }),
+    );
+    await unavailable(() => readAll(connection, 'Up'), /object Up: its path has a '\.\.' segment; refused/);
+    await unavailable(() => readAll(connection, 'Glob'), /object Glob: its path has a '\.\.' segment; refused/);
+    await unavailable(() => connection.write('Up', { values: { id: 3, name: 'x' } }), /object Up: its path has a '\.\.' segment; refused/);
+  });
+
   test('a folder of the path that is a link out of the directory is refused, for reads and writes', async () => {
     const connection = world.connect(world.system({ Away: { path: 'elsewhere/secret.csv', key: ['id'], fields } }));
     await unavailable(() => readAll(connection, 'Away'), /file elsewhere\/secret\.csv: it is a symbolic link to outside the directory/);
