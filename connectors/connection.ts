@@ -33,6 +33,25 @@ export interface ReadRequest {
   pageSize?: number;
   /** Cancels a long read (a request that went away, a sync that is stopped). */
   signal?: AbortSignal;
+  /**
+   * Filled by a connector that has `settle` with what this read consumed to its end (a file read
+   * to its last record), so that the caller can settle it once it has used every record. Only a
+   * sync run passes one: plain reads settle nothing.
+   */
+  receipt?: ReadReceipt;
+}
+
+/**
+ * What a read consumed to its end, in the connector's own terms. The caller keeps it and hands it
+ * back to `settle` without reading it.
+ */
+export interface ReadReceipt {
+  readonly completed: Array<{
+    /** The connector's name for what was read (the file connector: a file, relative to its directory). */
+    source: string;
+    /** What tells a later change of it (a file's size, modification time and inode): settle leaves a changed source alone. */
+    version: string;
+  }>;
 }
 
 export interface QueryRequest {
@@ -131,6 +150,14 @@ export interface Connection {
   check(): Promise<void>;
   /** Candidate objects of the system (tables, collections) with their fields. */
   discover(): Promise<DiscoveredObject[]>;
+  /**
+   * Optional: done with what a read consumed (its `receipt`), for systems where reading leaves
+   * something to tidy — the file connector moves the files of a drop folder to their archive. The
+   * sync engine calls it after a run that read its source whole (no WhereClause, no source id)
+   * and ended Complete with no failed record; never after a plain read. A source changed since it
+   * was read is left alone, to be read again.
+   */
+  settle?(object: string, receipt: ReadReceipt): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -141,6 +168,12 @@ export interface ConnectionContext {
    * was started in, as `${file:…}` does.
    */
   baseDirectory: string;
+  /**
+   * Directories a connector that reaches files (the file connector) may read and write in: each
+   * System's directory must lie inside one of them. Absent: the definitions directory alone
+   * (`baseDirectory`). `serve`, `daemon`, `run` and `discover` take them from SYNCLINE_FILE_ROOTS.
+   */
+  fileRoots?: readonly string[];
 }
 
 /** What a connector module exports: its spec, and a factory of connections. */

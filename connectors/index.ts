@@ -7,6 +7,7 @@ import type { ConnectorModule } from './connection.js';
 import type { ConnectorSpecs } from '../definitions/connector-spec.js';
 
 export const connectorLoaders: Readonly<Record<string, () => Promise<ConnectorModule>>> = Object.freeze({
+  file: () => import('./file/index.js'),
   http: () => import('./http/index.js'),
   odata: () => import('./odata/index.js'),
   sql: () => import('./sql/index.js'),

@@ -2,6 +2,8 @@
  * Runtime settings: flags first, then environment variables, then defaults — the defaults live
  * here and nowhere else.
  */
+import { delimiter, resolve } from 'node:path';
+import type { ConnectionContext } from '../connectors/connection.js';
 import { parseDuration } from '../definitions/duration.js';
 import { parseSize } from '../definitions/size.js';
 import { databaseSetting, DatabaseUrlError, type DatabaseLocation } from './database/database-url.js';
@@ -209,6 +211,26 @@ export function probeSettings(
     port: parsePort(port.trim(), flags.httpPort !== undefined ? '--http-port' : 'SYNCLINE_DAEMON_HTTP_PORT'),
     host: flags.httpHost ?? set(env.SYNCLINE_DAEMON_HTTP_HOST) ?? set(env.SYNCLINE_HOST) ?? defaults.host,
   };
+}
+
+/**
+ * What connections are given: the definitions directory, from which relative paths in connection
+ * settings are resolved, and the directories file Systems may reach — SYNCLINE_FILE_ROOTS, a list
+ * separated like PATH (':' on Linux and macOS, ';' on Windows), relative entries taken from the
+ * working directory; unset, the definitions directory alone.
+ */
+export function connectionContext(
+  definitionsDir: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  workingDirectory = process.cwd(),
+): ConnectionContext {
+  const baseDirectory = resolve(workingDirectory, definitionsDir);
+  const roots = set(env.SYNCLINE_FILE_ROOTS)
+    ?.split(delimiter)
+    .map((root) => root.trim())
+    .filter((root) => root !== '')
+    .map((root) => resolve(workingDirectory, root));
+  return { baseDirectory, fileRoots: roots === undefined || roots.length === 0 ? [baseDirectory] : roots };
 }
 
 /** An empty variable counts as unset, as for SYNCLINE_DB. */

@@ -7,12 +7,11 @@
  * Exit 0 printed; 1 the definitions have problems or the system cannot be reached; 2 an unknown
  * system or object, or a bad definitions path.
  */
-import { resolve } from 'node:path';
 import { Document, type YAMLMap } from 'yaml';
 import type { DiscoveredObject } from '../../connectors/connection.js';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
-import { defaults } from '../settings.js';
+import { connectionContext, defaults } from '../settings.js';
 import { loadCommandDefinitions } from './load-command-definitions.js';
 
 export interface DiscoverFlags {
@@ -31,7 +30,7 @@ export async function discoverCommand(systemId: string, flags: DiscoverFlags): P
     return 2;
   }
 
-  const connections = new ConnectionPool({ baseDirectory: resolve(definitionsDir) });
+  const connections = new ConnectionPool(connectionContext(definitionsDir));
   let discovered: DiscoveredObject[];
   try {
     const connection = await connections.get(system);

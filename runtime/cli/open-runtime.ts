@@ -3,7 +3,6 @@
  * watched definitions, the connection pool that follows reloads, the migrated runtime database,
  * the process's metrics, item runners over them, and closing it all in order.
  */
-import { resolve } from 'node:path';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { DefinitionsWatcher } from '../../definitions/watch-definitions.js';
@@ -12,7 +11,7 @@ import type { RuntimeDatabase } from '../database/open-database.js';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
 import { createRuntimeMetrics, type RuntimeMetrics } from '../metrics/runtime-metrics.js';
-import type { QueueSettings } from '../settings.js';
+import { connectionContext, type QueueSettings } from '../settings.js';
 import { runProcess } from '../sync/run-process.js';
 import { loadWatchedDefinitions } from './load-watched-definitions.js';
 import { openMigratedDatabase } from './open-runtime-database.js';
@@ -43,8 +42,9 @@ export async function openRuntime(directory: string, queue: QueueSettings, log: 
   const definitions = await loadWatchedDefinitions(directory, log, notDoing);
   if (typeof definitions === 'number') return definitions;
   const { holder, watcher } = definitions;
-  // A SQLite filename is relative to the definitions, not to where the process was started.
-  const connections = new ConnectionPool({ baseDirectory: resolve(directory) });
+  // A SQLite filename is relative to the definitions, not to where the process was started; file
+  // Systems reach the directories of SYNCLINE_FILE_ROOTS.
+  const connections = new ConnectionPool(connectionContext(directory));
   holder.on('swap', (snapshot) => {
     // Connections of systems that changed or went away are closed; the others are kept.
     connections

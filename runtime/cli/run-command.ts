@@ -9,7 +9,6 @@
  * Ctrl-C stops the run: the item is recorded as Failed ("interrupted"), not handed back to the
  * queue, because an operator who stopped a run by hand does not want a daemon to redo it.
  */
-import { resolve } from 'node:path';
 import { ConnectionPool } from '../../connectors/connection-pool.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { newWorkerId } from '../daemon/worker-id.js';
@@ -22,7 +21,7 @@ import { completeItem } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';
 import type { ActionParam, ItemStatistics, QueueRow } from '../queue/queue-item.js';
 import { startItem } from '../queue/start-item.js';
-import { defaults, queueSettings, SettingsError, type QueueSettings } from '../settings.js';
+import { connectionContext, defaults, queueSettings, SettingsError, type QueueSettings } from '../settings.js';
 import { runProcess } from '../sync/run-process.js';
 import { paramPlaceholders, paramsObject } from '../sync/action-params.js';
 import { parseWhereClause, WhereClauseError } from '../sync/where-clause.js';
@@ -83,7 +82,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   const db = await openMigratedDatabase(queue.database, log);
   if (db === undefined) return 1;
   // A SQLite filename is relative to the definitions, not to where the process was started.
-  const connections = new ConnectionPool({ baseDirectory: resolve(definitionsDir) });
+  const connections = new ConnectionPool(connectionContext(definitionsDir));
   const workerId = newWorkerId('run');
   const leaseMs = queue.leaseMs;
   const progress = new ProgressLine(process.stderr, processId);

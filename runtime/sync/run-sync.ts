@@ -30,6 +30,7 @@ import { MatchIndex } from './batched-search.js';
 import { equalityValues, matchPlan, type MatchPlan } from './match-plan.js';
 import { prefetchPages } from './prefetch-pages.js';
 import { abortMessage, isRecordRejection, RunReport, RunStop, stopFor } from './run-report.js';
+import { settleReceipt, settleSource } from './settle-source.js';
 import { andFilters, sourcePages, type SourceRecord } from './source-pages.js';
 import { parseWhereClause, WhereClauseError } from './where-clause.js';
 
@@ -383,6 +384,7 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
         : await connect(environment, definition.source.system!, 'source', signal);
     run = new SyncRun(sync, params, target, description, matchPlan(sync.matchWhere, description), signal);
     run.onRecord = start.onRecord;
+    const receipt = settleReceipt(source, sync, start);
     const pages = prefetchPages(
       sourcePages({
         snapshot: environment.snapshot,
@@ -394,6 +396,7 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
         sourceId,
         signal,
         ...(given === undefined ? {} : { records: given }),
+        ...(receipt === undefined ? {} : { receipt }),
       }),
     );
     for (;;) {
@@ -422,6 +425,8 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
         `source record '${sourceId}' was not found in ${sourceLabel}${filter === undefined ? '' : " under the sync's where and the WhereClause"}; nothing was synced`,
       );
     }
+    // Every record read was used: what the source keeps of the read (a drop folder's files) may go.
+    if (receipt !== undefined && run.report.statistics.failed === 0) await settleSource(environment, sync, source!, receipt, run.report);
     start.onProgress?.({ ...run.report.statistics });
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };
   } catch (error) {

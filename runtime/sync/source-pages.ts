@@ -20,7 +20,7 @@
  * source: they pass the filter in memory, as record-store records do, and their source ids are
  * their 1-based positions.
  */
-import type { Connection, PlaceholderValues, RecordData } from '../../connectors/connection.js';
+import type { Connection, PlaceholderValues, ReadReceipt, RecordData } from '../../connectors/connection.js';
 import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
 import { systemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
@@ -50,6 +50,8 @@ export interface SourceRequest {
   signal: AbortSignal | undefined;
   /** Records to use instead of reading the source. */
   records?: ReadonlyArray<RecordData>;
+  /** Handed to the object read, for the connector to note what it read to the end (Connection.settle). */
+  receipt?: ReadReceipt;
 }
 
 /** `a AND b`, either optional; the node range is meaningless here (nothing reports positions). */
@@ -86,6 +88,7 @@ async function* objectPages(request: SourceRequest, object: string): AsyncGenera
     ...(request.sync.order === undefined ? {} : { order: request.sync.order }),
     pageSize: request.sync.definition.batchSize,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.receipt === undefined ? {} : { receipt: request.receipt }),
   });
   for await (const page of pages) yield page.map((record) => ({ record, sourceId: sourceIdOf(record) }));
 }

@@ -1,0 +1,204 @@
+/**
+ * Writes to a file: a keyed upsert of a batch as one read-modify-write under the file's lock
+ * (file-lock.ts), ending in one atomic rewrite (atomic-file.ts).
+ *
+ * 1. Each request is checked as every connector checks writes (records/write-checks.ts): types,
+ *    unknown and read-only fields, group entries; and its values must fit the file's encoding.
+ *    A request that fails here fails alone.
+ * 2. Under the lock, a first pass streams the file and finds the rows each request's lookups name
+ *    (plan-writes.ts); the batch is replayed in memory: updates, creates, skips, refusals.
+ * 3. When anything changed, a second pass streams the file again into a temporary file, each row
+ *    as it was or as the batch changed it, the new rows after them — the header, the columns other
+ *    tools added, the byte order mark and the options kept — and renames it over the original,
+ *    after checking that the lock is still held and the file unchanged since the first pass.
+ *
+ * Either every change of the batch is in the file or none is: a failure of the disk rejects the
+ * whole batch and leaves the file as it was. Writes need the object's path to name one file.
+ */
+import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
+import { checkGroupEntry, checkWrite } from '../records/write-checks.js';
+import { writeAll, replaceFile } from './atomic-file.js';
+import { confinedFile, confinedFolder, type ConfinedFile } from './confinement.js';
+import { pathProblem } from './check-system.js';
+import { canEncode } from './encodings.js';
+import { fileError, ioError, type Place } from './file-errors.js';
+import type { FileObject, FileSettings } from './file-object.js';
+import { withFileLock, type HeldLock } from './file-lock.js';
+import { openRows, type OpenedRows } from './open-rows.js';
+import { lookupOf, Lookups, planWrites, type PreparedWrite, type WritePlan } from './plan-writes.js';
+import type { GroupValues, RowLayout } from './row-layout.js';
+import { csvWriter, jsonWriter, ndjsonWriter, type RowWriter } from './row-writers.js';
+
+export interface WriteScope {
+  systemId: string;
+  object: FileObject;
+  /** The System's directory, resolved and confined. */
+  directory: string;
+  settings: FileSettings;
+}
+
+const BATCH_ROWS = 1000;
+
+function notOneFile(object: FileObject): ConnectorError {
+  return new ConnectorError(
+    'read-only',
+    `${object.name} of system '${object.systemId}' reads the files of a glob (path '${object.file.path}'); writes need path to name one file`,
+    { details: { object: object.name, reason: 'glob' } },
+  );
+}
+
+function checkEncodable(object: FileObject, label: string, value: unknown): void {
+  if (value === null || value === undefined) return;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (!canEncode(text, object.file.encoding)) {
+    throw new ConnectorError(
+      'invalid-value',
+      `${label}: the value has a character the file's encoding (${object.file.encoding}) cannot hold`,
+      { details: { field: label, encoding: object.file.encoding } },
+    );
+  }
+}
+
+/** A request checked and turned into its lookups; throws what the request is answered. */
+export function prepareWrite(object: FileObject, request: WriteRequest): PreparedWrite {
+  const checked = checkWrite(object, request);
+  const groups: Record<string, Record<string, RecordData>> = {};
+  for (const [name, entries] of Object.entries(request.groups ?? {})) {
+    const group = object.groups.get(name)!;
+    groups[name] = {};
+    for (const [type, entry] of Object.entries(entries)) groups[name][type] = checkGroupEntry(object, group, type, entry);
+  }
+  for (const [name, value] of Object.entries(checked.settable)) checkEncodable(object, `${object.name}.${name}`, value);
+  for (const [name, value] of Object.entries(checked.match ?? {})) checkEncodable(object, `${object.name}.${name}`, value);
+  for (const [name, entries] of Object.entries(groups)) {
+    for (const [type, entry] of Object.entries(entries)) {
+      for (const [field, value] of Object.entries(entry)) checkEncodable(object, `${object.name}.${name}[${type}].${field}`, value);
+    }
+  }
+  const find = checked.match === undefined ? undefined : lookupOf(object, checked.match, Object.keys(checked.match).sort());
+  const identity: RecordData = { ...(checked.match ?? {}), ...checked.settable };
+  const complete = object.key.every((name) => identity[name] !== undefined && identity[name] !== null);
+  return { checked, groups: groups as GroupValues, find, key: complete ? lookupOf(object, identity, object.key) : undefined };
+}
+
+/** The single Integer key a create may be given as the largest plus one. */
+function generatedKeyOf(object: FileObject): string | undefined {
+  const [only, ...more] = object.key;
+  return only !== undefined && more.length === 0 && object.fields.get(only)?.type === 'Integer' ? only : undefined;
+}
+
+function versionOf(stats: { size: number; mtimeMs: number; ino: number } | undefined): string {
+  return stats === undefined ? 'none' : `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+}
+
+/** First pass: the rows the lookups find, kept by index, and how many rows the file has. */
+async function findRows<R>(opened: OpenedRows, layout: RowLayout<R>, lookups: Lookups): Promise<{ kept: Map<number, R>; count: number }> {
+  const kept = new Map<number, R>();
+  let index = 0;
+  try {
+    for await (const batch of opened.batches as AsyncGenerator<R[]>) {
+      for (const row of batch) {
+        if (lookups.visit(index, (field) => layout.value(row, field))) kept.set(index, row);
+        index += 1;
+      }
+    }
+  } finally {
+    await opened.close();
+  }
+  return { kept, count: index };
+}
+
+/** Second pass: the file again, each row as the plan leaves it, the added rows last. */
+async function writeRows<R>(
+  handle: FileHandle,
+  reopened: OpenedRows,
+  writer: RowWriter<R>,
+  plan: WritePlan<R>,
+  pass: { bom: boolean; columns?: readonly string[]; count: number; pad: (row: R) => R },
+  place: Place,
+): Promise<void> {
+  await writeAll(handle, writer.start(pass.bom, pass.columns));
+  let index = 0;
+  try {
+    for await (const batch of reopened.batches as AsyncGenerator<R[]>) {
+      const out = batch.map((row) => pass.pad(plan.changed.get(index++) ?? row));
+      await writeAll(handle, writer.rows(out));
+    }
+  } finally {
+    await reopened.close();
+  }
+  if (index !== pass.count) throw fileError('unavailable', place, 'the file changed while it was rewritten; nothing was written, retry');
+  for (let at = 0; at < plan.added.length; at += BATCH_ROWS) {
+    await writeAll(handle, writer.rows(plan.added.slice(at, at + BATCH_ROWS).map(pass.pad)));
+  }
+  await writeAll(handle, writer.end());
+}
+
+async function rewrite(scope: WriteScope, file: ConfinedFile, requests: ReadonlyArray<PreparedWrite | ConnectorError>, lock: HeldLock) {
+  const { object, settings } = scope;
+  const place: Place = { systemId: scope.systemId, object: object.name, file: file.relative };
+  const open = { maxJsonBytes: settings.maxJsonBytes, batchSize: BATCH_ROWS };
+  const stats = await stat(file.path).catch(() => undefined);
+  const before = versionOf(stats);
+  const opened = await openRows(file, object, open, place);
+  const prepared = requests.map((request) => (request instanceof ConnectorError ? undefined : request));
+  const lookups = new Lookups([...prepared.map((write) => write?.find), ...prepared.map((write) => write?.key)], generatedKeyOf(object));
+  const layout = opened.layout as RowLayout<unknown>;
+  const { kept, count } = await findRows(opened, layout, lookups);
+  const plan = planWrites(object, layout, requests, lookups, kept, generatedKeyOf(object));
+  if (plan.changed.size === 0 && plan.added.length === 0) return plan.results;
+  const writer = (
+    opened.format === 'csv' ? csvWriter(object.file) : opened.format === 'json' ? jsonWriter(object.file) : ndjsonWriter(object.file)
+  ) as RowWriter<unknown>;
+  const csv = opened.format === 'csv' ? opened.layout : undefined;
+  const pad = csv === undefined ? (row: unknown) => row : (row: unknown) => csv.padded(row as never);
+  try {
+    await replaceFile(
+      file.path,
+      async (handle) => {
+        const reopened = await openRows(file, object, open, place);
+        // A file keeps its byte order mark; one the connector starts takes the object's setting.
+        const bom = opened.bom || ((stats?.size ?? 0) === 0 && object.file.bom);
+        await writeRows(handle, reopened, writer, plan, { bom, ...(csv === undefined ? {} : { columns: csv.columns }), count, pad }, place);
+      },
+      async () => {
+        await lock.assertHeld();
+        const after = versionOf(await stat(file.path).catch(() => undefined));
+        if (after !== before) throw fileError('unavailable', place, 'the file changed while it was rewritten; nothing was written, retry');
+      },
+    );
+  } catch (error) {
+    throw ioError(place, 'rewriting the file', error);
+  }
+  return plan.results;
+}
+
+/** Writes a batch to the object's file; each request's answer in request order, or a rejection of the whole batch. */
+export async function writeRecords(scope: WriteScope, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>> {
+  const { object } = scope;
+  const prepared = requests.map((request) => {
+    try {
+      if (object.file.isGlob && !object.readOnly) throw notOneFile(object);
+      return prepareWrite(object, request);
+    } catch (error) {
+      if (error instanceof ConnectorError) return error;
+      throw error;
+    }
+  });
+  const refused = prepared.filter((write): write is ConnectorError => write instanceof ConnectorError);
+  if (refused.length === prepared.length) return refused;
+  const place: Place = { systemId: scope.systemId, object: object.name, file: object.file.path };
+  const outside = pathProblem(object.file.path);
+  if (outside !== undefined) throw fileError('unavailable', { ...place, file: undefined }, `its path ${outside}; refused`);
+  const slash = object.file.path.lastIndexOf('/');
+  if (slash > 0) await confinedFolder(scope.directory, object.file.path.slice(0, slash), place);
+  const target = await confinedFile(scope.directory, object.file.path, place);
+  return withFileLock(target.path, scope.settings.lockWaitMs, place, async (lock) => {
+    // Resolved again under the lock: another writer may have created the file meanwhile.
+    const file = await confinedFile(scope.directory, object.file.path, place);
+    return rewrite(scope, file, prepared, lock);
+  });
+}
