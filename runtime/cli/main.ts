@@ -110,11 +110,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   program
     .command('discover')
     .description(
-      "print a system's tables and views as object definitions to paste under its System's objects: (exit 1 when it cannot be reached)",
+      "print a system's objects (tables and views, entity sets, files) as object definitions to paste under its System's objects: (exit 1 when it cannot be reached)",
     )
     .argument('<system>', 'the system, as the definitions name it')
     .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
-    .option('--object <name>', 'only this table or view')
+    .option('--object <name>', 'only this object (a table, an entity set, a file)')
     .action(async (system: string, options: { definitions?: string; object?: string }) => {
       const { discoverCommand } = await import('./discover-command.js');
       exitCode = await discoverCommand(system, options);
