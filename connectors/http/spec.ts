@@ -59,7 +59,7 @@ const paging: JsonSchema = {
       maximum: 10000,
       default: 100,
       description:
-        'Most records asked for per request; a read that needs fewer asks for fewer. Reading goes on until the API answers an empty page, the total is reached or no next page is named, so an API that gives fewer per page than asked loses nothing.',
+        'Most records asked for per request; a read that needs fewer asks for fewer. Reading goes on until the API answers an empty page, the records received reach the total, no next page is named or (page) a page is shorter than those before it, so an API that gives fewer per page than asked loses nothing.',
     },
     offsetParam: parameterName('offset: the parameter of the first record to answer, counted from 0; default offset.'),
     limitParam: parameterName('offset: the parameter of how many records to answer; default limit.'),
