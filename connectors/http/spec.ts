@@ -125,7 +125,8 @@ const filter: JsonSchema = {
     separator: {
       type: 'string',
       minLength: 1,
-      description: 'in: the values joined by this into one parameter (e.g. ","); default: the parameter repeated once per value.',
+      description:
+        'in: the values joined by this into one parameter (e.g. ","); default: the parameter repeated once per value. A list with a value holding the separator is not sent (the API would split that value), and is checked in memory only.',
     },
   },
 };
