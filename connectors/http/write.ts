@@ -28,6 +28,9 @@ import { writeBody } from './record-json.js';
 
 type Groups = Map<string, Map<string, RecordData>>;
 
+/** details.reason of the error for a create whose answer lacks the new key: the record's own error (write-many.ts). */
+export const KEYLESS_CREATE = 'key-less-create-answer';
+
 function checkedGroups(object: HttpObject, request: WriteRequest): Groups {
   const groups: Groups = new Map();
   for (const [name, entries] of Object.entries(request.groups ?? {})) {
@@ -94,6 +97,8 @@ async function create(scope: ObjectScope, checked: CheckedWrite, groups: Groups,
       throw mismatch(
         context,
         `without the new record's ${name}; set objects.${object.name}.create.key to where the answer has it (the record was created)`,
+        undefined,
+        { reason: KEYLESS_CREATE },
       );
     }
     key[name] = value;
