@@ -230,7 +230,9 @@ export const spec: ConnectorSpec = Object.freeze({
         'The request that updates a found record. PATCH sends the fields written; PUT sends the whole record as read, with the fields written changed. Default: none (updating is refused).',
       properties: {
         method: { enum: ['PATCH', 'PUT', 'POST'], default: 'PATCH', description: 'PATCH, PUT or POST.' },
-        path: relativePath(`The record, e.g. /customers/{id}. ${templateNote}`),
+        path: relativePath(
+          `The record, e.g. /customers/{id}, filled with the values of the record found as the API answered them (a key "007" stays 007). ${templateNote}`,
+        ),
         query: staticQuery,
       },
     },

@@ -123,8 +123,9 @@ async function update(
   );
   if (Object.keys(settable).length === 0 && groups.size === 0) return writeResult(object, 'updated', key);
   if (object.update === undefined) throw notDeclared(scope, 'update', '{ method: PATCH, path: /customers/{id} }');
-  // The path names the record as it is; a key changed by this write is in the body.
-  const path = fillPathTemplate(object.update.path, found.record, { object: object.name, operation: 'update' });
+  // The path names the record as the API spelled it (a key "007" reads as 7, a date-time may be
+  // written with an offset), so that it addresses the resource found; a key changed by this write is in the body.
+  const path = fillPathTemplate(object.update.path, found.raw, { object: object.name, operation: 'update' });
   const changes = writeBody(object, settable, groups, found.raw);
   const body = object.update.method === 'PUT' ? { ...found.raw, ...changes } : changes;
   const response = await web.request({

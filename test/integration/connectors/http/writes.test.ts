@@ -66,6 +66,15 @@ before(async () => {
     const body = request.body as Record<string, unknown>;
     sendJson(response, 201, body.name === 'no key' ? { status: 'ok' } : { ...body, id: 900 });
   });
+  // Keys as the API spells them, "007": the record reads as 7, an Integer, but lives at /padded/007.
+  const padded = [{ id: '007', name: 'bond', rank: 1, email: 'bond@example.com' }];
+  server.route('GET', '/padded', (_request, response) => sendJson(response, 200, padded));
+  server.route('PATCH', '/padded/*', (request, response) => {
+    const record = padded.find((item) => item.id === request.path.split('/').pop());
+    if (record === undefined) return sendJson(response, 404, {});
+    Object.assign(record, request.body);
+    return sendJson(response, 200, record);
+  });
   server.route('POST', '/forbidden', (_request, response) => sendJson(response, 403, { message: 'role reader may not write' }));
 });
 after(() => server.close());
@@ -106,6 +115,16 @@ test('an update sends the fields written (PATCH) or the whole record changed (PU
     action: 'skipped',
     key: { id: 4 },
   });
+});
+
+test('an update addresses the record found by its key as the API spells it, not as it reads', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/padded' }, update: { path: '/padded/{id}' } });
+  server.requests.length = 0;
+  assert.deepEqual(await connection.write('Item', { match: { email: 'bond@example.com' }, values: { name: 'james' } }), {
+    action: 'updated',
+    key: { id: 7 },
+  });
+  assert.deepEqual(sent('PATCH'), [['/padded/007', { name: 'james' }]]);
 });
 
 describe('refusals', () => {
