@@ -75,6 +75,12 @@ before(async () => {
     Object.assign(record, request.body);
     return sendJson(response, 200, record);
   });
+  const tagged = [
+    { id: 1, name: 'one', tags: { colour: 'red', size: 1 } },
+    { id: 2, name: 'two', tags: { colour: 'blue', size: 1 } },
+  ];
+  server.route('GET', '/tagged', (_request, response) => sendJson(response, 200, tagged));
+  server.route('PATCH', '/tagged/*', (request, response) => sendJson(response, 200, request.body));
   server.route('POST', '/forbidden', (_request, response) => sendJson(response, 403, { message: 'role reader may not write' }));
 });
 after(() => server.close());
@@ -125,6 +131,27 @@ test('an update addresses the record found by its key as the API spells it, not 
     key: { id: 7 },
   });
   assert.deepEqual(sent('PATCH'), [['/padded/007', { name: 'james' }]]);
+});
+
+test('a match on a Json field finds the record whose value has that content', async () => {
+  const connection = itemConnection(server.base, {
+    fields: { id: { type: 'Integer' }, name: { type: 'String' }, tags: { type: 'Json' } },
+    list: { path: '/tagged' },
+    update: { path: '/tagged/{id}' },
+  });
+  server.requests.length = 0;
+  assert.deepEqual(await connection.write('Item', { match: { tags: { size: 1, colour: 'blue' } }, values: { name: 'blue one' } }), {
+    action: 'updated',
+    key: { id: 2 },
+  });
+  assert.deepEqual(sent('PATCH'), [['/tagged/2', { name: 'blue one' }]]);
+  assert.deepEqual(
+    await connection
+      .write('Item', { match: { tags: { colour: 'green' } }, values: { name: 'x' }, onMatch: 'skip' })
+      .catch((error: unknown) => error instanceof ConnectorError && error.code),
+    'unsupported',
+    'none found: a create, which this object cannot do',
+  );
 });
 
 describe('refusals', () => {
