@@ -116,7 +116,7 @@ export class Pager {
       case 'page': {
         if (answer.count === 0) return undefined;
         const shorter = this.served > 0 && answer.count < this.served;
-        // Pages shorter than asked that are not the last: the API pages by a size of its own.
+        // A page longer than asked, or shorter and not the last: the API pages by a size of its own.
         const ownSize =
           answer.count > this.size ||
           (this.served > 0 && this.served < this.size) ||
