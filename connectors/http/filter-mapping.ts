@@ -245,6 +245,19 @@ function queryLength(param: string, value: string | string[]): number {
   );
 }
 
+/**
+ * The parameter's value for `values` by the mapping: one text, the texts joined by the `in`
+ * mapping's separator, or the texts to repeat. Undefined when a value holds the separator: the API
+ * would split it into other values and lose the records that have it (no escape is declared).
+ */
+function parameterValue(mapping: FilterMapping, values: readonly string[]): string | string[] | undefined {
+  const { separator } = mapping;
+  if (mapping.op === 'in' && separator !== undefined) {
+    return values.some((value) => value.includes(separator)) ? undefined : values.join(separator);
+  }
+  return values.length === 1 ? values[0]! : [...values];
+}
+
 /** The top-level AND terms of a filter. */
 function andTerms(filter: Expression): readonly Expression[] {
   return filter.type === 'and' ? filter.operands.flatMap((operand) => andTerms(operand)) : [filter];
@@ -270,8 +283,8 @@ export function filterParameters(
       for (const op of candidate.ops) {
         const mapping = mappings.find((one) => one.field === dotted && one.op === op && !Object.hasOwn(parameters, one.param));
         const values = mapping && candidate.values(mapping);
-        if (mapping === undefined || values === undefined) continue;
-        const value = values.length === 1 ? values[0]! : mapping.separator === undefined ? values : values.join(mapping.separator);
+        const value = mapping && values && parameterValue(mapping, values);
+        if (mapping === undefined || value === undefined) continue;
         const chars = queryLength(mapping.param, value);
         if (length + chars > MAX_QUERY_CHARS) continue;
         length += chars;
@@ -297,10 +310,15 @@ export function equalityParameters(
     if (value === null || value === undefined) continue;
     const field = object.fields.get(name);
     const text = field === undefined ? undefined : parameterText(field.type, { value, literal: 'placeholder' }, 'compare');
+    if (text === undefined) continue;
     const mapping = mappings.find(
-      (one) => one.field === name && (one.op === '=' || one.op === 'in') && !Object.hasOwn(parameters, one.param),
+      (one) =>
+        one.field === name &&
+        (one.op === '=' || one.op === 'in') &&
+        !Object.hasOwn(parameters, one.param) &&
+        parameterValue(one, [text]) !== undefined,
     );
-    if (text !== undefined && mapping !== undefined) parameters[mapping.param] = text;
+    if (mapping !== undefined) parameters[mapping.param] = text;
   }
   return parameters;
 }

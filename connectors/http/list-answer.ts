@@ -21,11 +21,11 @@ export interface AnswerContext {
   request: string;
 }
 
-export function mismatch(context: AnswerContext, what: string, cause?: unknown): ConnectorError {
+export function mismatch(context: AnswerContext, what: string, cause?: unknown, details: Record<string, unknown> = {}): ConnectorError {
   return new ConnectorError(
     'definition-mismatch',
     `system '${context.systemId}' answered ${context.request} ${what}; check objects.${context.object.name} of the System definition '${context.systemId}' against the API`,
-    { cause, details: { system: context.systemId, object: context.object.name } },
+    { cause, details: { system: context.systemId, object: context.object.name, ...details } },
   );
 }
 

@@ -23,7 +23,7 @@ import type { WebClient, WebResponse } from '../web/index.js';
 import { equalityParameters, filterParameters } from './filter-mapping.js';
 import type { HttpObject } from './http-object.js';
 import { getRecord, listPage, mismatch, type AnswerContext } from './list-answer.js';
-import { Pager, PagingLoopError, type PageRequest, type PagerWindow } from './pager.js';
+import { Pager, PagingLoopError, PagingSizeError, type PageRequest, type PagerWindow } from './pager.js';
 import { fillPathTemplate } from './path-template.js';
 import { recordReader } from './record-json.js';
 import { sortParameters } from './sort-mapping.js';
@@ -84,8 +84,17 @@ export async function* listAnswers(
     try {
       request = pager.next({ count: page.records.length, total: page.total, cursor: page.cursor, next: page.next });
     } catch (error) {
-      if (!(error instanceof PagingLoopError)) throw error;
-      throw mismatch(context, `with paging that goes round in a circle (${error.message}); check objects.${object.name}.paging`, error);
+      if (error instanceof PagingLoopError) {
+        throw mismatch(context, `with paging that goes round in a circle (${error.message}); check objects.${object.name}.paging`, error);
+      }
+      if (error instanceof PagingSizeError) {
+        throw mismatch(
+          context,
+          `with pages of another size than asked (${error.message}), so a skip cannot be reached by page numbers; set objects.${object.name}.paging.pageSize to at most the API's page size`,
+          error,
+        );
+      }
+      throw error;
     }
   }
 }

@@ -5,7 +5,7 @@
  * undefined, and the order is made in memory.
  *
  * `sort.fields` is the definition's promise that the API sorts those fields as Syncline does; the
- * reader holds it to that (ordered-pages.ts) rather than trusting it.
+ * reader holds it to that (checkedOrder in read.ts) rather than trusting it.
  */
 import type { OrderTerm } from '../../definitions/order/parse-order.js';
 import type { SortMapping } from './http-object.js';

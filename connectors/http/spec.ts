@@ -59,7 +59,7 @@ const paging: JsonSchema = {
       maximum: 10000,
       default: 100,
       description:
-        'Most records asked for per request; a read that needs fewer asks for fewer. Reading goes on until the API answers an empty page, the total is reached or no next page is named, so an API that gives fewer per page than asked loses nothing.',
+        'Most records asked for per request; a read that needs fewer asks for fewer. Reading goes on until the API answers an empty page, the records received reach the total, no next page is named or (page) a page is shorter than those before it, so an API that gives fewer per page than asked loses nothing.',
     },
     offsetParam: parameterName('offset: the parameter of the first record to answer, counted from 0; default offset.'),
     limitParam: parameterName('offset: the parameter of how many records to answer; default limit.'),
@@ -125,7 +125,8 @@ const filter: JsonSchema = {
     separator: {
       type: 'string',
       minLength: 1,
-      description: 'in: the values joined by this into one parameter (e.g. ","); default: the parameter repeated once per value.',
+      description:
+        'in: the values joined by this into one parameter (e.g. ","); default: the parameter repeated once per value. A list with a value holding the separator is not sent (the API would split that value), and is checked in memory only.',
     },
   },
 };
@@ -229,7 +230,9 @@ export const spec: ConnectorSpec = Object.freeze({
         'The request that updates a found record. PATCH sends the fields written; PUT sends the whole record as read, with the fields written changed. Default: none (updating is refused).',
       properties: {
         method: { enum: ['PATCH', 'PUT', 'POST'], default: 'PATCH', description: 'PATCH, PUT or POST.' },
-        path: relativePath(`The record, e.g. /customers/{id}. ${templateNote}`),
+        path: relativePath(
+          `The record, e.g. /customers/{id}, filled with the values of the record found as the API answered them (a key "007" stays 007). ${templateNote}`,
+        ),
         query: staticQuery,
       },
     },

@@ -9,19 +9,28 @@
  * which two source records map to one target record. Writes of different records run side by side.
  *
  * An error that is not the record's own — the system unreachable, a timeout, a refusal of our
- * credentials, a server failure, too many requests — rejects the whole batch: no more writes are
- * started, those under way finish, and the error is thrown. What was written before stays
- * written: an API has no transaction to roll back (the spec says `transactions: false`).
+ * credentials, a server failure, too many requests — stops the batch: no more writes are started
+ * and those under way finish. What was written stays written (an API has no transaction to roll
+ * back; the spec says `transactions: false`), so the caller must hear of it: the answer then holds
+ * the WriteResult of each write made and that error at each position not written. Only when no
+ * record was created or updated is the error thrown, since the whole batch can then be tried again.
  */
 import type { WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { checkFieldValue } from '../records/field-values.js';
 import type { HttpObject } from './http-object.js';
 import type { ObjectScope } from './read.js';
-import { writeRecord } from './write.js';
+import { KEYLESS_CREATE, writeRecord } from './write.js';
 
 /** Errors about the system or the batch, not about one record. */
 const SYSTEM_CODES: ReadonlySet<string> = new Set(['unavailable', 'timeout', 'busy', 'definition-mismatch', 'too-large']);
+
+/** Whether the batch goes on after `error`: it is about its record alone. */
+function recordsOwn(error: unknown): error is ConnectorError {
+  if (!(error instanceof ConnectorError)) return false;
+  // The answer to one create lacked its key: that record is in doubt, the system answers the others.
+  return !SYSTEM_CODES.has(error.code) || error.details?.reason === KEYLESS_CREATE;
+}
 
 /** What identifies the record a request writes (its match, or its key), comparable across requests; undefined: a new record. */
 export function recordIdentity(object: HttpObject, request: WriteRequest): string | undefined {
@@ -73,7 +82,7 @@ export async function writeMany(
       if (stopped !== undefined) return;
       results[index] = await writeRecord(scope, requests[index]!);
     } catch (error) {
-      if (error instanceof ConnectorError && !SYSTEM_CODES.has(error.code)) results[index] = error;
+      if (recordsOwn(error)) results[index] = error;
       else stopped ??= error;
     } finally {
       release();
@@ -89,6 +98,10 @@ export async function writeMany(
     all.push(task);
   });
   await Promise.all(all);
-  if (stopped !== undefined) throw stopped;
+  if (stopped === undefined) return results;
+  const written = results.some((result) => result !== undefined && !(result instanceof ConnectorError) && result.action !== 'skipped');
+  // An unknown throw is a bug of ours, not the system's answer to the writes not made.
+  if (!written || !(stopped instanceof ConnectorError)) throw stopped;
+  for (let index = 0; index < results.length; index += 1) results[index] ??= stopped;
   return results;
 }

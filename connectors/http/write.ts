@@ -28,6 +28,9 @@ import { writeBody } from './record-json.js';
 
 type Groups = Map<string, Map<string, RecordData>>;
 
+/** details.reason of the error for a create whose answer lacks the new key: the record's own error (write-many.ts). */
+export const KEYLESS_CREATE = 'key-less-create-answer';
+
 function checkedGroups(object: HttpObject, request: WriteRequest): Groups {
   const groups: Groups = new Map();
   for (const [name, entries] of Object.entries(request.groups ?? {})) {
@@ -94,6 +97,8 @@ async function create(scope: ObjectScope, checked: CheckedWrite, groups: Groups,
       throw mismatch(
         context,
         `without the new record's ${name}; set objects.${object.name}.create.key to where the answer has it (the record was created)`,
+        undefined,
+        { reason: KEYLESS_CREATE },
       );
     }
     key[name] = value;
@@ -118,8 +123,9 @@ async function update(
   );
   if (Object.keys(settable).length === 0 && groups.size === 0) return writeResult(object, 'updated', key);
   if (object.update === undefined) throw notDeclared(scope, 'update', '{ method: PATCH, path: /customers/{id} }');
-  // The path names the record as it is; a key changed by this write is in the body.
-  const path = fillPathTemplate(object.update.path, found.record, { object: object.name, operation: 'update' });
+  // The path names the record as the API spelled it (a key "007" reads as 7, a date-time may be
+  // written with an offset), so that it addresses the resource found; a key changed by this write is in the body.
+  const path = fillPathTemplate(object.update.path, found.raw, { object: object.name, operation: 'update' });
   const changes = writeBody(object, settable, groups, found.raw);
   const body = object.update.method === 'PUT' ? { ...found.raw, ...changes } : changes;
   const response = await web.request({

@@ -219,7 +219,31 @@ export function checkFieldValue(type: FieldType, raw: unknown, target: FieldTarg
   }
 }
 
-/** Whether two values of one field, each read or checked into the canonical form, are the same value. */
+/**
+ * Whether two values of one field, each read or checked into the canonical form, are the same value:
+ * scalars by their text (7 and '7' for an Integer), objects and arrays (Json) by their content as
+ * canonical JSON, properties in any order — their text would be '[object Object]' for all of them.
+ */
 export function sameFieldValue(a: unknown, b: unknown): boolean {
-  return a === b || (a !== null && a !== undefined && b !== null && b !== undefined && String(a) === String(b));
+  if (a === b) return true;
+  if (a === null || a === undefined || b === null || b === undefined) return false;
+  if (typeof a === 'object' || typeof b === 'object') {
+    const text = canonicalJson(a);
+    return text !== undefined && text === canonicalJson(b);
+  }
+  return String(a) === String(b);
+}
+
+/** JSON with the properties of every object in code unit order; a Date as its ISO text, as JSON spells it. */
+function canonicalJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value, (_name, inner: unknown) =>
+      typeof inner === 'object' && inner !== null && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+        : inner,
+    );
+  } catch {
+    // A bigint or a cycle inside: no JSON, so no content to compare.
+    return undefined;
+  }
 }

@@ -29,22 +29,73 @@ export interface MemoryRead {
 }
 
 /**
- * Order of two values of one field: nulls first, then numbers and booleans by value, text by
- * UTF-16 code unit — what the sql connector's ORDER BY gives, so orders agree across connectors.
- * Dates and date-times are ISO text in records, whose code unit order is their time order.
+ * Order of two values of one field: nulls first, then numbers by value, text by UTF-16 code unit —
+ * what the sql connector's ORDER BY gives, so orders agree across connectors. Dates and date-times
+ * are ISO text in records, whose code unit order is their time order.
+ *
+ * A field's values are of one kind once decoded, but a value that does not decode to its type
+ * stays as it came, so kinds can mix; sort needs a total order even then (else its answer depends
+ * on the order records came in). Kinds go in a fixed order — null, booleans (false first),
+ * numbers, text, Date objects, anything else by its JSON text — and are never compared as text of
+ * one another, which is not transitive (2 < 10 by value, but '10' < '2' as text).
  */
 export function compareForOrder(a: unknown, b: unknown): number {
   const left = a ?? null;
   const right = b ?? null;
   if (left === right) return 0;
-  if (left === null) return -1;
-  if (right === null) return 1;
-  if ((typeof left === 'number' || typeof left === 'boolean') && (typeof right === 'number' || typeof right === 'boolean')) {
-    return Number(left) - Number(right);
+  const kind = kindRank(left);
+  if (kind !== kindRank(right)) return kind < kindRank(right) ? -1 : 1;
+  switch (kind) {
+    case KIND.boolean:
+      return left ? 1 : -1;
+    case KIND.number:
+      return compareNumbers(left as number | bigint, right as number | bigint);
+    case KIND.text:
+      return (left as string) < (right as string) ? -1 : 1;
+    case KIND.date:
+      return compareNumbers((left as Date).getTime(), (right as Date).getTime());
+    case KIND.other: {
+      const leftText = jsonText(left);
+      const rightText = jsonText(right);
+      return leftText < rightText ? -1 : leftText > rightText ? 1 : 0;
+    }
+    default:
+      return 0;
   }
-  const leftText = typeof left === 'object' ? JSON.stringify(left) : String(left);
-  const rightText = typeof right === 'object' ? JSON.stringify(right) : String(right);
-  return leftText < rightText ? -1 : leftText > rightText ? 1 : 0;
+}
+
+const KIND = { null: 0, boolean: 1, number: 2, text: 3, date: 4, other: 5 } as const;
+
+function kindRank(value: unknown): number {
+  if (value === null) return KIND.null;
+  switch (typeof value) {
+    case 'boolean':
+      return KIND.boolean;
+    case 'number':
+    case 'bigint':
+      return KIND.number;
+    case 'string':
+      return KIND.text;
+    default:
+      return value instanceof Date ? KIND.date : KIND.other;
+  }
+}
+
+/** Numbers by value (a bigint among them), NaN before every other number so that the order stays total. */
+function compareNumbers(left: number | bigint, right: number | bigint): number {
+  const leftNaN = Number.isNaN(left);
+  const rightNaN = Number.isNaN(right);
+  if (leftNaN || rightNaN) return leftNaN === rightNaN ? 0 : leftNaN ? -1 : 1;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    // A bigint or a cycle inside: JSON has no text for it.
+    return String(value);
+  }
 }
 
 function comparison(object: RecordObject, order: readonly OrderTerm[]): (a: RecordData, b: RecordData) => number {

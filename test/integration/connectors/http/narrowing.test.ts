@@ -24,6 +24,9 @@ function filtered(request: LoggedRequest): Array<Record<string, unknown>> {
   const has = request.query.get('email_has');
   if (has !== null)
     selected = selected.filter((item) => typeof item.email === 'string' && item.email.toLowerCase().includes(has.toLowerCase()));
+  // One parameter of names joined by ';', split as such an API splits it.
+  const names = request.query.get('names');
+  if (names !== null) selected = selected.filter((item) => names.split(';').includes(String(item.name)));
   const from = request.query.get('id_from');
   if (from !== null) selected = selected.filter((item) => Number(item.id) >= Number(from));
   return selected;
@@ -114,6 +117,28 @@ describe('filter parameters', () => {
     await readAll(connection, { filter: parseExpression('rank = 1 AND id >= 30') });
     const fetched = server.requests.length;
     assert.ok(fetched <= 2, `the narrowed read took ${fetched} requests for one page of answers`);
+  });
+
+  test('an IN list with a value holding the separator is not sent, so no record of it is lost', async () => {
+    const named = itemConnection(server.base, {
+      ...options('/filtering'),
+      fields: { id: { type: 'Integer' }, name: { type: 'String' }, rank: { type: 'Integer' }, email: { type: 'String' } },
+      filters: [...filters, { field: 'name', op: 'in', param: 'names', separator: ';' }],
+    });
+    const read = async (filter: string) => {
+      server.requests.length = 0;
+      const found = ids((await readAll(named, { filter: parseExpression(filter) })).records);
+      return { found, sent: queries()[0] };
+    };
+    assert.deepEqual(await read("name IN ('item 3', 'item 5')"), { found: [3, 5], sent: { names: 'item 3;item 5' } });
+    // 'item 7;x' sent joined would be split into 'item 7' and 'x': the record named 'item 7;x' lost.
+    ITEMS.push({ id: 41, name: 'item 7;x', rank: 1, email: null });
+    try {
+      assert.deepEqual(await read("name IN ('item 7;x', 'item 9')"), { found: [9, 41], sent: {} });
+      assert.deepEqual(await read("name IN ('item 7;x') AND rank = 1"), { found: [41], sent: { rank: '1' } });
+    } finally {
+      ITEMS.pop();
+    }
   });
 
   test('an id without a get path is searched in the narrowed list; with one, it is asked for', async () => {

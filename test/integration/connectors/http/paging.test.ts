@@ -35,6 +35,13 @@ before(async () => {
     const page = Number(request.query.get('p'));
     sendJson(response, 200, { results: slice(page * size, size), count: ITEMS.length });
   });
+  // An API with a page size of its own (3) below what is asked: pages of 3, numbered as such.
+  server.route('GET', '/capped-pages', (request, response) => {
+    const size = Math.min(3, Number(request.query.get('per_page')));
+    const page = Number(request.query.get('p'));
+    const total = request.query.has('untold') ? {} : { count: ITEMS.length };
+    sendJson(response, 200, { results: slice(page * size, size), ...total });
+  });
   server.route('GET', '/cursor', (request, response) => {
     const at = Number(request.query.get('after') ?? 0);
     const size = Number(request.query.get('limit'));
@@ -57,6 +64,20 @@ before(async () => {
     sendJson(response, 200, { items: slice(at, 10), links: { next: at + 10 < ITEMS.length ? `/body-links?from=${at + 10}` : null } });
   });
   server.route('GET', '/all', (_request, response) => sendJson(response, 200, ITEMS));
+  // Past the records, empty pages that still name a next one; each is new, so no loop shows, and
+  // the server gives up naming one after 10 empty pages so that a failing test ends.
+  server.route('GET', '/endless-cursor', (request, response) => {
+    const at = Number(request.query.get('cursor') ?? 0);
+    sendJson(response, 200, { data: slice(at, 10), next: at < 130 ? String(at + 10) : null });
+  });
+  server.route('GET', '/endless-links', (request, response) => {
+    const at = Number(request.query.get('from') ?? 0);
+    sendJson(response, 200, slice(at, 10), at < 130 ? { link: `<${server.base}/endless-links?from=${at + 10}>; rel="next"` } : {});
+  });
+  server.route('GET', '/link-loop', (request, response) => {
+    const at = Number(request.query.get('from') ?? 0);
+    sendJson(response, 200, slice(at, 5), { link: `<${server.base}/link-loop?from=${at === 0 ? 5 : 0}>; rel="next"` });
+  });
   server.route('GET', '/loop', (request, response) =>
     sendJson(response, 200, { data: request.query.has('cursor') ? slice(2, 2) : slice(0, 2), next: 'again' }),
   );
@@ -151,6 +172,35 @@ test('page: zero-based pages of one size, a skip inside a page passed over', asy
   assert.equal(await connection.count('Item'), 23);
 });
 
+describe('page, with an API that answers fewer per page than asked', () => {
+  const options = (query: Record<string, string> = {}) => ({
+    list: { path: '/capped-pages', query },
+    records: 'results',
+    total: { expression: 'count' },
+    paging: { style: 'page', pageParam: 'p', sizeParam: 'per_page', firstPage: 0, pageSize: 5 },
+  });
+
+  test('reads to the total, not to pages × the size asked', async () => {
+    server.requests.length = 0;
+    assert.deepEqual(ids((await readAll(itemConnection(server.base, options()))).records), ids(ITEMS));
+    // 23 records in pages of 3: the eighth page holds the last two, and the total says it is the last.
+    assert.equal(asked('/capped-pages').length, 8);
+  });
+
+  test('without a total, a page shorter than those before it is the last', async () => {
+    server.requests.length = 0;
+    assert.deepEqual(ids((await readAll(itemConnection(server.base, options({ untold: '1' })))).records), ids(ITEMS));
+    assert.equal(asked('/capped-pages').length, 8, 'no empty page asked after the short one');
+  });
+
+  test('a skip pushed into page numbers of the size asked fails the read instead of answering other records', async () => {
+    await assert.rejects(
+      () => readAll(itemConnection(server.base, options()), { skip: 7 }),
+      (error: unknown) => error instanceof ConnectorError && error.code === 'definition-mismatch' && /paging\.pageSize/.test(error.message),
+    );
+  });
+});
+
 test('cursor: the next cursor from the body, sent back until there is none', async () => {
   server.requests.length = 0;
   const connection = itemConnection(server.base, {
@@ -198,6 +248,29 @@ test('a cursor that comes round again fails the read instead of reading forever'
     () => readAll(connection),
     (error: unknown) =>
       error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same cursor came twice/.test(error.message),
+  );
+});
+
+test('cursor and link: an empty page ends the read, whatever next page it names', async () => {
+  server.requests.length = 0;
+  const cursor = itemConnection(server.base, {
+    list: { path: '/endless-cursor' },
+    records: 'data',
+    paging: { style: 'cursor', cursor: 'next', pageSize: 10 },
+  });
+  assert.deepEqual(ids((await readAll(cursor)).records), ids(ITEMS));
+  assert.equal(asked('/endless-cursor').length, 4, 'three pages and one empty one');
+  const link = itemConnection(server.base, { list: { path: '/endless-links' }, paging: { style: 'link' } });
+  assert.deepEqual(ids((await readAll(link)).records), ids(ITEMS));
+  assert.equal(asked('/endless-links').length, 4, 'three pages and one empty one');
+});
+
+test('a next link that comes round again fails the read instead of reading forever', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/link-loop' }, paging: { style: 'link' } });
+  await assert.rejects(
+    () => readAll(connection),
+    (error: unknown) =>
+      error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same next link came twice/.test(error.message),
   );
 });
 

@@ -2,18 +2,20 @@
  * Writes through declared requests: what a create, a PATCH and a PUT send, where the key of a new
  * record comes from, the API's refusals in our words (400/409/422 rejected, a 404 to an update
  * rejected as gone, 401/403 unavailable), and writeMany — bounded concurrency, answers in request
- * order, a failing record alone, writes of one record in order, an unreachable system failing the
- * batch.
+ * order, a failing record alone, writes of one record in order; a system failing after some writes
+ * answers those written and the failure for the others, and fails the batch only when nothing was
+ * written.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { WriteRequest } from '../../../../connectors/connection.js';
+import type { WriteRequest, WriteResult } from '../../../../connectors/connection.js';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
 import { collection, sendJson, startFixtureServer, type FixtureServer } from '../../../support/rest-fixture-server.js';
 import { itemConnection, items } from './fixture-system.js';
 
 let server: FixtureServer;
 let store: Array<Record<string, unknown>>;
+let failingAfter: (creates: number) => void;
 
 const itemOptions = {
   list: { path: '/items' },
@@ -48,6 +50,37 @@ before(async () => {
   );
   server.route('GET', '/gone/*', (_request, response) => sendJson(response, 200, { id: 5, name: 'five' }));
   server.route('PATCH', '/gone/*', (_request, response) => sendJson(response, 404, { message: 'no row 5 in table items' }));
+  // Takes `takes` creates, then fails with 503 (retries are off in the fixture system).
+  let taken = 0;
+  let takes = 0;
+  server.route('POST', '/failing', (request, response) => {
+    if (taken >= takes) return sendJson(response, 503, { message: 'maintenance' });
+    taken += 1;
+    return sendJson(response, 201, { ...(request.body as object), id: 800 + taken });
+  });
+  failingAfter = (creates: number) => {
+    taken = 0;
+    takes = creates;
+  };
+  server.route('POST', '/keyless', (request, response) => {
+    const body = request.body as Record<string, unknown>;
+    sendJson(response, 201, body.name === 'no key' ? { status: 'ok' } : { ...body, id: 900 });
+  });
+  // Keys as the API spells them, "007": the record reads as 7, an Integer, but lives at /padded/007.
+  const padded = [{ id: '007', name: 'bond', rank: 1, email: 'bond@example.com' }];
+  server.route('GET', '/padded', (_request, response) => sendJson(response, 200, padded));
+  server.route('PATCH', '/padded/*', (request, response) => {
+    const record = padded.find((item) => item.id === request.path.split('/').pop());
+    if (record === undefined) return sendJson(response, 404, {});
+    Object.assign(record, request.body);
+    return sendJson(response, 200, record);
+  });
+  const tagged = [
+    { id: 1, name: 'one', tags: { colour: 'red', size: 1 } },
+    { id: 2, name: 'two', tags: { colour: 'blue', size: 1 } },
+  ];
+  server.route('GET', '/tagged', (_request, response) => sendJson(response, 200, tagged));
+  server.route('PATCH', '/tagged/*', (request, response) => sendJson(response, 200, request.body));
   server.route('POST', '/forbidden', (_request, response) => sendJson(response, 403, { message: 'role reader may not write' }));
 });
 after(() => server.close());
@@ -88,6 +121,37 @@ test('an update sends the fields written (PATCH) or the whole record changed (PU
     action: 'skipped',
     key: { id: 4 },
   });
+});
+
+test('an update addresses the record found by its key as the API spells it, not as it reads', async () => {
+  const connection = itemConnection(server.base, { list: { path: '/padded' }, update: { path: '/padded/{id}' } });
+  server.requests.length = 0;
+  assert.deepEqual(await connection.write('Item', { match: { email: 'bond@example.com' }, values: { name: 'james' } }), {
+    action: 'updated',
+    key: { id: 7 },
+  });
+  assert.deepEqual(sent('PATCH'), [['/padded/007', { name: 'james' }]]);
+});
+
+test('a match on a Json field finds the record whose value has that content', async () => {
+  const connection = itemConnection(server.base, {
+    fields: { id: { type: 'Integer' }, name: { type: 'String' }, tags: { type: 'Json' } },
+    list: { path: '/tagged' },
+    update: { path: '/tagged/{id}' },
+  });
+  server.requests.length = 0;
+  assert.deepEqual(await connection.write('Item', { match: { tags: { size: 1, colour: 'blue' } }, values: { name: 'blue one' } }), {
+    action: 'updated',
+    key: { id: 2 },
+  });
+  assert.deepEqual(sent('PATCH'), [['/tagged/2', { name: 'blue one' }]]);
+  assert.deepEqual(
+    await connection
+      .write('Item', { match: { tags: { colour: 'green' } }, values: { name: 'x' }, onMatch: 'skip' })
+      .catch((error: unknown) => error instanceof ConnectorError && error.code),
+    'unsupported',
+    'none found: a create, which this object cannot do',
+  );
 });
 
 describe('refusals', () => {
@@ -185,11 +249,49 @@ describe('writeMany', () => {
     );
   });
 
-  test('an unreachable system fails the whole batch', async () => {
-    const connection = itemConnection('http://127.0.0.1:1/', itemOptions);
+  const outcome = (result: WriteResult | ConnectorError) =>
+    result instanceof ConnectorError ? result.code : `${result.action} ${String(result.key.id)}`;
+
+  test('a system failing after some writes: those written are answered, the others carry its error', async () => {
+    const connection = itemConnection(server.base, { ...itemOptions, create: { path: '/failing' } }, { writeConcurrency: 1 });
+    failingAfter(2);
+    server.requests.length = 0;
+    const names = ['a', 'b', 'c', 'd'];
+    const results = await connection.writeMany(
+      'Item',
+      names.map((name) => ({ values: { name } })),
+    );
+    assert.deepEqual(results.map(outcome), ['created 801', 'created 802', 'unavailable', 'unavailable']);
+    assert.equal(results[2], results[3], 'one failure of the system: no write after it was started');
+    assert.match((results[2] as ConnectorError).message, /503/);
+    assert.equal(sent('POST').length, 3);
+  });
+
+  test('a system failing before anything was written fails the batch', async () => {
+    const failing = itemConnection(server.base, { ...itemOptions, create: { path: '/failing' } }, { writeConcurrency: 1 });
+    failingAfter(0);
     await assert.rejects(
-      () => connection.writeMany('Item', [{ values: { id: 1, name: 'a' } }, { values: { name: 'b' } }]),
+      () => failing.writeMany('Item', [{ values: { name: 'a' } }, { values: { id: 1, rank: 'not a number' } }, { values: { name: 'b' } }]),
+      (error: unknown) => error instanceof ConnectorError && error.code === 'unavailable' && /503/.test(error.message),
+    );
+    const unreachable = itemConnection('http://127.0.0.1:1/', itemOptions);
+    await assert.rejects(
+      () => unreachable.writeMany('Item', [{ values: { id: 1, name: 'a' } }, { values: { name: 'b' } }]),
       (error: unknown) => error instanceof ConnectorError && error.code === 'unavailable' && /cannot be reached/.test(error.message),
+    );
+  });
+
+  test('a create whose answer has no key fails that record alone', async () => {
+    const connection = itemConnection(server.base, { ...itemOptions, create: { path: '/keyless' } }, { writeConcurrency: 1 });
+    const results = await connection.writeMany('Item', [
+      { values: { name: 'x' } },
+      { values: { name: 'no key' } },
+      { values: { name: 'y' } },
+    ]);
+    assert.deepEqual(results.map(outcome), ['created 900', 'definition-mismatch', 'created 900']);
+    assert.match(
+      (results[1] as ConnectorError).message,
+      /without the new record's id; set objects\.Item\.create\.key .*\(the record was created\)/,
     );
   });
 });

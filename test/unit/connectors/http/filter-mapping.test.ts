@@ -88,6 +88,14 @@ test('IN lists repeat the parameter, or join it with the separator', () => {
   assert.deepEqual(filterParameters(object, [mapping('id', 'in', 'ids', { separator: ',' })], parseExpression('id IN (1, 2)')), {
     ids: '1,2',
   });
+  // A value holding the separator would be split by the API into others: left to the memory check.
+  const joined = [mapping('name', 'in', 'names', { separator: ',' }), mapping('name', '=', 'name')];
+  assert.deepEqual(filterParameters(object, joined, parseExpression("name IN ('a', 'b,c')")), {});
+  assert.deepEqual(filterParameters(object, joined, parseExpression("name IN ('a', 'b')")), { names: 'a,b' });
+  assert.deepEqual(filterParameters(object, joined, parseExpression("name = 'b,c'")), { name: 'b,c' }, '= takes it as one value');
+  assert.deepEqual(filterParameters(object, joined.slice(0, 1), parseExpression("name = 'b,c'")), {});
+  assert.deepEqual(equalityParameters(object, joined.slice(0, 1), { name: 'b,c' }), {});
+  assert.deepEqual(equalityParameters(object, joined.slice(0, 1), { name: 'b' }), { names: 'b' });
   assert.deepEqual(params('id IN (1, null)'), {}, 'null in a list means IS NULL');
   assert.deepEqual(params('id IN (1, #missing#)'), {});
   assert.deepEqual(params('id NOT IN (1, 2)'), {});

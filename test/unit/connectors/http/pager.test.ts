@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Paging } from '../../../../connectors/http/http-object.js';
-import { Pager, PagingLoopError, type PageAnswer, type PageRequest } from '../../../../connectors/http/pager.js';
+import { Pager, PagingLoopError, PagingSizeError, type PageAnswer, type PageRequest } from '../../../../connectors/http/pager.js';
 import { compileMapping } from '../../../../definitions/mapping/compile-mapping.js';
 
 const all = Number.POSITIVE_INFINITY;
@@ -82,6 +82,25 @@ test('page: page numbers of one size; a start inside a page passes over the reco
   );
 });
 
+test('page: an API with a smaller page size of its own is read to its end, by count and by short page', () => {
+  const pages = (answers: PageAnswer[]) => walk(new Pager(page, { size: 5, start: 0, want: all }), answers).map((r) => r.query._page);
+  // 8 records in pages of 3: the total is reached by records received, not by 2 pages × 5.
+  assert.deepEqual(pages([{ count: 3, total: 8 }, { count: 3, total: 8 }, { count: 2, total: 8 }, { count: 0 }]), [1, 2, 3]);
+  // No total: the page shorter than the API's own size is the last; the first short one is not.
+  assert.deepEqual(pages([{ count: 3 }, { count: 3 }, { count: 2 }, { count: 0 }]), [1, 2, 3]);
+  assert.deepEqual(pages([{ count: 3 }, { count: 0 }]), [1, 2]);
+  // Page numbers for a start were counted in pages of 5: another size makes them point elsewhere.
+  const skipping = () => new Pager(page, { size: 5, start: 7, want: all });
+  assert.throws(() => walk(skipping(), [{ count: 3, total: 20 }]), PagingSizeError);
+  assert.throws(() => walk(skipping(), [{ count: 3 }, { count: 3 }]), PagingSizeError);
+  assert.throws(() => walk(skipping(), [{ count: 8 }]), PagingSizeError);
+  assert.deepEqual(
+    walk(skipping(), [{ count: 3 }, { count: 0 }]).map((r) => r.query._page),
+    [2, 3],
+    'a short last page is no other size',
+  );
+});
+
 const cursor: Paging = { style: 'cursor', pageSize: 50, cursor: compileMapping('next'), cursorParam: 'after', sizeParam: 'limit' };
 
 test("cursor: sends the answer's cursor back until there is none; the same cursor twice is a loop", () => {
@@ -98,6 +117,12 @@ test("cursor: sends the answer's cursor back until there is none; the same curso
   assert.throws(() => looping.next({ count: 1, cursor: 'same' }), PagingLoopError);
   // Enough records: no further request, whatever the cursor.
   assert.equal(new Pager(cursor, { size: 50, start: 0, want: 2 }).next({ count: 2, cursor: 'c1' }), undefined);
+});
+
+test('cursor and link: an empty page ends the read even when it names a next one', () => {
+  assert.equal(new Pager(cursor, { size: 50, start: 0, want: all }).next({ count: 0, cursor: 'c9' }), undefined);
+  const link: Paging = { style: 'link', pageSize: 25, sizeParam: undefined, next: undefined };
+  assert.equal(new Pager(link, { size: 25, start: 0, want: all }).next({ count: 0, next: 'http://api/items?page=9' }), undefined);
 });
 
 test('link: the first request with its size, then the next links as they are', () => {
