@@ -40,6 +40,9 @@ export interface CsvRows {
 export function quotedCells(raw: string, record: readonly string[], delimiter: string, quote: string): boolean[] {
   const quoted: boolean[] = [];
   let at = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // The raw text of a record after blank lines starts with their line ends (csv-parse keeps them
+  // there, and a part of a CRLF before the record's own); the first cell starts after them.
+  while (at < raw.length && (raw[at] === '\n' || raw[at] === '\r')) at += 1;
   for (const value of record) {
     const isQuoted = raw.startsWith(quote, at);
     quoted.push(isQuoted);
