@@ -33,6 +33,7 @@ export function declaredColumns(definition: ObjectDefinition): string[] {
 function checkObject(
   name: string,
   definition: ObjectDefinition,
+  systemReadOnly: boolean,
   report: (path: Path, code: string, message: string, warning?: boolean) => void,
 ): void {
   const at = (...rest: Array<string | number>): Path => ['objects', name, ...rest];
@@ -124,6 +125,15 @@ function checkObject(
       );
     }
   }
+  // Archiving moves files: a System or object declared read-only would fail every settle at run time.
+  if (archive !== undefined && (systemReadOnly || definition.readOnly === true)) {
+    const which = definition.readOnly === true ? `${label} is readOnly` : 'the System is readOnly';
+    report(
+      at('archive'),
+      'archive-read-only',
+      `${label}.archive moves files after a run, but ${which}; remove archive, or readOnly (a glob object is read-only for writes already and may archive)`,
+    );
+  }
 }
 
 export function checkFileSystem(system: SystemDefinition): ConnectorProblem[] {
@@ -139,6 +149,6 @@ export function checkFileSystem(system: SystemDefinition): ConnectorProblem[] {
       `queries.${name}: the file connector has no named queries (files have no query language); read an object with a where instead`,
     );
   }
-  for (const [name, definition] of Object.entries(system.objects ?? {})) checkObject(name, definition, report);
+  for (const [name, definition] of Object.entries(system.objects ?? {})) checkObject(name, definition, system.readOnly === true, report);
   return problems;
 }

@@ -7,7 +7,8 @@
  *
  * The check comes before a byte is read or written, and files are then opened by their resolved
  * path (without following a link in its last part), so what was checked is what is opened.
- * Refusals are 'unavailable', naming the System and the setting to change.
+ * Refusals are 'unavailable', naming the System and the setting to change — never a path of the
+ * server (a message reaches HTTP callers): files are named relative to the directory.
  */
 import { constants } from 'node:fs';
 import { lstat, mkdir, realpath } from 'node:fs/promises';
@@ -26,8 +27,6 @@ export function isInside(path: string, parent: string): boolean {
 
 export interface Confinement {
   systemId: string;
-  /** The directory as the definition writes it, for messages. */
-  configured: string;
   /** The directory made absolute from the definitions directory (links not yet resolved). */
   absolute: string;
   /** The allowed roots, absolute. */
@@ -37,7 +36,7 @@ export interface Confinement {
 export function confinementOf(systemId: string, directory: string, context: ConnectionContext): Confinement {
   const base = resolve(context.baseDirectory);
   const roots = (context.fileRoots ?? [base]).map((root) => resolve(base, root));
-  return { systemId, configured: directory, absolute: isAbsolute(directory) ? resolve(directory) : resolve(base, directory), roots };
+  return { systemId, absolute: isAbsolute(directory) ? resolve(directory) : resolve(base, directory), roots };
 }
 
 /**
@@ -53,23 +52,26 @@ export async function realDirectory(confinement: Confinement): Promise<string> {
     throw fileError(
       'unavailable',
       place,
-      `its directory ${confinement.absolute} (connection.directory '${confinement.configured}') cannot be used: ${systemReason(error)}`,
+      `its connection.directory cannot be used: ${systemReason(error)}; create it, or change connection.directory`,
       error,
     );
   }
   const roots = await Promise.all(confinement.roots.map((root) => realpath(root).catch(() => undefined)));
   if (!roots.some((root) => root !== undefined && isInside(real, root))) {
+    // The paths go to the log only (as the cause): an HTTP caller is not told the server's paths.
+    const where = new Error(`directory ${real}; roots ${confinement.roots.join(', ')}`);
     throw fileError(
       'unavailable',
       place,
-      `its directory ${real} is outside the directories files may be read and written in (${confinement.roots.join(', ')}); add it to SYNCLINE_FILE_ROOTS, or change connection.directory`,
+      'its connection.directory is outside the directories files may be read and written in; add it to SYNCLINE_FILE_ROOTS, or change connection.directory',
+      where,
     );
   }
   const stats = await lstat(real).catch((error: unknown) => {
     throw ioError(place, 'reading its directory', error);
   });
   if (!stats.isDirectory()) {
-    throw fileError('unavailable', place, `connection.directory '${confinement.configured}' is not a directory`);
+    throw fileError('unavailable', place, 'its connection.directory is not a directory');
   }
   return real;
 }

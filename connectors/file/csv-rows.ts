@@ -15,6 +15,7 @@ import { ConnectorError } from '../connector-error.js';
 import { fileError, ioError, malformed, type Place } from './file-errors.js';
 import type { FileOptions } from './file-object.js';
 import type { Cells } from './row-layout.js';
+import type { RowOrigins } from './row-origins.js';
 import { streamBatches } from './stream-batches.js';
 
 /** Longest record csv-parse assembles (characters): a quote left open ends here, not in memory. */
@@ -40,6 +41,9 @@ export interface CsvRows {
 export function quotedCells(raw: string, record: readonly string[], delimiter: string, quote: string): boolean[] {
   const quoted: boolean[] = [];
   let at = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // The raw text of a record after blank lines starts with their line ends (csv-parse keeps them
+  // there, and a part of a CRLF before the record's own); the first cell starts after them.
+  while (at < raw.length && (raw[at] === '\n' || raw[at] === '\r')) at += 1;
   for (const value of record) {
     const isQuoted = raw.startsWith(quote, at);
     quoted.push(isQuoted);
@@ -89,7 +93,13 @@ export function csvFailure(error: unknown, place: Place): ConnectorError {
  * Streams the rows of an open CSV file (the caller's handle, closed with the stream). The batches
  * hold data rows only.
  */
-export async function csvRows(handle: FileHandle, options: FileOptions, place: Place, batchSize: number): Promise<CsvRows> {
+export async function csvRows(
+  handle: FileHandle,
+  options: FileOptions,
+  place: Place,
+  batchSize: number,
+  keep?: { origins: RowOrigins; markBytes: number },
+): Promise<CsvRows> {
   const settings: Options = {
     delimiter: options.csv.delimiter,
     quote: options.csv.quote,
@@ -99,14 +109,25 @@ export async function csvRows(handle: FileHandle, options: FileOptions, place: P
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_CHARACTERS,
   };
-  const parser = parse({ ...settings, raw: true });
+  // info.bytes is where a record ends in the file's bytes: what a rewrite needs to copy it.
+  const parser = parse({ ...settings, raw: true, ...(keep === undefined ? {} : { info: true }) });
   const bytes = handle.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES, autoClose: true });
   // The file's read errors reach the parser, which the reader listens to.
   pipeline(bytes, parser, () => undefined);
-  const parsed = streamBatches<{ raw: string; record: string[] }>(parser, batchSize);
+  const parsed = streamBatches<{ raw: string; record: string[]; info?: { bytes: number } }>(parser, batchSize);
+  // The byte order mark is the file's, written apart on a rewrite: the first record starts after it.
+  let from = keep?.markBytes ?? 0;
+  const cells = (record: { raw: string; record: string[]; info?: { bytes: number } }): Cells => {
+    const row = cellsOf(record, options.csv.delimiter, options.csv.quote);
+    if (keep !== undefined && record.info !== undefined) {
+      keep.origins.set(row, { start: from, end: record.info.bytes });
+      from = record.info.bytes;
+    }
+    return row;
+  };
   async function* cellBatches(): AsyncGenerator<Cells[]> {
     try {
-      for await (const batch of parsed) yield batch.map((record) => cellsOf(record, options.csv.delimiter, options.csv.quote));
+      for await (const batch of parsed) yield batch.map(cells);
     } finally {
       await parsed.return(undefined);
     }

@@ -151,7 +151,9 @@ async function discoverGroup(scope: DiscoverScope, group: { path: string; files:
   const first = group.files[0]!;
   const defaults = fileOptions(scope.connection, { key: [], fields: {}, path: first });
   const given = defaults.csv.delimiter;
-  const delimiter = format === 'csv' ? await guessDelimiter(join(scope.directory, first), given, defaults.encoding) : given;
+  // Confined before a byte is read, as every file the connector opens (a link out of the directory is refused).
+  const confined = format === 'csv' ? await confinedFile(scope.directory, first, { systemId: scope.systemId, file: first }) : undefined;
+  const delimiter = confined === undefined ? given : await guessDelimiter(confined.path, given, defaults.encoding);
   const object = sampleObject(scope, first, format, delimiter === given ? undefined : delimiter);
   const sample = await sampleRows(scope, object, first);
   if (sample.names.length === 0) return undefined;

@@ -126,7 +126,7 @@ export class FileConnection implements Connection {
       throw fileError(
         'unavailable',
         { systemId: this.system.id },
-        `its directory ${directory} cannot be ${readOnly ? 'read' : 'read and written'} by this process (permission denied)`,
+        `its connection.directory cannot be ${readOnly ? 'read' : 'read and written'} by this process (permission denied); give the service's user access to it`,
         error,
       );
     }

@@ -7,25 +7,28 @@
  * it holds the holder's host, pid and a random token, and the holder touches it every
  * STALE_AFTER_MS / 3 while it writes. A lock is stale when its holder is a process of this host
  * that no longer runs, or when it has not been touched for STALE_AFTER_MS (a holder on another
- * host, or one that hangs). A stale lock is removed under a second, short-lived lock
- * (`.name.lock.takeover`, also O_EXCL) and only when it still holds the token seen stale — so two
- * writers finding the same stale lock cannot both remove it, nor remove the new lock one of them
- * has just taken. Before its rename the writer checks that the lock is still its own.
+ * host, or one that hangs). A stale lock is taken over by renaming it aside (one atomic step, so of
+ * two writers finding it stale only one moves it) and then checking that what was moved is still
+ * the file judged stale — the same inode, the same modification time, the same text. When it is
+ * not (another writer took the lock between the look and the rename), it is put back, by an
+ * exclusive create so it never replaces a lock taken meanwhile. Before its rename the writer
+ * checks that the lock is still its own, so a writer whose lock went astray writes nothing.
  *
- * A writer waits up to the System's lockWait for the lock; then the write is refused as busy.
+ * Every wait — for this process's writers ahead, for a live holder, for a lock that cannot be read
+ * or taken over — ends at the System's lockWait, and pauses between attempts grow (5 ms to 200 ms,
+ * with jitter), so no branch spins. At the deadline the write is refused as 'busy' (a live holder)
+ * or 'unavailable' (a lock file that cannot be read or moved), naming the file and its lock.
  */
 import { randomUUID } from 'node:crypto';
-import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { open, readFile, rename, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
 import { ConnectorError } from '../connector-error.js';
-import { describePlace, fileError, ioError, type Place } from './file-errors.js';
+import { READ_FLAGS } from './confinement.js';
+import { describePlace, fileError, ioError, systemReason, type Place } from './file-errors.js';
 
 /** A lock not touched for this long is stale (its holder touches it three times as often). */
 export const STALE_AFTER_MS = 30_000;
-
-/** A takeover lock older than this was left by a process that died in the middle of a takeover. */
-const TAKEOVER_STALE_MS = 10_000;
 
 export interface LockContent {
   host: string;
@@ -117,35 +120,78 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   return true;
 }
 
-/** Removes the lock at `path` if it still holds `seen` (the text judged stale), under the takeover lock. */
-async function takeOver(path: string, seen: string): Promise<void> {
-  const guard = `${path}.takeover`;
-  if (!(await createExclusive(guard, String(process.pid)))) {
-    const touched = await stat(guard).catch(() => undefined);
-    if (touched !== undefined && Date.now() - touched.mtimeMs > TAKEOVER_STALE_MS) await unlink(guard).catch(() => undefined);
-    return;
+/** What a look at a lock file saw: its text and the identity of the file that held it. */
+export interface LockSight {
+  text: string;
+  ino: number;
+  mtimeMs: number;
+}
+
+/** The lock file's text and identity, read through one handle so both are of one file; undefined when there is none. */
+export async function inspectLock(path: string): Promise<LockSight | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
   try {
-    const now = await readFile(path, 'utf8').catch(() => undefined);
-    if (now === seen) await unlink(path).catch(() => undefined);
+    const stats = await handle.stat();
+    return { text: await handle.readFile('utf8'), ino: stats.ino, mtimeMs: stats.mtimeMs };
   } finally {
-    await unlink(guard).catch(() => undefined);
+    await handle.close();
   }
 }
 
-async function acquire(path: string, deadline: number, busy: () => ConnectorError): Promise<LockContent> {
+/**
+ * Removes the lock at `path` if it is still the one `stale` saw; true when it removed it. It is
+ * renamed aside first and checked there, so what is checked is what is removed: a check and then
+ * an unlink by name could remove a lock another writer took in between.
+ */
+export async function takeOver(path: string, stale: LockSight): Promise<boolean> {
+  const aside = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.stale`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    // Another writer moved it first: look again.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const moved = await inspectLock(aside).catch(() => undefined);
+  if (moved !== undefined && moved.ino === stale.ino && moved.mtimeMs === stale.mtimeMs && moved.text === stale.text) {
+    await unlink(aside);
+    return true;
+  }
+  try {
+    // A live writer's lock: back under its name, unless a third writer has taken the name since —
+    // then the writer it belonged to finds it gone before its rename (assertHeld) and writes nothing.
+    if (moved !== undefined) await createExclusive(path, moved.text);
+  } finally {
+    await unlink(aside).catch(() => undefined);
+  }
+  return false;
+}
+
+/**
+ * Creates the lock, waiting while a live writer holds it and taking over a stale one, until
+ * `deadline`; then `refuse` with the last reason the lock could not be looked at or moved, if any.
+ */
+async function acquire(path: string, deadline: number, refuse: (problem: unknown) => ConnectorError): Promise<LockContent> {
   const content: LockContent = { host: hostname(), pid: process.pid, token: randomUUID(), since: new Date().toISOString() };
   const text = JSON.stringify(content);
+  let problem: unknown;
   for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
     if (await createExclusive(path, text)) return content;
-    const [seen, touched] = await Promise.all([readFile(path, 'utf8').catch(() => undefined), stat(path).catch(() => undefined)]);
-    // Gone in between: try again at once.
-    if (seen === undefined || touched === undefined) continue;
-    if (isStale(parseLock(seen), touched.mtimeMs, Date.now())) {
-      await takeOver(path, seen);
-      continue;
+    try {
+      const seen = await inspectLock(path);
+      problem = undefined;
+      if (seen !== undefined && isStale(parseLock(seen.text), seen.mtimeMs, Date.now())) await takeOver(path, seen);
+    } catch (error) {
+      // A lock that cannot be read or moved (a folder by that name, no permission) may be fixed meanwhile.
+      problem = error;
     }
-    if (Date.now() >= deadline) throw busy();
+    if (Date.now() >= deadline) throw refuse(problem);
     await sleep(pause + Math.random() * pause);
   }
 }
@@ -157,17 +203,28 @@ async function acquire(path: string, deadline: number, busy: () => ConnectorErro
 export async function withFileLock<T>(target: string, waitMs: number, place: Place, work: (lock: HeldLock) => Promise<T>): Promise<T> {
   const deadline = Date.now() + waitMs;
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const path = lockPathOf(target);
+  // Named as the file is, relative to the directory: a caller never sees a server path.
+  const lockName = place.file === undefined ? basename(path) : posix.join(posix.dirname(place.file), basename(path));
   const busy = () =>
     new ConnectorError(
       'busy',
-      `${describePlace(place)}: another writer held the file for all of connection.lockWait (${waitMs} ms); retry after ${retryAfterSeconds} s`,
-      { details: { system: place.systemId, ...(place.file === undefined ? {} : { file: place.file }), retryAfterSeconds } },
+      `${describePlace(place)}: another writer held the file (its lock ${lockName}) for all of connection.lockWait (${waitMs} ms); retry after ${retryAfterSeconds} s, or raise connection.lockWait`,
+      { details: { system: place.systemId, ...(place.file === undefined ? {} : { file: place.file }), lock: lockName, retryAfterSeconds } },
     );
+  const refuse = (problem: unknown) =>
+    problem === undefined
+      ? busy()
+      : fileError(
+          'unavailable',
+          place,
+          `its lock ${lockName} could not be read or taken over for all of connection.lockWait (${waitMs} ms): ${systemReason(problem)}; remove or repair ${lockName} (it must be a file the service may read and rename)`,
+          problem,
+        );
   return inTurn(target, deadline, busy, async () => {
-    const path = lockPathOf(target);
     let mine: LockContent;
     try {
-      mine = await acquire(path, deadline, busy);
+      mine = await acquire(path, deadline, refuse);
     } catch (error) {
       throw ioError(place, 'taking the write lock', error);
     }

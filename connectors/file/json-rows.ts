@@ -3,7 +3,7 @@
  *
  * NDJSON is streamed line by line — the bytes decoded in the file's encoding, each line parsed on
  * its own — so memory holds a batch and one line, never the file. A line is at most
- * MAX_LINE_CHARACTERS long; blank lines are passed over; a line that is not a JSON object is a
+ * MAX_LINE_BYTES long; blank lines are passed over; a line that is not a JSON object is a
  * ConnectorError naming the file and line.
  *
  * A JSON file is one array of records and is parsed whole: no maintained streaming JSON parser is
@@ -12,15 +12,15 @@
  * is refused as too large, naming the setting.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { formatSize } from '../../definitions/size.js';
 import { ConnectorError } from '../connector-error.js';
 import type { FileEncoding } from './encodings.js';
 import { fileError, ioError, malformed, type Place } from './file-errors.js';
 import type { JsonRow } from './row-layout.js';
+import { arrayElementTexts, type RowOrigins } from './row-origins.js';
 
-/** Longest NDJSON line (characters). */
-export const MAX_LINE_CHARACTERS = 16 * 1024 * 1024;
+/** Longest NDJSON line (bytes). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 const CHUNK_BYTES = 256 * 1024;
 
@@ -50,18 +50,40 @@ function parseLine(text: string, place: Place): JsonRow {
   return value;
 }
 
-/** Streams the records of an open NDJSON file in batches; the handle is closed when they end or are left. */
-export async function* ndjsonRows(handle: FileHandle, encoding: FileEncoding, place: Place, batchSize: number): AsyncGenerator<JsonRow[]> {
-  const decoder = new StringDecoder(encoding);
+/**
+ * Streams the records of an open NDJSON file in batches; the handle is closed when they end or are
+ * left. Lines are split on the bytes of the file (a line feed, in UTF-16LE the code unit at an even
+ * offset), so each record's range of bytes is known to `origins`, and a line is decoded whole.
+ */
+export async function* ndjsonRows(
+  handle: FileHandle,
+  encoding: FileEncoding,
+  place: Place,
+  batchSize: number,
+  origins?: RowOrigins,
+): AsyncGenerator<JsonRow[]> {
+  const newline = Buffer.from('\n', encoding);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  let rest = '';
+  // The bytes of the line not yet ended, from `restStart` in the file; a row's range starts at `from`.
+  let rest = Buffer.alloc(0);
+  let restStart = 0;
+  let from = 0;
   let line = 0;
   let batch: JsonRow[] = [];
   let position = 0;
-  const take = (text: string): void => {
+  const take = (bytes: Buffer, end: number): void => {
     line += 1;
-    const content = text.endsWith('\r') ? text.slice(0, -1) : text;
-    if (content.trim() !== '') batch.push(parseLine(content, { ...place, line }));
+    let text = bytes.toString(encoding);
+    if (line === 1 && text.startsWith('\uFEFF')) {
+      text = text.slice(1);
+      from = Buffer.from('\uFEFF', encoding).length;
+    }
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    if (text.trim() === '') return;
+    const row = parseLine(text, { ...place, line });
+    origins?.set(row, { start: from, end });
+    from = end;
+    batch.push(row);
   };
   try {
     for (;;) {
@@ -72,19 +94,22 @@ export async function* ndjsonRows(handle: FileHandle, encoding: FileEncoding, pl
         throw ioError(place, 'reading the file', error);
       }
       position += bytesRead;
-      let text = bytesRead === 0 ? rest + decoder.end() : rest + decoder.write(buffer.subarray(0, bytesRead));
-      if (position === bytesRead && text.startsWith('\uFEFF')) text = text.slice(1);
+      const bytes = rest.length === 0 ? buffer.subarray(0, bytesRead) : Buffer.concat([rest, buffer.subarray(0, bytesRead)]);
       let start = 0;
-      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-        take(text.slice(start, end));
-        start = end + 1;
+      for (let end = bytes.indexOf(newline, start); end !== -1; end = bytes.indexOf(newline, end + 1)) {
+        // In UTF-16LE a 0x0A byte at an odd offset is half of another character.
+        if ((end - start) % newline.length !== 0) continue;
+        take(bytes.subarray(start, end), restStart + end + newline.length);
+        start = end + newline.length;
       }
-      rest = text.slice(start);
-      if (rest.length > MAX_LINE_CHARACTERS) {
-        throw fileError('too-large', { ...place, line: line + 1 }, `a line is longer than ${MAX_LINE_CHARACTERS} characters`);
+      // Copied: the read buffer is reused for the next chunk.
+      rest = Buffer.from(bytes.subarray(start));
+      restStart += start;
+      if (rest.length > MAX_LINE_BYTES) {
+        throw fileError('too-large', { ...place, line: line + 1 }, `a line is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB`);
       }
       if (bytesRead === 0) {
-        if (rest !== '') take(rest);
+        if (rest.length > 0) take(rest, restStart + rest.length);
         if (batch.length > 0) yield batch;
         return;
       }
@@ -100,7 +125,13 @@ export async function* ndjsonRows(handle: FileHandle, encoding: FileEncoding, pl
 }
 
 /** The records of an open JSON file (an array of them), refused past `maxBytes`; the handle is closed. */
-export async function jsonRows(handle: FileHandle, encoding: FileEncoding, place: Place, maxBytes: number): Promise<JsonRow[]> {
+export async function jsonRows(
+  handle: FileHandle,
+  encoding: FileEncoding,
+  place: Place,
+  maxBytes: number,
+  origins?: RowOrigins,
+): Promise<JsonRow[]> {
   let text: string;
   try {
     const { size } = await handle.stat();
@@ -129,5 +160,9 @@ export async function jsonRows(handle: FileHandle, encoding: FileEncoding, place
   if (!Array.isArray(value)) throw malformed(place, 'expected a JSON array of records');
   const index = value.findIndex((element) => !isRecord(element));
   if (index >= 0) throw malformed(place, `element ${index + 1} of the array is not a JSON object (a record)`);
+  if (origins !== undefined) {
+    const texts = arrayElementTexts(text);
+    for (const [at, row] of value.entries()) origins.set(row, { text: texts[at]! });
+  }
   return value as JsonRow[];
 }

@@ -6,13 +6,14 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { READ_FLAGS, type ConfinedFile } from './confinement.js';
-import { startsWithMark } from './encodings.js';
+import { byteOrderMark, startsWithMark } from './encodings.js';
 import { ioError, type Place } from './file-errors.js';
 import type { FileObject } from './file-object.js';
 import { declaredColumns } from './check-system.js';
 import { csvRows, keyColumnMissing } from './csv-rows.js';
 import { jsonRows, ndjsonRows } from './json-rows.js';
 import { CsvLayout, JsonLayout, type Cells, type JsonRow } from './row-layout.js';
+import type { RowOrigins } from './row-origins.js';
 
 interface Opened {
   /** The file starts with a byte order mark. */
@@ -30,6 +31,8 @@ const nothingToClose = async (): Promise<void> => {};
 export interface OpenSettings {
   maxJsonBytes: number;
   batchSize: number;
+  /** Where to note each row's origin (a rewrite's second pass): unset for reads. */
+  origins?: RowOrigins;
 }
 
 async function* none<T>(): AsyncGenerator<T[]> {}
@@ -83,14 +86,14 @@ export async function openRows(file: ConfinedFile, object: FileObject, settings:
       throw error;
     }
     if (object.file.format === 'ndjson') {
-      const batches = ndjsonRows(handle, object.file.encoding, here, settings.batchSize);
+      const batches = ndjsonRows(handle, object.file.encoding, here, settings.batchSize, settings.origins);
       const close = async () => {
         await batches.return(undefined);
         await handle.close().catch(() => undefined);
       };
       return { format: 'ndjson', layout, bom, batches, close };
     }
-    const rows = await jsonRows(handle, object.file.encoding, here, settings.maxJsonBytes);
+    const rows = await jsonRows(handle, object.file.encoding, here, settings.maxJsonBytes, settings.origins);
     return { format: 'json', layout, bom, batches: inBatches(rows, settings.batchSize), close: nothingToClose };
   }
   if (!file.exists) {
@@ -106,7 +109,9 @@ export async function openRows(file: ConfinedFile, object: FileObject, settings:
     await handle.close().catch(() => undefined);
     throw error;
   }
-  const rows = await csvRows(handle, object.file, here, settings.batchSize);
+  const markBytes = bom ? (byteOrderMark(object.file.encoding)?.length ?? 0) : 0;
+  const keep = settings.origins === undefined ? undefined : { origins: settings.origins, markBytes };
+  const rows = await csvRows(handle, object.file, here, settings.batchSize, keep);
   // An empty file (no header line yet) is laid out as a new one.
   const columns = rows.columns ?? newCsvColumns(object);
   const layout = new CsvLayout(object, columns);

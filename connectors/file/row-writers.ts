@@ -2,7 +2,8 @@
  * Rows as the text of their format, a batch at a time, in the file's encoding: CSV through
  * csv-stringify (the object's delimiter and quote, a quote inside doubled, exactly the empty
  * strings quoted so that they read back as empty strings and empty cells as null), JSON as an array
- * with one record per line, NDJSON as one record per line. The caller writes the bytes.
+ * with one record per line, NDJSON as one record per line; rows a rewrite leaves alone as they
+ * were. The caller writes the bytes.
  */
 import { stringify } from 'csv-stringify/sync';
 import { byteOrderMark } from './encodings.js';
@@ -13,7 +14,20 @@ export interface RowWriter<R> {
   /** The bytes before the first row: a byte order mark, a header line, an opening bracket. */
   start(bom: boolean, columns?: readonly string[]): Buffer;
   rows(rows: readonly R[]): Buffer;
+  /** Rows copied as they were (row-origins.ts): their bytes, or the text of a JSON array's element. */
+  copied(original: Buffer | string): Buffer;
   end(): Buffer;
+}
+
+/**
+ * Copied lines as they were, ending with a line end: the last line of a file may have none, and
+ * rows may follow it now.
+ */
+function copiedLines(original: Buffer | string, options: FileOptions): Buffer {
+  const bytes = typeof original === 'string' ? Buffer.from(original, options.encoding) : original;
+  const newline = Buffer.from('\n', options.encoding);
+  const ended = bytes.length >= newline.length && bytes.subarray(bytes.length - newline.length).equals(newline);
+  return ended || bytes.length === 0 ? bytes : Buffer.concat([bytes, Buffer.from(options.lineEnding, options.encoding)]);
 }
 
 export function csvWriter(options: FileOptions): RowWriter<Cells> {
@@ -32,6 +46,7 @@ export function csvWriter(options: FileOptions): RowWriter<Cells> {
       return Buffer.concat([mark, header]);
     },
     rows: (rows) => (rows.length === 0 ? Buffer.alloc(0) : encode(stringify(rows as Cells[], settings))),
+    copied: (original) => copiedLines(original, options),
     end: () => Buffer.alloc(0),
   };
 }
@@ -53,6 +68,11 @@ export function jsonWriter(options: FileOptions): RowWriter<JsonRow> {
       first = false;
       return encode(lead + text);
     },
+    copied(original) {
+      const lead = encode(first ? newline : `,${newline}`);
+      first = false;
+      return Buffer.concat([lead, typeof original === 'string' ? encode(original) : original]);
+    },
     end: () => encode(first ? `]${newline}` : `${newline}]${newline}`),
   };
 }
@@ -63,6 +83,7 @@ export function ndjsonWriter(options: FileOptions): RowWriter<JsonRow> {
   return {
     start: (bom) => (bom ? (byteOrderMark(options.encoding) ?? Buffer.alloc(0)) : Buffer.alloc(0)),
     rows: (rows) => encode(rows.map((row) => `${JSON.stringify(row)}${newline}`).join('')),
+    copied: (original) => copiedLines(original, options),
     end: () => Buffer.alloc(0),
   };
 }

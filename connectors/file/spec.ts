@@ -42,7 +42,7 @@ function formatOptions(scope: 'connection' | 'object'): Record<string, JsonSchem
     lineEnding: {
       enum: ['lf', 'crlf'],
       ...inherited('lineEnding'),
-      description: `Line ending of the files the connector writes (any is read).${fallback}`,
+      description: `Line ending of the files the connector creates; a file that has lines keeps its own (any is read).${fallback}`,
     },
   };
 }

@@ -61,6 +61,14 @@ match: { where: "AccountNumber = #AccountNumber#" }
 retries: { max: 0 }
 ---
 kind: Sync
+id: one-order-to-erp
+source: { system: files, object: Order, where: "number = #params.Number#" }
+target: { system: erp, object: Account }
+mapping: '{ "AccountNumber": "O-" & number, "AccountName": email, "Email": email }'
+match: { where: "AccountNumber = #AccountNumber#" }
+retries: { max: 0 }
+---
+kind: Sync
 id: crm-to-file
 source: { system: crm, object: Customer }
 target: { system: files, object: Export }
@@ -213,6 +221,16 @@ describe('a file System served by the runtime', () => {
       const filtered = await execute('orders-to-erp', { StartType: 'manual', WhereClause: "number = '1'" });
       assert.equal(filtered.json.Status, 'Complete', filtered.text);
       assert.deepEqual(filtered.json.Statistics, { Read: 1, Created: 1, Updated: 0, Skipped: 0, Failed: 0 });
+      assert.deepEqual(inbox(), ['orders-1.csv', 'orders-2.csv']);
+      assert.deepEqual(done(), []);
+    });
+
+    it('a sync whose where reads #params.…# leaves the files, with ActionParams or without', async () => {
+      const without = await execute('one-order-to-erp');
+      assert.equal(without.json.Status, 'Complete', without.text);
+      assert.equal(without.json.Statistics.Read, 0);
+      const given = await execute('one-order-to-erp', { StartType: 'manual', ActionParams: [{ Name: 'Number', Value: '1' }] });
+      assert.deepEqual(given.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0 }, given.text);
       assert.deepEqual(inbox(), ['orders-1.csv', 'orders-2.csv']);
       assert.deepEqual(done(), []);
     });

@@ -67,6 +67,17 @@ test('each problem is reported at the setting to change', () => {
   );
 });
 
+test('an archive on a read-only object or System is refused at the archive setting', () => {
+  assert.deepEqual(problems(system({ Held: { path: 'in/*.csv', readOnly: true, archive: { moveTo: 'done' } } })), [
+    'objects.Held.archive archive-read-only',
+  ]);
+  const readOnly = { ...system({ A: { path: 'in/*.csv', archive: { moveTo: 'done' } }, B: { path: 'b.csv' } }), readOnly: true };
+  assert.deepEqual(problems(readOnly), ['objects.A.archive archive-read-only']);
+  const [problem] = checkFileSystem(readOnly);
+  assert.match(problem!.message, /objects\.A\.archive moves files after a run, but the System is readOnly; remove archive, or readOnly/);
+  assert.deepEqual(problems(system({ Glob: { path: 'in/*.csv', archive: { moveTo: 'done' } } })), []);
+});
+
 test('a sound System has no problem', () => {
   assert.deepEqual(
     problems(

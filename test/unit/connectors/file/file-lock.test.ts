@@ -2,16 +2,25 @@
  * The write lock's rules: writers of one file in one process take turns in arrival order; a lock
  * file of a live holder is waited for (up to lockWait, then busy); one of a process that no longer
  * runs, or one not touched for STALE_AFTER_MS, is taken over; the holder's own lock file is gone
- * when it is done. (Writers in several real processes: test/integration/connectors/file.)
+ * when it is done; every wait ends at lockWait, a lock that cannot be read too; a takeover removes
+ * only the very file it judged stale. (Writers in several real processes: test/integration/connectors/file.)
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
-import { isStale, lockPathOf, parseLock, STALE_AFTER_MS, withFileLock } from '../../../../connectors/file/file-lock.js';
+import {
+  inspectLock,
+  isStale,
+  lockPathOf,
+  parseLock,
+  STALE_AFTER_MS,
+  takeOver,
+  withFileLock,
+} from '../../../../connectors/file/file-lock.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'syncline-lock-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -86,4 +95,44 @@ test('the holder can tell when its lock was taken from it', async () => {
     (error: unknown) => error instanceof ConnectorError && error.code === 'unavailable' && /taken over/.test(error.message),
   );
   assert.match(readFileSync(lockPathOf(target), 'utf8'), /thief/, "the new holder's lock is not removed");
+});
+
+test('an unreadable lock file is waited for until lockWait, then refused as unavailable', { timeout: 5000 }, async () => {
+  const target = join(directory, 'blocked.csv');
+  // A folder where the lock file should be: it cannot be created, read nor judged stale.
+  mkdirSync(lockPathOf(target));
+  const started = Date.now();
+  await assert.rejects(
+    withFileLock(target, 300, { systemId: 'files', file: 'in/blocked.csv' }, async () => assert.fail('must not run')),
+    (error: unknown) =>
+      error instanceof ConnectorError &&
+      error.code === 'unavailable' &&
+      error.message.includes('in/.blocked.csv.lock') &&
+      /remove or repair/.test(error.message) &&
+      !error.message.includes(directory),
+  );
+  assert.ok(Date.now() - started >= 290);
+  rmSync(lockPathOf(target), { recursive: true });
+});
+
+test('a takeover removes only the file it judged stale, and gives back a lock taken in between', async () => {
+  const target = join(directory, 'race.csv');
+  const lock = lockPathOf(target);
+  const text = JSON.stringify({ host: 'elsewhere', pid: 1, token: 'same', since: '' });
+  writeFileSync(lock, text);
+  const seen = (await inspectLock(lock))!;
+  // Between the look and the takeover, the stale lock went and a live writer created one with the same text.
+  renameSync(lock, `${lock}.gone`);
+  writeFileSync(lock, text);
+  rmSync(`${lock}.gone`);
+  assert.equal(await takeOver(lock, seen), false);
+  assert.equal(readFileSync(lock, 'utf8'), text, "the live writer's lock is back under its name");
+  assert.deepEqual(
+    readdirSync(directory).filter((name) => name.includes('race.csv') && name !== '.race.csv.lock'),
+    [],
+    'nothing left aside',
+  );
+  const again = (await inspectLock(lock))!;
+  assert.equal(await takeOver(lock, again), true);
+  assert.equal(existsSync(lock), false);
 });
