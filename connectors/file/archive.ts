@@ -9,11 +9,12 @@
  * first free `name.1.ext`, `name.2.ext`, …; the name is claimed with link(2), which fails when the
  * name is taken, so two processes archiving at once cannot overwrite each other either. (Where the
  * file system has no hard links, an exclusive copy stands in for the link.) The move holds the
- * file's write lock, so it does not pull a file from under a writer. A link (to a file inside the
- * directory: confinement.ts) is archived as the file it names, and removed.
+ * file's write lock, so it does not pull a file from under a writer. A symbolic link (to a file
+ * inside the directory: confinement.ts) is archived as the link itself: the file it names may be
+ * another object's data and stays where it is.
  */
 import { constants } from 'node:fs';
-import { copyFile, link, unlink } from 'node:fs/promises';
+import { copyFile, link, lstat, unlink } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ReadReceipt } from '../connection.js';
 import { confinedFile, confinedFolder } from './confinement.js';
@@ -64,11 +65,11 @@ export async function archiveFiles(scope: ReadScope, receipt: ReadReceipt, lockW
     await withFileLock(file.path, lockWaitMs, here, async () => {
       if ((await fileVersion(file.path)) !== version) return;
       try {
-        await claimName(file.path, folder, basename(source));
-        await unlink(file.path);
-        // A link inside the directory was read as the file it names: both go, so no link dangles.
+        // link(2) on Linux names the link itself, not its target: the link moves, the file stays.
         const entry = join(scope.directory, source);
-        if (entry !== file.path) await unlink(entry).catch(() => undefined);
+        const moving = (await lstat(entry)).isSymbolicLink() ? entry : file.path;
+        await claimName(moving, folder, basename(source));
+        await unlink(moving);
       } catch (error) {
         throw ioError(here, `moving the file to ${moveTo}`, error);
       }

@@ -117,17 +117,30 @@ export async function confinedFile(directory: string, relative: string, place: P
   return { relative, path: real, exists: true };
 }
 
-/** A folder of the directory, created when missing, confined as a file is. */
+/**
+ * A folder of the directory, created when missing, confined as a file is. The deepest part that
+ * exists is resolved and checked before anything is created, so a link out of the directory on the
+ * way (`done` → /elsewhere, moveTo `done/2024`) never gets a folder made outside; the result is
+ * checked again after creating, in case a part was swapped in between.
+ */
 export async function confinedFolder(directory: string, relative: string, place: Place): Promise<string> {
   const here: Place = { ...place, file: relative };
   const candidate = join(directory, relative);
   if (!isInside(candidate, directory)) throw fileError('unavailable', here, 'the path leaves the directory; refused');
+  const outside = () => fileError('unavailable', here, 'it is a symbolic link to outside the directory; refused');
   try {
-    await mkdir(candidate, { recursive: true });
-    const real = await realpath(candidate);
-    if (!isInside(real, directory)) throw fileError('unavailable', here, 'it is a symbolic link to outside the directory; refused');
-    if (!(await lstat(real)).isDirectory()) throw fileError('unavailable', here, 'it is not a directory');
-    return real;
+    let existing = candidate;
+    let real = await realpath(existing).catch(() => undefined);
+    while (real === undefined && existing !== directory) {
+      existing = dirname(existing);
+      real = await realpath(existing).catch(() => undefined);
+    }
+    if (real === undefined || !isInside(real, directory)) throw outside();
+    if (existing !== candidate) await mkdir(candidate, { recursive: true });
+    const made = await realpath(candidate);
+    if (!isInside(made, directory)) throw outside();
+    if (!(await lstat(made)).isDirectory()) throw fileError('unavailable', here, 'it is not a directory');
+    return made;
   } catch (error) {
     throw ioError(here, 'preparing the folder', error);
   }

@@ -6,7 +6,7 @@
  * (The sync engine's part: test/integration/runtime/http/file-system.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, test } from 'node:test';
@@ -93,4 +93,34 @@ test('the archive folder must stay inside the directory', async () => {
   } finally {
     rmSync(outside, { recursive: true, force: true });
   }
+});
+
+test('no folder is made outside the directory through a link on the archive path', async () => {
+  const outside = mkdtempSync(join(tmpdir(), 'syncline-archive-out-'));
+  try {
+    symlinkSync(outside, join(world.data, 'away'));
+    const connection = world.connect(system({ moveTo: 'away/2024/june' }));
+    const receipt: ReadReceipt = { completed: [] };
+    await readAll(connection, 'Order', { receipt });
+    await assert.rejects(
+      connection.settle!('Order', receipt),
+      (error: unknown) => error instanceof ConnectorError && error.code === 'unavailable' && /outside the directory/.test(error.message),
+    );
+    assert.deepEqual(readdirSync(outside), [], 'nothing was created outside');
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+test('a link in the drop folder is archived as the link; the file it names stays', async () => {
+  world.put('exports/accounts.csv', 'number,email\n9,z@x\n');
+  symlinkSync('../exports/accounts.csv', join(world.data, 'inbox', 'orders-9.csv'));
+  const connection = world.connect(system());
+  const receipt: ReadReceipt = { completed: [] };
+  assert.equal((await readAll(connection, 'Order', { receipt })).length, 4);
+  await connection.settle!('Order', receipt);
+  assert.deepEqual(listing('done'), ['orders-1.csv', 'orders-3.csv', 'orders-9.csv']);
+  assert.equal(readFileSync(join(world.data, 'exports', 'accounts.csv'), 'utf8'), 'number,email\n9,z@x\n', 'the named file is not moved');
+  assert.ok(lstatSync(join(world.data, 'done', 'orders-9.csv')).isSymbolicLink(), 'the link itself moved');
+  assert.deepEqual(listing('inbox'), ['orders-2.ndjson']);
 });
