@@ -120,6 +120,25 @@ describe('encodings, delimiters, byte order marks and layouts', () => {
     assert.equal(world.text('marked.ndjson'), '\uFEFF{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n');
   });
 
+  test('UTF-16 is split into cells as text: quotes, commas and line ends in cells, and characters whose bytes look like them', async () => {
+    // U+2C00 is the bytes 00 2C in UTF-16LE (a comma byte), U+220A is 0A 22 (a line feed and a quote).
+    const tricky = '\u2C00\u220A';
+    const text = `id,name\r\n1,"a, ""b""\r\nc"\r\n2,${tricky}\r\n`;
+    world.put('tricky.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const connection = world.connect(
+      world.system({ T: { path: 'tricky.csv', key: ['id'], fields: people, encoding: 'utf16le', lineEnding: 'crlf' } }),
+    );
+    assert.deepEqual(await readAll(connection, 'T'), [
+      { id: 1, name: 'a, "b"\r\nc' },
+      { id: 2, name: tricky },
+    ]);
+    await connection.write('T', { values: { id: 2, name: `${tricky}!` } });
+    assert.deepEqual(await readAll(connection, 'T'), [
+      { id: 1, name: 'a, "b"\r\nc' },
+      { id: 2, name: `${tricky}!` },
+    ]);
+  });
+
   test('a new file takes the bom and lineEnding settings; .tsv files are split at tabs', async () => {
     world.put('tabs.tsv', 'id\tname\n1\ta, b\n');
     const connection = world.connect(
