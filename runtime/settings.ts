@@ -230,7 +230,8 @@ export function connectionContext(
     .map((root) => root.trim())
     .filter((root) => root !== '')
     .map((root) => resolve(workingDirectory, root));
-  return { baseDirectory, fileRoots: roots === undefined || roots.length === 0 ? [baseDirectory] : roots };
+  // Unset, the connector's own default applies (the definitions directory): one place says it.
+  return roots === undefined || roots.length === 0 ? { baseDirectory } : { baseDirectory, fileRoots: roots };
 }
 
 /** An empty variable counts as unset, as for SYNCLINE_DB. */

@@ -20,7 +20,8 @@ import type { ReadReceipt } from '../connection.js';
 import { confinedFile, confinedFolder } from './confinement.js';
 import { ioError, type Place } from './file-errors.js';
 import { withFileLock } from './file-lock.js';
-import { fileVersion, type ReadScope } from './read-records.js';
+import { fileVersion } from './file-version.js';
+import type { ReadScope } from './read-records.js';
 
 /** The name a file takes in the archive when `name` is taken `attempt` times (0: its own). */
 export function archiveName(name: string, attempt: number): string {

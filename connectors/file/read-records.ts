@@ -9,13 +9,13 @@
  * time, inode) it had before and after — a file still being written is not noted, so it is not
  * archived (archive.ts) with records the sync has not seen.
  */
-import { stat } from 'node:fs/promises';
 import type { ReadReceipt, ReadRequest, RecordData } from '../connection.js';
 import { countInMemory, pagesInMemory, planMemoryRead } from '../records/in-memory-read.js';
 import { confinedFile } from './confinement.js';
 import { pathProblem } from './check-system.js';
 import { fileError, type Place } from './file-errors.js';
 import type { FileObject } from './file-object.js';
+import { fileVersion } from './file-version.js';
 import { matchingFiles } from './find-files.js';
 import { openRows } from './open-rows.js';
 import type { RowLayout } from './row-layout.js';
@@ -30,12 +30,6 @@ export interface ReadScope {
 
 /** Rows decoded per batch: the pages the in-memory reader selects from. */
 const BATCH_ROWS = 1000;
-
-/** The version of a file a receipt keeps: what changes when it is written. */
-export async function fileVersion(path: string): Promise<string | undefined> {
-  const stats = await stat(path).catch(() => undefined);
-  return stats === undefined ? undefined : `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
-}
 
 /** The files of the object, relative to the directory, in the order they are read. */
 export async function objectFiles(scope: ReadScope): Promise<string[]> {

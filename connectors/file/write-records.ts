@@ -26,6 +26,7 @@ import { pathProblem } from './check-system.js';
 import { canEncode } from './encodings.js';
 import { fileError, ioError, type Place } from './file-errors.js';
 import type { FileObject, FileOptions, FileSettings } from './file-object.js';
+import { fileVersion, versionOf } from './file-version.js';
 import { withFileLock, type HeldLock } from './file-lock.js';
 import { openRows, type OpenedRows } from './open-rows.js';
 import { lookupOf, Lookups, planWrites, type PreparedWrite, type WritePlan } from './plan-writes.js';
@@ -89,10 +90,6 @@ export function prepareWrite(object: FileObject, request: WriteRequest): Prepare
 function generatedKeyOf(object: FileObject): string | undefined {
   const [only, ...more] = object.key;
   return only !== undefined && more.length === 0 && object.fields.get(only)?.type === 'Integer' ? only : undefined;
-}
-
-function versionOf(stats: { size: number; mtimeMs: number; ino: number } | undefined): string {
-  return stats === undefined ? 'none' : `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
 }
 
 /** First pass: the rows the lookups find, kept by index, and how many rows the file has. */
@@ -237,7 +234,7 @@ async function rewrite(scope: WriteScope, file: ConfinedFile, requests: Readonly
       },
       async () => {
         await lock.assertHeld();
-        const after = versionOf(await stat(file.path).catch(() => undefined));
+        const after = await fileVersion(file.path);
         if (after !== before) throw fileError('unavailable', place, 'the file changed while it was rewritten; nothing was written, retry');
       },
     );
