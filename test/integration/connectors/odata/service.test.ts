@@ -159,6 +159,23 @@ await describeWithODataServer('odata connector and its service', { users: { alic
     }
   });
 
+  test('a filter part translated loosely keeps the records checked again, even when another part says the same', async () => {
+    const connection = open(crmSystem(server(), {}, { auth: { type: 'basic', username: 'alice', password: PASSWORD } }));
+    try {
+      const wanted = CUSTOMERS.find((row) => row.email !== null && row.email !== '')!;
+      const filter = parseExpression('email IS NOT NULL AND tolower(email) = #email#');
+      const placeholders = () => wanted.email!.toLowerCase();
+      const { records } = await readAll(connection, 'Customer', { filter, placeholders });
+      assert.deepEqual(
+        records.map((record) => record.id),
+        [wanted.id],
+      );
+      assert.equal(await connection.count('Customer', { filter, placeholders }), 1);
+    } finally {
+      await connection.close();
+    }
+  });
+
   test("the service's pages are followed by @odata.nextLink: CAP sends at most 25 entities an answer", async () => {
     const proxy = await startRecordingProxy(server().url);
     const connection = open(
