@@ -117,6 +117,11 @@ async function sendPlans(scope: WriteScope, plans: readonly Planned[], answers: 
       answers[position] = await alone(scope, write, plan);
       continue;
     }
+    // Its outcome unknown: it may have been written, so it is neither sent again nor looked up as a conflict.
+    if (outcome instanceof ConnectorError) {
+      answers[position] = outcome;
+      continue;
+    }
     if (outcome.ok) {
       answers[position] = plan.kind === 'create' ? createdResult(scope.bound, plan.values, outcome.answers[0]!.body) : plan.result;
       continue;

@@ -72,6 +72,7 @@ async function sendUpdate(scope: WriteScope, requests: readonly PlannedRequest[]
     const outcomes = await scope.batch.send([requests], scope.signal);
     if (outcomes !== undefined) {
       const outcome = outcomes[0]!;
+      if (outcome instanceof ConnectorError) throw outcome;
       if (!outcome.ok) throw changesetError(scope, outcome);
       return;
     }

@@ -95,6 +95,34 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
       assert.equal(await readOne(connection, 'Customer', { id: 2002 }), undefined, 'nothing of a refused record is stored');
     });
 
+    test('writeMany: a changeset whose answer cannot be read is never sent again, and is that record\'s error', async (t) => {
+      if (batch === 'never') return t.skip('no $batch');
+      proxy.requests.length = 0;
+      // The second changeset's answer garbled after the service stored it: its outcome is unknown.
+      proxy.rewrite = (request, body) => {
+        if (!request.url.endsWith('/$batch')) return body;
+        if (batch === 'multipart') return body.replace(/HTTP\/1\.1 201 Created/g, (line, offset) => (offset === body.lastIndexOf(line) ? 'garbled' : line));
+        const answer = JSON.parse(body) as { responses: Array<Record<string, unknown>> };
+        for (const response of answer.responses) if (response.id === 'r1-0') response.status = 'garbled';
+        return JSON.stringify(answer);
+      };
+      try {
+        const answers = await connection.writeMany('Customer', [
+          { values: { id: 2101, name: 'First' } },
+          { values: { id: 2102, name: 'Second' } },
+        ]);
+        assert.equal(summary(answers)[0], 'created {"id":2101}');
+        const unknown = answers[1];
+        assert.ok(unknown instanceof ConnectorError && unknown.code === 'unavailable', String(summary(answers)[1]));
+        assert.match(unknown.message, /may have been written, so it was not sent again/);
+        assert.equal(proxy.requests.filter((request) => request.url.endsWith('/$batch')).length, 1);
+        assert.equal(proxy.requests.filter((request) => request.method === 'POST' && !request.url.endsWith('/$batch')).length, 0);
+      } finally {
+        proxy.rewrite = undefined;
+      }
+      assert.equal((await readOne(connection, 'Customer', { id: 2102 }))?.name, 'Second');
+    });
+
     test('writeMany: the same record twice is written as one write after the other', async () => {
       const answers = await connection.writeMany('Customer', [
         { values: { id: 2004, name: 'First' } },
