@@ -37,13 +37,17 @@
  * limit and the system. The caller's `signal` stops a request, a wait for a retry or for a rate
  * slot at once, rejecting with the signal's own reason.
  *
- * **Retries.** 429 and 503 (the server refused before doing anything) are retried for every
- * method, up to connection.retries.max times, after the `Retry-After` the server sent (seconds or
- * an HTTP-date) or else a backoff doubling from 500ms, ±20% at random. The waits of one request
- * never add up to more than retries.maxWait: a Retry-After asking for longer fails at once, with
- * details.retryAfterSeconds ('busy' for 429, 'unavailable' for 503), as do the last 429 or 503.
- * A connection that fails (refused, reset) is retried for GET and HEAD only: a write may have
- * happened. An OAuth2 renewal does not count as a retry. `check()` makes one try, without retries.
+ * **Retries.** 429 and 503 are retried up to connection.retries.max times, after the
+ * `Retry-After` the server sent (seconds or an HTTP-date) or else a backoff doubling from 500ms,
+ * ±20% at random. The waits of one request never add up to more than retries.maxWait: a
+ * Retry-After asking for longer fails at once, with details.retryAfterSeconds ('busy' for 429,
+ * 'unavailable' for 503), as do the last 429 or 503. GET, HEAD, OPTIONS, PUT and DELETE are
+ * idempotent and retried so; any other method (POST, PATCH) only when the answer carries
+ * Retry-After — the server's word that it did not do the work (a bare 503 may come from a proxy
+ * after the work was done) — and never once retries.maxWait is spent, so that a write is not
+ * made twice. A connection that fails (refused, reset) is retried for GET and HEAD only: a write
+ * may have happened. An OAuth2 renewal does not count as a retry. `check()` makes one try, without
+ * retries.
  *
  * **Rate.** With connection.rateLimit, every request and retry of the client waits for a slot
  * (`requests` per `per`, the first `requests` at once), in the order they asked.
@@ -112,6 +116,9 @@ export interface WebClientOptions {
   settings: WebSettings;
   limits: SystemLimits;
 }
+
+/** Methods that mean the same done twice as once (RFC 9110 §9.2.2): retried on 429 and 503 without Retry-After too. */
+const idempotentMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /** Most redirects one GET or HEAD follows. */
 const maxRedirects = 5;
@@ -225,8 +232,14 @@ export class WebClient {
         if (status === 429 || status === 503) {
           const retryAfterMs = parseRetryAfter(tried.headers.get('retry-after'));
           const waitTooLong = retries < max && retryAfterMs !== undefined && retryAfterMs > maxWaitMs - waitedMs;
-          if (retries >= max || waitTooLong)
-            throw stillRefused(target, status, this.settings, { retries, retryAfterMs, waitTooLong }, cause());
+          // A write goes again only on the server's word that it did not do it, and within the wait budget.
+          let writeStops: 'no-retry-after' | 'wait-spent' | undefined;
+          if (!idempotentMethods.has(method)) {
+            if (retryAfterMs === undefined) writeStops = 'no-retry-after';
+            else if (waitedMs >= maxWaitMs) writeStops = 'wait-spent';
+          }
+          if (retries >= max || waitTooLong || writeStops !== undefined)
+            throw stillRefused(target, status, this.settings, { retries, retryAfterMs, waitTooLong, writeStops }, cause());
           delayMs = retryAfterMs ?? backoffDelayMs(retries + 1);
         } else if (status >= 500) {
           throw answerError(target, status, cause());
