@@ -17,8 +17,9 @@
  * record written twice): it is looked up after the earlier one is stored, so a batch gives what the
  * same writes one after the other would.
  *
- * Rejects only when the batch as a whole cannot be written: the service unreachable, or a $batch
- * answer that does not say what happened.
+ * An error of the whole service (unreachable, a $batch answer that does not say what happened)
+ * ends the writing: the writes made so far keep their WriteResult and every write not made answers
+ * with that error. Rejects only when nothing was written at all.
  */
 import type { WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
@@ -54,13 +55,13 @@ function windowEnd(writes: ReadonlyArray<PreparedWrite | undefined>, start: numb
   return end;
 }
 
-/** One write's answer when sent alone; an error of the whole service rejects the batch. */
+/** One write's answer when sent alone; an error of the whole service ends the writing (writeMany). */
 async function alone(scope: WriteScope, write: PreparedWrite, plan: WritePlan): Promise<WriteAnswer> {
   try {
     return await carryOut(scope, write, plan);
   } catch (error) {
     if (!(error instanceof ConnectorError)) throw error;
-    // No answer from the service at all (unreachable, too slow): nothing more of the batch can be written.
+    // No answer from the service at all (unreachable, too slow): nothing more can be written now.
     if ((error.code === 'unavailable' || error.code === 'timeout') && error.details?.status === undefined) throw error;
     return error;
   }
@@ -71,28 +72,46 @@ export async function writeMany(scope: WriteScope, writes: ReadonlyArray<Prepare
   const prepared = writes.map((write) => (write instanceof ConnectorError ? undefined : write));
   for (let start = 0; start < prepared.length; ) {
     const end = windowEnd(prepared, start);
-    const window = prepared.slice(start, end);
-    const found = await findEntitiesOfMany(scope, window, scope.signal);
-    const plans: Array<{ position: number; write: PreparedWrite; plan: WritePlan }> = [];
-    window.forEach((write, offset) => {
-      const position = start + offset;
-      if (write === undefined) return;
-      const entities = found[offset]!;
-      if (entities.length > 1) {
-        answers[position] = ambiguousMatch(scope.bound.object, write);
-        return;
-      }
-      try {
-        plans.push({ position, write, plan: planWrite(scope.bound, write, entities[0]) });
-      } catch (error) {
-        if (!(error instanceof ConnectorError)) throw error;
-        answers[position] = error;
-      }
-    });
-    await sendPlans(scope, plans, answers);
+    try {
+      await writeWindow(scope, prepared, start, end, answers);
+    } catch (error) {
+      if (!(error instanceof ConnectorError) || !answers.some((answer) => answer !== undefined && !(answer instanceof ConnectorError)))
+        throw error;
+      // What was written stays written, and says so; the writes not made carry the service's error.
+      return answers.map((answer) => answer ?? error);
+    }
     start = end;
   }
   return answers as WriteAnswer[];
+}
+
+/** Looks up and sends the writes `start`…`end` (one window), filling in their answers. */
+async function writeWindow(
+  scope: WriteScope,
+  prepared: ReadonlyArray<PreparedWrite | undefined>,
+  start: number,
+  end: number,
+  answers: Array<WriteAnswer | undefined>,
+): Promise<void> {
+  const window = prepared.slice(start, end);
+  const found = await findEntitiesOfMany(scope, window, scope.signal);
+  const plans: Array<{ position: number; write: PreparedWrite; plan: WritePlan }> = [];
+  window.forEach((write, offset) => {
+    const position = start + offset;
+    if (write === undefined) return;
+    const entities = found[offset]!;
+    if (entities.length > 1) {
+      answers[position] = ambiguousMatch(scope.bound.object, write);
+      return;
+    }
+    try {
+      plans.push({ position, write, plan: planWrite(scope.bound, write, entities[0]) });
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      answers[position] = error;
+    }
+  });
+  await sendPlans(scope, plans, answers);
 }
 
 type Planned = { position: number; write: PreparedWrite; plan: WritePlan };

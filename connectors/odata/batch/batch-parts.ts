@@ -39,7 +39,10 @@ export const ok = (status: number): boolean => status >= 200 && status < 300;
  * The outcome of a changeset the answer speaks of, from the answers the service gave to its
  * requests (in request order; undefined for one it gave no readable answer to).
  */
-export function changesetOutcome(requests: readonly BatchRequest[], answers: ReadonlyArray<BatchAnswer | undefined>): ChangesetOutcome | 'unknown' {
+export function changesetOutcome(
+  requests: readonly BatchRequest[],
+  answers: ReadonlyArray<BatchAnswer | undefined>,
+): ChangesetOutcome | 'unknown' {
   const failed = answers.findIndex((answer) => answer !== undefined && !ok(answer.status));
   if (failed >= 0) return { ok: false, failure: answers[failed]!, request: requests[failed] ?? requests[0]! };
   if (answers.length < requests.length || answers.some((answer) => answer === undefined)) return 'unknown';

@@ -127,11 +127,7 @@ export class BatchSender {
     });
   }
 
-  private read(
-    format: Format,
-    response: WebResponse,
-    changesets: ReadonlyArray<readonly BatchRequest[]>,
-  ): ChangesetReading[] | null {
+  private read(format: Format, response: WebResponse, changesets: ReadonlyArray<readonly BatchRequest[]>): ChangesetReading[] | null {
     if (format === 'multipart') return readMultipartBatch(response.headers.get('content-type'), response.text(), changesets);
     let body: unknown;
     try {

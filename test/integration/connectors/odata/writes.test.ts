@@ -95,13 +95,14 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
       assert.equal(await readOne(connection, 'Customer', { id: 2002 }), undefined, 'nothing of a refused record is stored');
     });
 
-    test('writeMany: a changeset whose answer cannot be read is never sent again, and is that record\'s error', async (t) => {
+    test("writeMany: a changeset whose answer cannot be read is never sent again, and is that record's error", async (t) => {
       if (batch === 'never') return t.skip('no $batch');
       proxy.requests.length = 0;
       // The second changeset's answer garbled after the service stored it: its outcome is unknown.
       proxy.rewrite = (request, body) => {
         if (!request.url.endsWith('/$batch')) return body;
-        if (batch === 'multipart') return body.replace(/HTTP\/1\.1 201 Created/g, (line, offset) => (offset === body.lastIndexOf(line) ? 'garbled' : line));
+        if (batch === 'multipart')
+          return body.replace(/HTTP\/1\.1 201 Created/g, (line, offset) => (offset === body.lastIndexOf(line) ? 'garbled' : line));
         const answer = JSON.parse(body) as { responses: Array<Record<string, unknown>> };
         for (const response of answer.responses) if (response.id === 'r1-0') response.status = 'garbled';
         return JSON.stringify(answer);
@@ -121,6 +122,33 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
         proxy.rewrite = undefined;
       }
       assert.equal((await readOne(connection, 'Customer', { id: 2102 }))?.name, 'Second');
+    });
+
+    test('writeMany: a service that fails partway answers the writes made, and its error for the rest', async () => {
+      // The same record twice: the second write is looked up after the first is stored (a second window).
+      const writes = [
+        { values: { id: 2201, name: 'Kept' } },
+        { values: { id: 2201, name: 'Lost' } },
+        { values: { id: 2202, name: 'Lost' } },
+      ];
+      let sent = 0;
+      proxy.before = (request) => {
+        if (request.method !== 'GET' && ++sent > 1) throw new Error('the service went away');
+      };
+      try {
+        const answers = await connection.writeMany('Customer', writes);
+        assert.equal(summary(answers)[0], 'created {"id":2201}');
+        for (const lost of answers.slice(1)) assert.ok(lost instanceof ConnectorError && lost.code === 'unavailable', String(lost));
+        // Nothing written at all: a $batch that fails fails the whole call (one by one, a 5xx may be one record's own).
+        sent = 1;
+        const alone = connection.writeMany('Customer', [{ values: { id: 2203, name: 'Lost' } }]);
+        if (batch === 'never') assert.equal(((await alone)[0] as ConnectorError).code, 'unavailable');
+        else await assert.rejects(alone, { code: 'unavailable' });
+      } finally {
+        proxy.before = undefined;
+      }
+      assert.equal((await readOne(connection, 'Customer', { id: 2201 }))?.name, 'Kept');
+      assert.equal(await readOne(connection, 'Customer', { id: 2202 }), undefined);
     });
 
     test('writeMany: the same record twice is written as one write after the other', async () => {
