@@ -5,7 +5,9 @@
  *
  * - Only GET is ever sent. A statement that names another method (`DELETE Customers(7)`) or the
  *   `$batch` resource is refused 'read-only'; one that leaves the service root (an absolute URL, a
- *   `..` segment, a leading `/`) is refused 'invalid-value'. `GET ` before the path is allowed.
+ *   `..` segment, a leading `/`, or anything whose resolved path is not below the root: `\`, tabs
+ *   and line breaks, which the URL parser reads as `/` or drops) is refused 'invalid-value'.
+ *   `GET ` before the path is allowed.
  * - `#FlowFilter#` is replaced by the compiled filter in parentheses (no filter: `true`). The
  *   filter's fields are the properties of what the path reads — an entity set, or a navigation from
  *   one (`Customers(7)/addresses`) — typed from $metadata, so the filter means what it means on an
@@ -87,8 +89,8 @@ function parseStatement(scope: QueryScope, text: string, role: string): Statemen
   const question = statement.indexOf('?');
   const path = question < 0 ? statement : statement.slice(0, question);
   const segments = path.split('/').map(decode);
-  if (segments.some((segment) => segment === '..' || segment === '.'))
-    throw refused(scope, 'invalid-value', role, 'leaves the service root (a .. segment)');
+  if (segments.some((segment) => segment === '..' || segment === '.') || !scope.web.staysBelowBase(path))
+    throw refused(scope, 'invalid-value', role, 'leaves the service root (a .. segment, or \\, a tab or a line break that reads as one)');
   if (segments.some((segment) => segment.toLowerCase() === '$batch')) {
     throw refused(scope, 'read-only', role, 'names $batch, which carries writes; a query reads one resource');
   }

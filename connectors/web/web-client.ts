@@ -190,6 +190,19 @@ export class WebClient {
   }
 
   /**
+   * Whether `path` (below baseUrl) lands below baseUrl's own path once resolved as `request`
+   * resolves it: the URL parser reads `\` as `/` and drops tabs and newlines, so `Customers\..\..`
+   * or `.<tab>./` climb out as `../` does, and only the resolved path can tell.
+   */
+  staysBelowBase(path: string): boolean {
+    try {
+      return requestUrl(this.systemId, this.baseUrl, path).pathname.startsWith(this.baseUrl.pathname);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Resolves when a GET of `path` (default: baseUrl itself) answers 2xx; rejects with a
    * ConnectorError saying why not — connection refused, host not found, TLS, credentials, status.
    * One try, without retries: a check answers for now, and says so at once.
