@@ -24,7 +24,8 @@
 import type { WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { ambiguousMatch } from '../records/write-checks.js';
-import { findEntitiesOfMany } from './find-entities.js';
+import { canonicalMatch, findEntitiesOfMany } from './find-entities.js';
+import type { BoundObject } from './object-model.js';
 import type { PreparedWrite } from './write-payload.js';
 import { createdResult, planWrite, type PlannedRequest, type WritePlan } from './write-plan.js';
 import { carryOut, changesetError, mayBeConflict, storeAfterConflict, type WriteScope } from './write-record.js';
@@ -34,18 +35,20 @@ export type WriteAnswer = WriteResult | ConnectorError;
 /** Writes looked up and sent together. */
 const WINDOW = 100;
 
-function signature(write: PreparedWrite | undefined): string | undefined {
+/** The match of a write as one text, its values canonical: `7` and `'7'` of an Integer are one record. */
+function signature(bound: BoundObject, write: PreparedWrite | undefined): string | undefined {
   if (write?.match === undefined) return undefined;
-  const fields = Object.keys(write.match).sort();
-  return JSON.stringify(fields.map((name) => [name, write.match![name] ?? null]));
+  const match = canonicalMatch(bound, write.match);
+  const fields = Object.keys(match).sort();
+  return JSON.stringify(fields.map((name) => [name, match[name] ?? null]));
 }
 
 /** The end of the window starting at `start`: before the first write whose match repeats one in it. */
-function windowEnd(writes: ReadonlyArray<PreparedWrite | undefined>, start: number): number {
+function windowEnd(bound: BoundObject, writes: ReadonlyArray<PreparedWrite | undefined>, start: number): number {
   const seen = new Set<string>();
   let end = start;
   while (end < writes.length && end - start < WINDOW) {
-    const key = signature(writes[end]);
+    const key = signature(bound, writes[end]);
     if (key !== undefined) {
       if (seen.has(key)) break;
       seen.add(key);
@@ -71,7 +74,7 @@ export async function writeMany(scope: WriteScope, writes: ReadonlyArray<Prepare
   const answers: Array<WriteAnswer | undefined> = writes.map((write) => (write instanceof ConnectorError ? write : undefined));
   const prepared = writes.map((write) => (write instanceof ConnectorError ? undefined : write));
   for (let start = 0; start < prepared.length; ) {
-    const end = windowEnd(prepared, start);
+    const end = windowEnd(scope.bound, prepared, start);
     try {
       await writeWindow(scope, prepared, start, end, answers);
     } catch (error) {

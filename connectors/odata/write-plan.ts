@@ -16,6 +16,7 @@ import type { RecordData, WriteResult } from '../connection.js';
 import { newRecordValues, writeResult } from '../records/write-checks.js';
 import type { BatchRequest } from './batch/batch-parts.js';
 import { decodeEntity } from './decode-entity.js';
+import { canonicalValue } from './find-entities.js';
 import type { BoundGroup, BoundObject } from './object-model.js';
 import type { WriteTarget } from './write-errors.js';
 import {
@@ -90,8 +91,11 @@ function updatePlan(bound: BoundObject, prepared: PreparedWrite, entity: Entity)
   const key: RecordData = Object.fromEntries(bound.object.key.map((name) => [name, record[name]]));
   const settable = { ...prepared.checked.settable };
   // The service's key addresses the entity; sent again unchanged it is noise some services refuse.
-  for (const part of bound.serviceKey)
-    if (Object.hasOwn(settable, part.name) && settable[part.name] === record[part.name]) delete settable[part.name];
+  for (const part of bound.serviceKey) {
+    const field = bound.fields.get(part.name);
+    if (Object.hasOwn(settable, part.name) && canonicalValue(field, settable[part.name]) === canonicalValue(field, record[part.name]))
+      delete settable[part.name];
+  }
   for (const name of bound.object.key) if (Object.hasOwn(settable, name)) key[name] = settable[name];
   const result = writeResult(bound.object, 'updated', key);
   if (prepared.request.onMatch === 'skip') return { kind: 'skip', result: writeResult(bound.object, 'skipped', key) };

@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import type { Connection, RecordData, WriteResult } from '../../../../connectors/connection.js';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
 import * as odata from '../../../../connectors/odata/index.js';
+import { parseExpression } from '../../../../definitions/expression/index.js';
 import { describeWithODataServer } from '../../../support/odata-server.js';
 import { crmSystem, createCrm, post } from './odata-crm.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
@@ -40,6 +41,11 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
       proxy = await startRecordingProxy(server().url);
       const system = crmSystem(server(), {}, { baseUrl: proxy.url, batch });
       system.objects.Contract = { entitySet: 'Contracts', key: ['code'], fields: { code: { type: 'String' }, title: { type: 'String' } } };
+      system.objects.Device = {
+        entitySet: 'Devices',
+        key: ['serial'],
+        fields: { serial: { type: 'String' }, uid: { type: 'String' }, name: { type: 'String' } },
+      };
       connection = odata.createConnection(system, { baseDirectory: process.cwd() });
     });
     after(async () => {
@@ -149,6 +155,40 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
       }
       assert.equal((await readOne(connection, 'Customer', { id: 2201 }))?.name, 'Kept');
       assert.equal(await readOne(connection, 'Customer', { id: 2202 }), undefined);
+    });
+
+    test('a match value written another way finds the same record: GUIDs in either case, date-times in any zone', async () => {
+      const uid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+      assert.equal(
+        summary([await connection.write('Device', { values: { serial: `d-${batch}`, uid, name: 'one' } })])[0],
+        `created {"serial":"d-${batch}"}`,
+      );
+      const id = batch === 'json' ? 2401 : batch === 'multipart' ? 2402 : 2403;
+      const at = `2024-01-0${id - 2400}T09:00:00.000Z`;
+      await connection.write('Customer', { values: { id, name: 'Timed', updated_at: at } });
+      const answers = await connection.writeMany('Device', [{ match: { uid: uid.toUpperCase() }, values: { name: 'two' } }]);
+      assert.deepEqual(summary(answers), [`updated {"serial":"d-${batch}"}`]);
+      assert.deepEqual(summary([await connection.write('Device', { match: { uid: uid.toUpperCase() }, values: { name: 'three' } })]), [
+        `updated {"serial":"d-${batch}"}`,
+      ]);
+      const zoned = `2024-01-0${id - 2400}T10:00:00+01:00`;
+      assert.deepEqual(summary(await connection.writeMany('Customer', [{ match: { updated_at: zoned }, values: { notes: 'found' } }])), [
+        `updated {"id":${id}}`,
+      ]);
+      // Two writes of one record, its key written as a number and as text: the second sees the first.
+      assert.deepEqual(
+        summary(
+          await connection.writeMany('Customer', [
+            { values: { id: 2410 + id, name: 'a' } },
+            { match: { id: String(2410 + id) }, values: { notes: 'b' } },
+          ]),
+        ),
+        [`created {"id":${2410 + id}}`, `updated {"id":${2410 + id}}`],
+      );
+      assert.equal((await readOne(connection, 'Customer', { id }))?.notes, 'found');
+      const devices: RecordData[] = [];
+      for await (const page of connection.read('Device', { filter: parseExpression(`serial = 'd-${batch}'`) })) devices.push(...page);
+      assert.deepEqual(devices, [{ serial: `d-${batch}`, uid, name: 'three' }]);
     });
 
     test('writeMany: the same record twice is written as one write after the other', async () => {
