@@ -44,8 +44,12 @@ function notALiteral(what: string): ConnectorError {
  * `true`/`false`, dates `YYYY-MM-DD`, date-times ISO UTC with milliseconds, guids bare.
  */
 export function literal(edm: EdmClass, value: unknown): string {
+  // Never `'undefined'`, `null` or `[object Object]` in a URL: a value missing here is a mistake upstream.
+  if (value === undefined || value === null) throw notALiteral('a missing value (null or undefined)');
   switch (edm) {
     case 'text':
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint')
+        throw notALiteral('a value that is not text for a text property');
       return stringLiteral(String(value));
     case 'guid':
       if (typeof value !== 'string' || !GUID.test(value)) throw notALiteral('a value that is not a GUID for an Edm.Guid property');
@@ -59,7 +63,8 @@ export function literal(edm: EdmClass, value: unknown): string {
       if (typeof value === 'number' && Number.isFinite(value)) return plainNumber(value === 0 ? 0 : value);
       throw notALiteral('a value that is not a finite number for a numeric property');
     case 'boolean':
-      return value === true ? 'true' : 'false';
+      if (typeof value !== 'boolean') throw notALiteral('a value that is not true or false for an Edm.Boolean property');
+      return String(value);
     case 'date':
       if (typeof value === 'string' && DATE.test(value)) return value;
       throw notALiteral('a value that is not a date (YYYY-MM-DD) for an Edm.Date property');

@@ -39,6 +39,18 @@ describe('literals', () => {
     assert.throws(() => literal('integer', '7 or 1'), /cannot write a value that is not a whole number/);
     assert.throws(() => literal('guid', "x') or ('"), /not a GUID/);
   });
+
+  test('a missing value or one of the wrong kind is refused, never written as undefined or false', () => {
+    for (const edm of ['text', 'boolean', 'integer', 'guid', 'date'] as const) {
+      assert.throws(() => literal(edm, undefined), /cannot write a missing value/, edm);
+      assert.throws(() => literal(edm, null), /cannot write a missing value/, edm);
+    }
+    assert.throws(() => literal('boolean', 'yes'), /not true or false for an Edm\.Boolean property/);
+    assert.throws(() => literal('boolean', 1), /not true or false/);
+    assert.equal(literal('boolean', false), 'false');
+    assert.throws(() => literal('text', { a: 1 }), /not text/);
+    assert.throws(() => keyPredicate([{ name: 'id', edm: 'integer' }], {}), /missing value/);
+  });
 });
 
 /** A reading that is an outcome (neither unknown nor unmentioned). */
