@@ -20,7 +20,7 @@ import { compareValues } from '../../definitions/expression/index.js';
 import { checkFieldValue } from '../records/field-values.js';
 import type { WebClient } from '../web/index.js';
 import { decodeEntity } from './decode-entity.js';
-import { collectionOf } from './entity-pages.js';
+import { collectionOf, entityOf, NextLinks } from './entity-pages.js';
 import { compareWithConstant } from './filter/compare-field.js';
 import { and, filterText, or, type Condition } from './filter/filter-condition.js';
 import { nullPair } from './filter/filter-operand.js';
@@ -112,7 +112,7 @@ export async function findEntities(scope: LookupScope, prepared: PreparedWrite, 
     });
     if (response.status === 404) return [];
     if (!response.ok) throw response.failure();
-    return [response.json() as Entity];
+    return [entityOf(web, response)];
   }
   const condition = matchCondition(bound, match);
   if (condition.kind === 'constant' && !condition.value) return [];
@@ -127,8 +127,10 @@ export async function findEntities(scope: LookupScope, prepared: PreparedWrite, 
 
 /**
  * The entities each write's match finds, by position (`[]` for a write that is undefined or
- * identifies nothing). Every entity a chunk's filter selects is read, following the service's
- * next links.
+ * identifies nothing; two or more: ambiguous, so no more are looked for). A chunk's filter is read
+ * following the service's next links, at most one page per write of the chunk: matches broad
+ * enough to need more (many records, a service paging a few at a time) are looked up write by write
+ * with `$top=2` instead, so a write never costs more than two lookup requests.
  */
 export async function findEntitiesOfMany(
   scope: LookupScope,
@@ -151,7 +153,11 @@ export async function findEntitiesOfMany(
       if (condition.kind === 'constant' && !condition.value) continue;
       let next: string | undefined = bound.entitySet;
       let query: Record<string, string> | undefined = { ...lookupOptions(bound), $filter: filterText(condition) };
-      while (next !== undefined) {
+      const links = new NextLinks(web);
+      let pages = 0;
+      const decided = () => chunk.every((position) => found[position]!.length >= 2);
+      while (next !== undefined && pages < chunk.length && !decided()) {
+        pages += 1;
         const response = await web.request({ path: next, ...(query === undefined ? {} : { query }), ...(signal ? { signal } : {}) });
         if (!response.ok) throw response.failure();
         const page = collectionOf(web, response);
@@ -160,8 +166,11 @@ export async function findEntitiesOfMany(
           for (const [position, match] of wanted) if (matches(bound, record, match)) found[position]!.push(entity);
         }
         next = page.next;
+        if (next !== undefined) links.check(next, page.entities.length);
         query = undefined;
       }
+      if (next === undefined || decided()) continue;
+      for (const position of chunk) if (found[position]!.length < 2) found[position] = await findEntities(scope, writes[position]!, signal);
     }
   }
   return found;

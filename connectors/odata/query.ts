@@ -14,7 +14,9 @@
  *   object; a filter the service cannot say exactly (tolower, toupper, trim) is refused, since the
  *   rows cannot be checked again.
  * - Limit and skip become `$top` and `$skip` (a statement setting its own takes neither); the rows
- *   come page by page, following the service's next links, and stop at limits.queryRows + 1 rows or
+ *   come page by page, following the service's next links — no further once Limit rows are in, a
+ *   link that goes round in circles is 'unavailable', and all the pages together must come within
+ *   limits.statementTimeout ('timeout') — and stop at limits.queryRows + 1 rows or
  *   limits.queryBytes of JSON, answered 'too-large'. At most limits.concurrentQueries run at once.
  * - Rows are the entities without their annotations, typed by the request's `columns` when given
  *   (found by name, then case-insensitively). The count statement is a `/$count` path (or one with
@@ -24,12 +26,12 @@ import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
 import type { QueryRequest, QueryResult, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
-import { resultTooLargeError } from '../limit-errors.js';
+import { resultTooLargeError, statementTimeoutError } from '../limit-errors.js';
 import type { QuerySlots } from '../query-slots.js';
 import { decodeValue } from '../records/field-values.js';
 import type { QueryParameters, WebClient } from '../web/index.js';
 import { discoveredType, edmClass } from './edm-types.js';
-import { collectionOf } from './entity-pages.js';
+import { collectionOf, NextLinks } from './entity-pages.js';
 import { compileFilter, type FilterScope } from './filter/compile-filter.js';
 import { filterText, TRUE } from './filter/filter-condition.js';
 import { unsupported, type FieldRef } from './filter/filter-operand.js';
@@ -222,7 +224,11 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
     let bytes = 0;
     let next: string | undefined = statement.path;
     let query: QueryParameters | undefined = optionsOf(statement, filter, paging);
+    const links = new NextLinks(web);
+    // Every request has the statement timeout; the pages of one query together have it too.
+    const deadline = performance.now() + limits.statementTimeoutMs;
     while (next !== undefined) {
+      if (performance.now() > deadline) throw statementTimeoutError(scope.systemId, 'reading the pages of a query', limits);
       const response = await web.request({
         path: next,
         ...(query ? { query } : {}),
@@ -235,13 +241,16 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
         ? collectionOf(web, response)
         : { entities: [body as Record<string, unknown>], next: undefined };
       for (const entity of page.entities) {
+        // A service that sends more than $top asked for (a next link past it) gives no more rows.
+        if (rows.length === limit) break;
         if (rows.length === limits.queryRows) throw resultTooLargeError(scope.systemId, 'rows', limits);
         const record = toRecord(entity);
         bytes += Buffer.byteLength(JSON.stringify(record)) + 1;
         if (bytes > limits.queryBytes) throw resultTooLargeError(scope.systemId, 'bytes', limits);
         rows.push(record);
       }
-      next = page.next;
+      next = rows.length === limit ? undefined : page.next;
+      if (next !== undefined) links.check(next, page.entities.length);
       query = undefined;
     }
     const result: QueryResult = { rows };
@@ -261,8 +270,9 @@ async function countOf(scope: QueryScope, statement: Statement, filter: string, 
   });
   if (!response.ok) throw response.failure();
   const text = response.text().trim();
-  let total = Number(text);
-  if (!/^\d+$/.test(text)) total = Number((response.json() as Record<string, unknown> | null)?.['@odata.count']);
+  // A /$count answers the number as text; a collection with $count=true carries it as @odata.count.
+  const given = /^\d+$/.test(text) ? text : (response.json() as Record<string, unknown> | null)?.['@odata.count'];
+  const total = typeof given === 'number' || (typeof given === 'string' && /^\d+$/.test(given)) ? Number(given) : Number.NaN;
   if (Number.isSafeInteger(total) && total >= 0) return total;
   throw new ConnectorError('unavailable', `system '${scope.systemId}' answered the count statement with something that is not a count`, {
     details: { system: scope.systemId },

@@ -27,7 +27,7 @@ import { ambiguousMatch } from '../records/write-checks.js';
 import { canonicalMatch, findEntitiesOfMany } from './find-entities.js';
 import type { BoundObject } from './object-model.js';
 import type { PreparedWrite } from './write-payload.js';
-import { createdResult, planWrite, type PlannedRequest, type WritePlan } from './write-plan.js';
+import { createdResult, entityIdOf, planWrite, type PlannedRequest, type WritePlan } from './write-plan.js';
 import { carryOut, changesetError, mayBeConflict, storeAfterConflict, type WriteScope } from './write-record.js';
 
 export type WriteAnswer = WriteResult | ConnectorError;
@@ -145,7 +145,17 @@ async function sendPlans(scope: WriteScope, plans: readonly Planned[], answers: 
       continue;
     }
     if (outcome.ok) {
-      answers[position] = plan.kind === 'create' ? createdResult(scope.bound, plan.values, outcome.answers[0]!.body) : plan.result;
+      if (plan.kind !== 'create') answers[position] = plan.result;
+      else {
+        const [answer] = outcome.answers;
+        const headers = new Map(Object.entries(answer!.headers));
+        try {
+          answers[position] = createdResult(scope.bound, plan.values, answer!.body, entityIdOf(headers));
+        } catch (error) {
+          if (!(error instanceof ConnectorError)) throw error;
+          answers[position] = error;
+        }
+      }
       continue;
     }
     const error = changesetError(scope, outcome);

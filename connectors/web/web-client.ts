@@ -68,6 +68,7 @@
  * reads an error body to refine the error (an OData error code) must not put its text in a message.
  */
 import type { SystemDefinition } from '../../definitions/types.js';
+import { ConnectorError } from '../connector-error.js';
 import { systemLimits, type SystemLimits } from '../../definitions/system-limits.js';
 import { Deadline, wait } from './abort-timing.js';
 import { Credentials } from './credentials.js';
@@ -218,7 +219,7 @@ export class WebClient {
     const reading = method === 'GET' || method === 'HEAD';
     let url = requestUrl(this.systemId, this.baseUrl, request.path, request.query);
     const body = request.json === undefined ? request.body : JSON.stringify(request.json);
-    const headers = this.headers(request);
+    const headers = this.headers(request, { systemId: this.systemId, method, path: displayPath(url) });
     const { maxWaitMs } = this.settings.retries;
     let retries = 0;
     let waitedMs = 0;
@@ -298,14 +299,27 @@ export class WebClient {
       const explained = deadline.explain(error, () => requestTimeout(target, this.limits));
       const failure = explained === error ? networkFailure(error) : undefined;
       if (failure !== undefined) return { kind: 'failed', failure, error };
-      throw explained;
+      if (explained instanceof ConnectorError || signal?.aborted) throw explained;
+      // Anything else fetch throws (a header value it refuses, a body it cannot send) is ours to word: the raw error only as the cause.
+      throw notSent(target, error);
     } finally {
       deadline.end();
     }
   }
 
-  /** The request's headers before signing in: defaults, then connection.headers, then the request's own. */
-  private headers(request: WebRequest): Headers {
+  /**
+   * The request's headers before signing in: defaults, then connection.headers, then the request's
+   * own. A value fetch refuses (a line break) is 'unavailable', the value only in the cause.
+   */
+  private headers(request: WebRequest, target: RequestTarget): Headers {
+    try {
+      return this.headersOf(request);
+    } catch (error) {
+      throw notSent(target, error);
+    }
+  }
+
+  private headersOf(request: WebRequest): Headers {
     const headers = new Headers({ accept: 'application/json', 'user-agent': this.userAgent });
     for (const [name, value] of Object.entries(this.settings.headers)) headers.set(name, value);
     for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
@@ -313,6 +327,14 @@ export class WebClient {
     if (request.json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
     return headers;
   }
+}
+
+/** A request fetch would not send (a header value it refuses, a body it cannot take), in our words. */
+function notSent(target: RequestTarget, cause: unknown): ConnectorError {
+  return new ConnectorError('unavailable', `system '${target.systemId}': ${target.method} ${target.path} could not be sent`, {
+    cause,
+    details: { system: target.systemId, method: target.method, path: target.path },
+  });
 }
 
 /** A redirect the client can follow: one of the redirect statuses, with a Location. */
