@@ -156,6 +156,8 @@ export class WebClient {
       maxResponseBytes: options.settings.maxResponseBytes,
     });
     this.rate = options.settings.rateLimit && new RequestRate(options.settings.rateLimit);
+    // Static headers carry keys and tenant tokens as often as auth does (X-API-Key, a session header): never logged either.
+    secrets.add(...Object.values(options.settings.headers));
   }
 
   /** The client of a validated System definition. */

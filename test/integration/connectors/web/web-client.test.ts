@@ -361,6 +361,19 @@ describe('errors never show what the server said or a secret', () => {
     }
   });
 
+  test('the values of connection.headers are secrets too: an echo of them is redacted', async () => {
+    api.answerWith((hit, res) => json(res, 422, { echo: hit.headers }));
+    const response = await client({ headers: { 'x-api-token': 'header-secret-47', 'x-tenant': 'acme-tenant' } }).request({
+      method: 'POST',
+      path: 'orders',
+      json: {},
+    });
+    const error = response.failure();
+    assert.doesNotMatch(logged(error), /header-secret-47|acme-tenant/);
+    assert.match(logged(error), /\[redacted\]/);
+    assert.equal(api.hits[0]!.headers['x-api-token'], 'header-secret-47', 'sent as configured');
+  });
+
   test('check() resolves on 2xx and says why not otherwise', async () => {
     api.answerWith((hit, res) => json(res, hit.url === '/odata/v4/crm/' ? 200 : 404, {}));
     await client().check();
