@@ -29,6 +29,7 @@ import { ConnectorError } from '../connector-error.js';
 import { resultTooLargeError, statementTimeoutError } from '../limit-errors.js';
 import type { QuerySlots } from '../query-slots.js';
 import { decodeValue } from '../records/field-values.js';
+import { wholeNumber } from '../records/read-window.js';
 import type { QueryParameters, WebClient } from '../web/index.js';
 import { discoveredType, edmClass } from './edm-types.js';
 import { collectionOf, NextLinks } from './entity-pages.js';
@@ -36,6 +37,7 @@ import { compileFilter, type FilterScope } from './filter/compile-filter.js';
 import { filterText, TRUE } from './filter/filter-condition.js';
 import { unsupported, type FieldRef } from './filter/filter-operand.js';
 import type { EdmStructuredType, ServiceModel } from './parse-metadata.js';
+import { withoutAnnotations } from './write-payload.js';
 
 export interface QueryScope {
   web: WebClient;
@@ -149,13 +151,6 @@ function queryFilterScope(type: EdmStructuredType | undefined, request: QueryReq
   };
 }
 
-function wholeNumber(name: string, raw: number | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!Number.isSafeInteger(raw) || raw < 0)
-    throw new ConnectorError('invalid-value', `${name} must be a whole number of at least 0`, { details: { parameter: name } });
-  return raw;
-}
-
 /** The statement's options with `#FlowFilter#` replaced, as the web client's query parameters. */
 function optionsOf(statement: Statement, filter: string, paging: Record<string, number>): QueryParameters {
   const options: Record<string, string[]> = {};
@@ -165,12 +160,12 @@ function optionsOf(statement: Statement, filter: string, paging: Record<string, 
 }
 
 function rowMapper(columns: QueryRequest['columns']): (entity: Record<string, unknown>) => RecordData {
-  const plain = (entity: Record<string, unknown>) => Object.fromEntries(Object.entries(entity).filter(([name]) => !name.includes('@')));
   if (columns === undefined || columns.length === 0) {
-    return (entity) => Object.fromEntries(Object.entries(plain(entity)).map(([name, raw]) => [name, decodeValue(undefined, raw)]));
+    return (entity) =>
+      Object.fromEntries(Object.entries(withoutAnnotations(entity)).map(([name, raw]) => [name, decodeValue(undefined, raw)]));
   }
   return (entity) => {
-    const row = plain(entity);
+    const row = withoutAnnotations(entity);
     const lowered = new Map(Object.keys(row).map((name) => [name.toLowerCase(), name]));
     const record: RecordData = {};
     for (const { name, type } of columns as ReadonlyArray<{ name: string; type: FieldType }>) {
@@ -193,8 +188,8 @@ function rowMapper(columns: QueryRequest['columns']): (entity: Record<string, un
 export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
   const { limits, web } = scope;
   const { signal } = request;
-  const limit = wholeNumber('limit', request.limit);
-  const skip = wholeNumber('skip', request.skip);
+  const limit = wholeNumber('limit', request.limit, 0);
+  const skip = wholeNumber('skip', request.skip, 0);
   const statement = parseStatement(scope, request.statement, 'statement');
   const count = request.countStatement === undefined ? undefined : parseStatement(scope, request.countStatement, 'count statement');
   const setsPaging = statement.options.some(([name]) => name === '$top' || name === '$skip');
