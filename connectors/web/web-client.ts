@@ -64,8 +64,11 @@
  * path (never the query string) and the status, which `details` also holds ({system, method, path,
  * status}) for a connector that refines an error. What the server said travels only in `cause`
  * (UpstreamAnswer: status, the body's first 2 KB), for the log; the client's secrets (passwords,
- * tokens, keys, client secrets) are taken out of it, and no message holds one. A connector that
- * reads an error body to refine the error (an OData error code) must not put its text in a message.
+ * tokens, keys, client secrets, the values of connection.headers) are taken out of it, and no
+ * message holds one. A connector that reads an error body to refine the error (an OData error
+ * code) must not put its text in a message. What fetch or the URL parser throw themselves (a
+ * header value fetch refuses, a link that is not a URL) is 'unavailable' too, the raw error only
+ * in `cause`: never a bare TypeError.
  */
 import type { SystemDefinition } from '../../definitions/types.js';
 import { ConnectorError } from '../connector-error.js';

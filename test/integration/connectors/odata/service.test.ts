@@ -90,7 +90,7 @@ await describeWithODataServer('odata connector and its service', { users: { alic
       await rejectsWith(
         () => readAll(connection, 'Order'),
         'definition-mismatch',
-        /object Order: the service has no entity set 'Orders' \(its \$metadata lists Accounts, Addresses, Contracts, Customers, Vendors\)/,
+        /object Order: the service has no entity set 'Orders' \(its \$metadata lists Accounts, Addresses, Contracts, Customers, Devices, Vendors\)/,
       );
       await rejectsWith(
         () => connection.count('Account'),
