@@ -140,10 +140,13 @@ export interface Connection {
   write(object: string, request: WriteRequest): Promise<WriteResult>;
   /**
    * Several writes of one object at once, each with exactly the meaning of `write`, in one
-   * transaction where the system has them. Each request succeeds or fails on its own: the answer
-   * holds, in request order, the WriteResult or the ConnectorError of each (a failing record is
-   * rolled back alone and the others are kept). Rejects only when the whole batch cannot be written
-   * (the system unreachable, or a failure that cannot be pinned on one record); nothing is kept then.
+   * transaction where the system has them. The answer holds, in request order, the WriteResult of
+   * each write made and the ConnectorError of each write not made: one refused on its own (a
+   * failing record is rolled back alone and the others are kept), or one not made because the
+   * system failed partway (unreachable, an answer that does not say what happened) — its error is
+   * then the system's ('unavailable', 'timeout'…), and the writes made before stay made and are
+   * answered as such. Rejects only when nothing was written: the caller can then treat the whole
+   * call as not done.
    */
   writeMany(object: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>>;
   /** Resolves when the system can be reached; rejects with a ConnectorError saying why not. */

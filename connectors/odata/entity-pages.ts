@@ -6,7 +6,9 @@
  * are read as the OData JSON format says — relative to the payload's context URL — and followed only
  * on the origin of connection.baseUrl (the web client refuses any other).
  *
- * A page that comes back short without a next link is the last one.
+ * A page that comes back short without a next link is the last one. A service whose next links go
+ * round in circles — a link followed already, or page after page empty with a link on — is
+ * stopped ('unavailable', NextLinks) instead of being followed for ever.
  */
 import { ConnectorError } from '../connector-error.js';
 import type { QueryParameters, WebClient, WebResponse } from '../web/index.js';
@@ -46,10 +48,55 @@ export function collectionOf(web: WebClient, response: WebResponse): { entities:
   let next: string | undefined;
   if (typeof link === 'string' && link !== '') {
     const context = body?.['@odata.context'];
-    const base = typeof context === 'string' ? new URL(context, response.url) : response.url;
-    next = new URL(link, base).href;
+    try {
+      const base = typeof context === 'string' ? new URL(context, response.url) : response.url;
+      next = new URL(link, base).href;
+    } catch (error) {
+      throw new ConnectorError('unavailable', `system '${web.systemId}' sent a next link that is not a URL`, {
+        cause: error,
+        details: { system: web.systemId, path: response.url.pathname },
+      });
+    }
   }
   return { entities: value.filter((entity): entity is Entity => entity !== null && typeof entity === 'object'), next };
+}
+
+/** Empty pages in a row, each with a next link, after which the paging is judged stuck. */
+export const MAX_EMPTY_PAGES = 3;
+
+/** The next links one paging has followed, to stop one that goes round in circles. */
+export class NextLinks {
+  private readonly followed = new Set<string>();
+  private emptyInRow = 0;
+
+  constructor(private readonly web: WebClient) {}
+
+  /** Throws when `next`, the link of a page of `count` entities, leads nowhere new. */
+  check(next: string, count: number): void {
+    this.emptyInRow = count === 0 ? this.emptyInRow + 1 : 0;
+    const repeated = this.followed.has(next);
+    if (repeated || this.emptyInRow >= MAX_EMPTY_PAGES) {
+      const systemId = this.web.systemId;
+      const why = repeated ? 'a next link it had sent already' : `${MAX_EMPTY_PAGES} empty pages in a row, each with a next link`;
+      throw new ConnectorError('unavailable', `system '${systemId}' pages in circles (${why}); the read was stopped`, {
+        details: { system: systemId, reason: 'next-link-loop' },
+      });
+    }
+    this.followed.add(next);
+  }
+}
+
+/** The entity of a single-entity answer (`Customers(7)`); anything but a JSON object is the service failing. */
+export function entityOf(web: WebClient, response: WebResponse): Entity {
+  const body = response.json();
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as Entity;
+  throw new ConnectorError(
+    'unavailable',
+    `system '${web.systemId}' answered ${response.url.pathname} with something that is not an entity`,
+    {
+      details: { system: web.systemId, path: response.url.pathname },
+    },
+  );
 }
 
 async function get(
@@ -79,8 +126,12 @@ export async function* entityPages(web: WebClient, query: CollectionQuery, windo
     const wanted = Math.min(pageSize, remaining);
     const options: QueryParameters = { ...query.options, $top: wanted, ...(offset > 0 ? { $skip: offset } : {}) };
     let { entities, next } = collectionOf(web, await get(web, query.path, options, wanted, signal));
+    const links = new NextLinks(web);
+    let last = entities.length;
     while (entities.length < wanted && next !== undefined) {
+      links.check(next, last);
       const more = collectionOf(web, await get(web, next, undefined, wanted, signal));
+      last = more.entities.length;
       entities = entities.concat(more.entities);
       next = more.next;
     }

@@ -10,19 +10,22 @@
  * equality (a match on null finds only null), as the sql connector does.
  *
  * The conditions are the filter compiler's own (`field = value`, `IS NULL` for null), so a match is
- * case-sensitive and typed exactly as a filter is.
+ * case-sensitive and typed exactly as a filter is. Match values are first put in the form a record
+ * holds (`canonicalMatch`: '7' for an Integer is 7, a date-time in UTC ISO text) and a GUID in
+ * lowercase on both sides — Edm.Guid is case-insensitive, and a service may send either case — so
+ * that a value written another way finds the same entity, in the `$filter` and in the check in JS.
  */
 import type { RecordData } from '../connection.js';
 import { compareValues } from '../../definitions/expression/index.js';
 import { checkFieldValue } from '../records/field-values.js';
 import type { WebClient } from '../web/index.js';
 import { decodeEntity } from './decode-entity.js';
-import { collectionOf } from './entity-pages.js';
+import { collectionOf, entityOf, NextLinks } from './entity-pages.js';
 import { compareWithConstant } from './filter/compare-field.js';
 import { and, filterText, or, type Condition } from './filter/filter-condition.js';
 import { nullPair } from './filter/filter-operand.js';
 import { keyPredicate } from './odata-literals.js';
-import type { BoundObject } from './object-model.js';
+import type { BoundField, BoundObject } from './object-model.js';
 import { objectFilterScope, selectOptions } from './record-query.js';
 import type { Entity, PreparedWrite } from './write-payload.js';
 
@@ -34,22 +37,43 @@ export interface LookupScope {
   bound: BoundObject;
 }
 
+/**
+ * A value of `field` as a record holds it (records/field-values.ts), a GUID in lowercase; a value
+ * that does not fit the type is left as it is, for the filter compiler to judge as a filter would.
+ */
+export function canonicalValue(field: BoundField | undefined, value: unknown): unknown {
+  if (value === null || value === undefined || field === undefined) return value;
+  let canonical: unknown;
+  try {
+    canonical = checkFieldValue(field.field.type, value, { label: field.field.name });
+  } catch {
+    return value;
+  }
+  return field.edm === 'guid' && typeof canonical === 'string' ? canonical.toLowerCase() : canonical;
+}
+
+/** The match with each value in its canonical form (`canonicalValue`). */
+export function canonicalMatch(bound: BoundObject, match: Readonly<RecordData>): RecordData {
+  return Object.fromEntries(Object.entries(match).map(([name, value]) => [name, canonicalValue(bound.fields.get(name), value)]));
+}
+
 /** `field = value` for each match field, as a filter would say it. */
 export function matchCondition(bound: BoundObject, match: Readonly<RecordData>): Condition {
   const scope = objectFilterScope(bound);
   return and(
-    Object.entries(match).map(([name, value]) => {
+    Object.entries(canonicalMatch(bound, match)).map(([name, value]) => {
       const ref = scope.field([name]);
       return value === null || value === undefined ? nullPair(ref).holds : compareWithConstant(ref, '=', value).holds;
     }),
   );
 }
 
-/** Whether an entity (as decoded) is one the match finds. */
-export function matches(record: RecordData, match: Readonly<RecordData>): boolean {
-  return Object.entries(match).every(([name, value]) =>
-    value === null || value === undefined ? record[name] === null || record[name] === undefined : compareValues(record[name], value) === 0,
-  );
+/** Whether an entity (as decoded) is one the match (canonical: `canonicalMatch`) finds. */
+function matches(bound: BoundObject, record: RecordData, match: Readonly<RecordData>): boolean {
+  return Object.entries(match).every(([name, value]) => {
+    if (value === null || value === undefined) return record[name] === null || record[name] === undefined;
+    return compareValues(canonicalValue(bound.fields.get(name), record[name]), value) === 0;
+  });
 }
 
 /** The match's values as the service key's, when it matches on exactly that key and each value fits. */
@@ -61,7 +85,7 @@ function serviceKeyOf(bound: BoundObject, match: Readonly<RecordData>): Record<s
     const field = bound.fields.get(part.name);
     if (field === undefined || match[part.name] === null || match[part.name] === undefined) return undefined;
     try {
-      key[part.name] = checkFieldValue(field.field.type, match[part.name], { label: part.name });
+      key[part.name] = canonicalValue(field, checkFieldValue(field.field.type, match[part.name], { label: part.name }));
     } catch {
       return undefined;
     }
@@ -88,7 +112,7 @@ export async function findEntities(scope: LookupScope, prepared: PreparedWrite, 
     });
     if (response.status === 404) return [];
     if (!response.ok) throw response.failure();
-    return [response.json() as Entity];
+    return [entityOf(web, response)];
   }
   const condition = matchCondition(bound, match);
   if (condition.kind === 'constant' && !condition.value) return [];
@@ -103,8 +127,10 @@ export async function findEntities(scope: LookupScope, prepared: PreparedWrite, 
 
 /**
  * The entities each write's match finds, by position (`[]` for a write that is undefined or
- * identifies nothing). Every entity a chunk's filter selects is read, following the service's
- * next links.
+ * identifies nothing; two or more: ambiguous, so no more are looked for). A chunk's filter is read
+ * following the service's next links, at most one page per write of the chunk: matches broad
+ * enough to need more (many records, a service paging a few at a time) are looked up write by write
+ * with `$top=2` instead, so a write never costs more than two lookup requests.
  */
 export async function findEntitiesOfMany(
   scope: LookupScope,
@@ -122,21 +148,29 @@ export async function findEntitiesOfMany(
   for (const positions of bySignature.values()) {
     for (let start = 0; start < positions.length; start += LOOKUP_CHUNK) {
       const chunk = positions.slice(start, start + LOOKUP_CHUNK);
+      const wanted = new Map(chunk.map((position) => [position, canonicalMatch(bound, writes[position]!.match!)]));
       const condition = or(chunk.map((position) => matchCondition(bound, writes[position]!.match!)));
       if (condition.kind === 'constant' && !condition.value) continue;
       let next: string | undefined = bound.entitySet;
       let query: Record<string, string> | undefined = { ...lookupOptions(bound), $filter: filterText(condition) };
-      while (next !== undefined) {
+      const links = new NextLinks(web);
+      let pages = 0;
+      const decided = () => chunk.every((position) => found[position]!.length >= 2);
+      while (next !== undefined && pages < chunk.length && !decided()) {
+        pages += 1;
         const response = await web.request({ path: next, ...(query === undefined ? {} : { query }), ...(signal ? { signal } : {}) });
         if (!response.ok) throw response.failure();
         const page = collectionOf(web, response);
         for (const entity of page.entities) {
           const record = decodeEntity(bound, entity);
-          for (const position of chunk) if (matches(record, writes[position]!.match!)) found[position]!.push(entity);
+          for (const [position, match] of wanted) if (matches(bound, record, match)) found[position]!.push(entity);
         }
         next = page.next;
+        if (next !== undefined) links.check(next, page.entities.length);
         query = undefined;
       }
+      if (next === undefined || decided()) continue;
+      for (const position of chunk) if (found[position]!.length < 2) found[position] = await findEntities(scope, writes[position]!, signal);
     }
   }
   return found;

@@ -84,11 +84,28 @@ export class ODataConnection implements Connection {
   }
 
   async *read(object: string, request: ReadRequest = {}): AsyncIterable<RecordData[]> {
-    yield* readRecords(await this.readScope(object), request);
+    try {
+      yield* readRecords(await this.readScope(object), request);
+    } catch (error) {
+      throw this.unreadable(error);
+    }
   }
 
   async count(object: string, request: Pick<ReadRequest, 'filter' | 'placeholders' | 'signal'> = {}): Promise<number> {
-    return countRecords(await this.readScope(object), request);
+    return countRecords(await this.readScope(object), request).catch((error: unknown) => Promise.reject(this.unreadable(error)));
+  }
+
+  /**
+   * A TypeError from reading an answer of a shape no check foresaw (a null where an entity was
+   * due) is the service's failure, in our words: the raw error, its stack and what the service
+   * sent stay in `cause`, for the log.
+   */
+  private unreadable(error: unknown): unknown {
+    if (!(error instanceof TypeError)) return error;
+    return new ConnectorError('unavailable', `system '${this.system.id}' answered with something the odata connector cannot read`, {
+      cause: error,
+      details: { system: this.system.id },
+    });
   }
 
   query(request: QueryRequest): Promise<QueryResult> {
@@ -101,13 +118,13 @@ export class ODataConnection implements Connection {
         model: () => this.metadata.get(),
       },
       request,
-    );
+    ).catch((error: unknown) => Promise.reject(this.unreadable(error)));
   }
 
   async write(objectName: string, request: WriteRequest): Promise<WriteResult> {
     const object = this.object(objectName);
     const prepared = prepareWrite(object, request);
-    return writeRecord(await this.writeScope(object), prepared);
+    return writeRecord(await this.writeScope(object), prepared).catch((error: unknown) => Promise.reject(this.unreadable(error)));
   }
 
   async writeMany(objectName: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>> {
@@ -129,7 +146,7 @@ export class ODataConnection implements Connection {
       }
     });
     if (prepared.every((write) => write instanceof ConnectorError)) return prepared as ConnectorError[];
-    return writeMany(await this.writeScope(object), prepared);
+    return writeMany(await this.writeScope(object), prepared).catch((error: unknown) => Promise.reject(this.unreadable(error)));
   }
 
   /** The service document answers (one try, no retries): the service is there and takes our credentials. */
@@ -138,7 +155,7 @@ export class ODataConnection implements Connection {
   }
 
   async discover(): Promise<DiscoveredObject[]> {
-    return discoverObjects(await this.metadata.get());
+    return discoverObjects(await this.metadata.get().catch((error: unknown) => Promise.reject(this.unreadable(error))));
   }
 
   /** Refuses new operations; requests under way finish (nothing is held open between requests). */

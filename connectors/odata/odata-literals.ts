@@ -44,8 +44,12 @@ function notALiteral(what: string): ConnectorError {
  * `true`/`false`, dates `YYYY-MM-DD`, date-times ISO UTC with milliseconds, guids bare.
  */
 export function literal(edm: EdmClass, value: unknown): string {
+  // Never `'undefined'`, `null` or `[object Object]` in a URL: a value missing here is a mistake upstream.
+  if (value === undefined || value === null) throw notALiteral('a missing value (null or undefined)');
   switch (edm) {
     case 'text':
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint')
+        throw notALiteral('a value that is not text for a text property');
       return stringLiteral(String(value));
     case 'guid':
       if (typeof value !== 'string' || !GUID.test(value)) throw notALiteral('a value that is not a GUID for an Edm.Guid property');
@@ -59,7 +63,8 @@ export function literal(edm: EdmClass, value: unknown): string {
       if (typeof value === 'number' && Number.isFinite(value)) return plainNumber(value === 0 ? 0 : value);
       throw notALiteral('a value that is not a finite number for a numeric property');
     case 'boolean':
-      return value === true ? 'true' : 'false';
+      if (typeof value !== 'boolean') throw notALiteral('a value that is not true or false for an Edm.Boolean property');
+      return String(value);
     case 'date':
       if (typeof value === 'string' && DATE.test(value)) return value;
       throw notALiteral('a value that is not a date (YYYY-MM-DD) for an Edm.Date property');
@@ -87,4 +92,40 @@ export function keyPredicate(parts: readonly KeyPart[], values: Readonly<Record<
   const encoded = parts.map((part) => encodeURIComponent(literal(part.edm, values[part.name])));
   if (parts.length === 1) return `(${encoded[0]})`;
   return `(${parts.map((part, index) => `${part.name}=${encoded[index]}`).join(',')})`;
+}
+
+/** A literal of a key predicate read back: text unquoted, numbers and booleans as themselves, GUIDs and dates as text. */
+function readLiteral(text: string): unknown {
+  if (/^'(?:[^']|'')*'$/.test(text)) return text.slice(1, -1).replaceAll("''", "'");
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/.test(text)) return Number(text);
+  if (GUID.test(text) || /^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[-+]\d{2}:\d{2}))?$/.test(text)) return text;
+  return undefined;
+}
+
+/**
+ * The key values in the entity id a service sends for a created entity (`OData-EntityId` or
+ * `Location`: `…/Customers(7)`, `…/Addresses(customer_id=7,type='main')`); undefined when the URL
+ * does not end in a key predicate of these parts.
+ */
+export function keyOfEntityId(parts: readonly KeyPart[], entityId: string): Record<string, unknown> | undefined {
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(entityId, 'http://entity.invalid/').pathname);
+  } catch {
+    return undefined;
+  }
+  const predicate = /\(((?:[^()']|'(?:[^']|'')*')*)\)$/.exec(path)?.[1];
+  if (predicate === undefined) return undefined;
+  const pieces = predicate.match(/(?:[^,']|'(?:[^']|'')*')+/g) ?? [];
+  const key: Record<string, unknown> = {};
+  if (parts.length === 1 && pieces.length === 1 && !/^[A-Za-z_]\w*=/.test(pieces[0]!)) {
+    key[parts[0]!.name] = readLiteral(pieces[0]!);
+  } else {
+    for (const piece of pieces) {
+      const equals = piece.indexOf('=');
+      if (equals > 0) key[piece.slice(0, equals).trim()] = readLiteral(piece.slice(equals + 1).trim());
+    }
+  }
+  return parts.every((part) => key[part.name] !== undefined) ? key : undefined;
 }

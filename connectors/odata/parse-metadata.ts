@@ -1,7 +1,7 @@
 /**
  * A service's `$metadata` (CSDL XML, OData v4) read into what the connector needs: its entity sets,
- * their entity types with keys, properties (Edm type, nullable, max length) and navigation
- * properties, complex types, and the version the service speaks. Parsed with fast-xml-parser;
+ * their entity types with keys, properties (Edm type, nullable) and navigation properties, and
+ * complex types; a document of another OData version than 4 is refused. Parsed with fast-xml-parser;
  * annotations, actions, functions and singletons are not needed and are passed over.
  *
  * Names are qualified (`CrmService.Customers`); a schema's alias (`Alias="crm"`) is read back to its
@@ -18,7 +18,6 @@ export interface EdmProperty {
   /** `Collection(…)` of `type`. */
   collection: boolean;
   nullable: boolean;
-  maxLength?: number;
 }
 
 export interface EdmNavigation {
@@ -46,8 +45,6 @@ export interface EdmEntitySet {
 }
 
 export interface ServiceModel {
-  /** The `Version` of the edmx document: `4.0` or `4.01`. */
-  version: string;
   entitySets: Map<string, EdmEntitySet>;
   types: Map<string, EdmStructuredType>;
   /** Qualified names of enumeration types. */
@@ -170,13 +167,7 @@ export function parseMetadata(xml: string): ServiceModel {
       const name = text(property.Name);
       const declared = text(property.Type);
       if (name === undefined || declared === undefined) continue;
-      const maxLength = Number(text(property.MaxLength));
-      structured.properties.set(name, {
-        name,
-        ...typeName(declared),
-        nullable: text(property.Nullable) !== 'false',
-        ...(Number.isSafeInteger(maxLength) && maxLength > 0 ? { maxLength } : {}),
-      });
+      structured.properties.set(name, { name, ...typeName(declared), nullable: text(property.Nullable) !== 'false' });
     }
     for (const navigation of list(source.node.NavigationProperty)) {
       const name = text(navigation.Name);
@@ -202,5 +193,5 @@ export function parseMetadata(xml: string): ServiceModel {
     }
   }
   if (entitySets.size === 0 && types.size === 0) throw new MetadataFormatError('the document declares no entity sets or types');
-  return { version, entitySets, types, enums };
+  return { entitySets, types, enums };
 }

@@ -5,14 +5,18 @@
  *
  * - Only GET is ever sent. A statement that names another method (`DELETE Customers(7)`) or the
  *   `$batch` resource is refused 'read-only'; one that leaves the service root (an absolute URL, a
- *   `..` segment, a leading `/`) is refused 'invalid-value'. `GET ` before the path is allowed.
+ *   `..` segment, a leading `/`, or anything whose resolved path is not below the root: `\`, tabs
+ *   and line breaks, which the URL parser reads as `/` or drops) is refused 'invalid-value'.
+ *   `GET ` before the path is allowed.
  * - `#FlowFilter#` is replaced by the compiled filter in parentheses (no filter: `true`). The
  *   filter's fields are the properties of what the path reads — an entity set, or a navigation from
  *   one (`Customers(7)/addresses`) — typed from $metadata, so the filter means what it means on an
  *   object; a filter the service cannot say exactly (tolower, toupper, trim) is refused, since the
  *   rows cannot be checked again.
  * - Limit and skip become `$top` and `$skip` (a statement setting its own takes neither); the rows
- *   come page by page, following the service's next links, and stop at limits.queryRows + 1 rows or
+ *   come page by page, following the service's next links — no further once Limit rows are in, a
+ *   link that goes round in circles is 'unavailable', and all the pages together must come within
+ *   limits.statementTimeout ('timeout') — and stop at limits.queryRows + 1 rows or
  *   limits.queryBytes of JSON, answered 'too-large'. At most limits.concurrentQueries run at once.
  * - Rows are the entities without their annotations, typed by the request's `columns` when given
  *   (found by name, then case-insensitively). The count statement is a `/$count` path (or one with
@@ -22,16 +26,18 @@ import type { SystemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
 import type { QueryRequest, QueryResult, RecordData } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
-import { resultTooLargeError } from '../limit-errors.js';
+import { resultTooLargeError, statementTimeoutError } from '../limit-errors.js';
 import type { QuerySlots } from '../query-slots.js';
 import { decodeValue } from '../records/field-values.js';
+import { wholeNumber } from '../records/read-window.js';
 import type { QueryParameters, WebClient } from '../web/index.js';
 import { discoveredType, edmClass } from './edm-types.js';
-import { collectionOf } from './entity-pages.js';
+import { collectionOf, NextLinks } from './entity-pages.js';
 import { compileFilter, type FilterScope } from './filter/compile-filter.js';
 import { filterText, TRUE } from './filter/filter-condition.js';
 import { unsupported, type FieldRef } from './filter/filter-operand.js';
 import type { EdmStructuredType, ServiceModel } from './parse-metadata.js';
+import { withoutAnnotations } from './write-payload.js';
 
 export interface QueryScope {
   web: WebClient;
@@ -87,8 +93,8 @@ function parseStatement(scope: QueryScope, text: string, role: string): Statemen
   const question = statement.indexOf('?');
   const path = question < 0 ? statement : statement.slice(0, question);
   const segments = path.split('/').map(decode);
-  if (segments.some((segment) => segment === '..' || segment === '.'))
-    throw refused(scope, 'invalid-value', role, 'leaves the service root (a .. segment)');
+  if (segments.some((segment) => segment === '..' || segment === '.') || !scope.web.staysBelowBase(path))
+    throw refused(scope, 'invalid-value', role, 'leaves the service root (a .. segment, or \\, a tab or a line break that reads as one)');
   if (segments.some((segment) => segment.toLowerCase() === '$batch')) {
     throw refused(scope, 'read-only', role, 'names $batch, which carries writes; a query reads one resource');
   }
@@ -145,13 +151,6 @@ function queryFilterScope(type: EdmStructuredType | undefined, request: QueryReq
   };
 }
 
-function wholeNumber(name: string, raw: number | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!Number.isSafeInteger(raw) || raw < 0)
-    throw new ConnectorError('invalid-value', `${name} must be a whole number of at least 0`, { details: { parameter: name } });
-  return raw;
-}
-
 /** The statement's options with `#FlowFilter#` replaced, as the web client's query parameters. */
 function optionsOf(statement: Statement, filter: string, paging: Record<string, number>): QueryParameters {
   const options: Record<string, string[]> = {};
@@ -161,12 +160,12 @@ function optionsOf(statement: Statement, filter: string, paging: Record<string, 
 }
 
 function rowMapper(columns: QueryRequest['columns']): (entity: Record<string, unknown>) => RecordData {
-  const plain = (entity: Record<string, unknown>) => Object.fromEntries(Object.entries(entity).filter(([name]) => !name.includes('@')));
   if (columns === undefined || columns.length === 0) {
-    return (entity) => Object.fromEntries(Object.entries(plain(entity)).map(([name, raw]) => [name, decodeValue(undefined, raw)]));
+    return (entity) =>
+      Object.fromEntries(Object.entries(withoutAnnotations(entity)).map(([name, raw]) => [name, decodeValue(undefined, raw)]));
   }
   return (entity) => {
-    const row = plain(entity);
+    const row = withoutAnnotations(entity);
     const lowered = new Map(Object.keys(row).map((name) => [name.toLowerCase(), name]));
     const record: RecordData = {};
     for (const { name, type } of columns as ReadonlyArray<{ name: string; type: FieldType }>) {
@@ -189,8 +188,8 @@ function rowMapper(columns: QueryRequest['columns']): (entity: Record<string, un
 export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
   const { limits, web } = scope;
   const { signal } = request;
-  const limit = wholeNumber('limit', request.limit);
-  const skip = wholeNumber('skip', request.skip);
+  const limit = wholeNumber('limit', request.limit, 0);
+  const skip = wholeNumber('skip', request.skip, 0);
   const statement = parseStatement(scope, request.statement, 'statement');
   const count = request.countStatement === undefined ? undefined : parseStatement(scope, request.countStatement, 'count statement');
   const setsPaging = statement.options.some(([name]) => name === '$top' || name === '$skip');
@@ -220,7 +219,11 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
     let bytes = 0;
     let next: string | undefined = statement.path;
     let query: QueryParameters | undefined = optionsOf(statement, filter, paging);
+    const links = new NextLinks(web);
+    // Every request has the statement timeout; the pages of one query together have it too.
+    const deadline = performance.now() + limits.statementTimeoutMs;
     while (next !== undefined) {
+      if (performance.now() > deadline) throw statementTimeoutError(scope.systemId, 'reading the pages of a query', limits);
       const response = await web.request({
         path: next,
         ...(query ? { query } : {}),
@@ -233,13 +236,16 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
         ? collectionOf(web, response)
         : { entities: [body as Record<string, unknown>], next: undefined };
       for (const entity of page.entities) {
+        // A service that sends more than $top asked for (a next link past it) gives no more rows.
+        if (rows.length === limit) break;
         if (rows.length === limits.queryRows) throw resultTooLargeError(scope.systemId, 'rows', limits);
         const record = toRecord(entity);
         bytes += Buffer.byteLength(JSON.stringify(record)) + 1;
         if (bytes > limits.queryBytes) throw resultTooLargeError(scope.systemId, 'bytes', limits);
         rows.push(record);
       }
-      next = page.next;
+      next = rows.length === limit ? undefined : page.next;
+      if (next !== undefined) links.check(next, page.entities.length);
       query = undefined;
     }
     const result: QueryResult = { rows };
@@ -259,8 +265,9 @@ async function countOf(scope: QueryScope, statement: Statement, filter: string, 
   });
   if (!response.ok) throw response.failure();
   const text = response.text().trim();
-  let total = Number(text);
-  if (!/^\d+$/.test(text)) total = Number((response.json() as Record<string, unknown> | null)?.['@odata.count']);
+  // A /$count answers the number as text; a collection with $count=true carries it as @odata.count.
+  const given = /^\d+$/.test(text) ? text : (response.json() as Record<string, unknown> | null)?.['@odata.count'];
+  const total = typeof given === 'number' || (typeof given === 'string' && /^\d+$/.test(given)) ? Number(given) : Number.NaN;
   if (Number.isSafeInteger(total) && total >= 0) return total;
   throw new ConnectorError('unavailable', `system '${scope.systemId}' answered the count statement with something that is not a count`, {
     details: { system: scope.systemId },

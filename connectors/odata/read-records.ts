@@ -16,11 +16,12 @@
  * records are read and counted with the evaluator.
  */
 import type { ReadRequest, RecordData } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
 import { countInMemory, pagesInMemory, planMemoryRead, type MemoryRead } from '../records/in-memory-read.js';
 import { checkId } from '../records/record-id.js';
 import type { WebClient } from '../web/index.js';
 import { decodeEntity } from './decode-entity.js';
-import { entityPages } from './entity-pages.js';
+import { entityOf, entityPages } from './entity-pages.js';
 import { and, filterText, TRUE, type Condition } from './filter/filter-condition.js';
 import { keyPredicate } from './odata-literals.js';
 import type { BoundObject } from './object-model.js';
@@ -66,7 +67,7 @@ async function readByKey(scope: ReadScope, id: Record<string, unknown>, signal?:
   });
   if (response.status === 404) return undefined;
   if (!response.ok) throw response.failure();
-  return decodeEntity(bound, response.json() as Record<string, unknown>);
+  return decodeEntity(bound, entityOf(web, response));
 }
 
 export async function* readRecords(scope: ReadScope, request: ReadRequest = {}): AsyncGenerator<RecordData[]> {
@@ -122,9 +123,17 @@ export async function countRecords(
       ...(signal ? { signal } : {}),
     });
     if (!response.ok) throw response.failure();
-    const count = Number(response.text().trim());
-    if (Number.isSafeInteger(count) && count >= 0) return count;
-    throw response.failure();
+    const text = response.text().trim();
+    const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (Number.isSafeInteger(count)) return count;
+    throw new ConnectorError(
+      'unavailable',
+      `system '${scope.bound.systemId}' answered ${scope.bound.entitySet}/$count with something that is not a count`,
+      {
+        cause: response.failure().cause,
+        details: { system: scope.bound.systemId, status: response.status },
+      },
+    );
   }
   const narrowed = entityPages(
     scope.web,

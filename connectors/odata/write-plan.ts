@@ -13,9 +13,12 @@
  * - `onMatch: skip`: nothing.
  */
 import type { RecordData, WriteResult } from '../connection.js';
+import { ConnectorError } from '../connector-error.js';
 import { newRecordValues, writeResult } from '../records/write-checks.js';
+import { keyOfEntityId } from './odata-literals.js';
 import type { BatchRequest } from './batch/batch-parts.js';
 import { decodeEntity } from './decode-entity.js';
+import { canonicalValue } from './find-entities.js';
 import type { BoundGroup, BoundObject } from './object-model.js';
 import type { WriteTarget } from './write-errors.js';
 import {
@@ -90,8 +93,11 @@ function updatePlan(bound: BoundObject, prepared: PreparedWrite, entity: Entity)
   const key: RecordData = Object.fromEntries(bound.object.key.map((name) => [name, record[name]]));
   const settable = { ...prepared.checked.settable };
   // The service's key addresses the entity; sent again unchanged it is noise some services refuse.
-  for (const part of bound.serviceKey)
-    if (Object.hasOwn(settable, part.name) && settable[part.name] === record[part.name]) delete settable[part.name];
+  for (const part of bound.serviceKey) {
+    const field = bound.fields.get(part.name);
+    if (Object.hasOwn(settable, part.name) && canonicalValue(field, settable[part.name]) === canonicalValue(field, record[part.name]))
+      delete settable[part.name];
+  }
   for (const name of bound.object.key) if (Object.hasOwn(settable, name)) key[name] = settable[name];
   const result = writeResult(bound.object, 'updated', key);
   if (prepared.request.onMatch === 'skip') return { kind: 'skip', result: writeResult(bound.object, 'skipped', key) };
@@ -132,9 +138,29 @@ export function planWrite(bound: BoundObject, prepared: PreparedWrite, entity: E
   return entity === undefined ? createPlan(bound, prepared) : updatePlan(bound, prepared, entity);
 }
 
-/** The answer of a create, from the entity the service answered with (or the values sent, when it sent none). */
-export function createdResult(bound: BoundObject, values: RecordData, answered: unknown): WriteResult {
-  const entity = answered !== null && typeof answered === 'object' ? (answered as Entity) : undefined;
-  const key = entity === undefined ? values : { ...values, ...decodeEntity(bound, entity) };
+/**
+ * The answer of a create, from the entity the service answered with. A service that answers with
+ * no entity (an empty body, `return=minimal`, something that is not JSON) names the new entity in
+ * `OData-EntityId` or `Location`, whose key predicate gives the key; else the values sent do, when
+ * they hold the whole key. A key known from neither is the write's error: created, but which
+ * record it is cannot be said.
+ */
+export function createdResult(bound: BoundObject, values: RecordData, answered: unknown, entityId?: string | null): WriteResult {
+  const entity = answered !== null && typeof answered === 'object' && !Array.isArray(answered) ? (answered as Entity) : undefined;
+  if (entity !== undefined) return writeResult(bound.object, 'created', { ...values, ...decodeEntity(bound, entity) });
+  const fromId = entityId ? keyOfEntityId(bound.serviceKey, entityId) : undefined;
+  const key: RecordData = { ...values, ...fromId };
+  if (bound.object.key.some((name) => key[name] === undefined || key[name] === null)) {
+    throw new ConnectorError(
+      'unavailable',
+      `${bound.object.name}: system '${bound.systemId}' did not return the created entity (no entity in its answer, no OData-EntityId or Location), so the new record's key is unknown; read it to find it`,
+      { details: { system: bound.systemId, object: bound.object.name, outcome: 'created' } },
+    );
+  }
   return writeResult(bound.object, 'created', key);
+}
+
+/** Where a create's answer names the new entity. */
+export function entityIdOf(headers: { get(name: string): string | null | undefined }): string | undefined {
+  return headers.get('odata-entityid') ?? headers.get('location') ?? undefined;
 }

@@ -18,7 +18,7 @@ import { findEntities } from './find-entities.js';
 import type { BoundObject } from './object-model.js';
 import { refusedWrite } from './write-errors.js';
 import type { PreparedWrite } from './write-payload.js';
-import { createdResult, planWrite, type PlannedRequest, type WritePlan } from './write-plan.js';
+import { createdResult, entityIdOf, planWrite, type PlannedRequest, type WritePlan } from './write-plan.js';
 
 export interface WriteScope {
   web: WebClient;
@@ -27,8 +27,8 @@ export interface WriteScope {
   signal?: AbortSignal;
 }
 
-/** A single request of a write; a refusal becomes the write's error in our words. */
-async function sendOne(scope: WriteScope, request: PlannedRequest): Promise<unknown> {
+/** A single request of a write, answered with its JSON body (undefined when it has none that parses) and the entity id it names; a refusal becomes the write's error in our words. */
+async function sendOne(scope: WriteScope, request: PlannedRequest): Promise<{ body: unknown; entityId: string | undefined }> {
   const response = await scope.web.request({
     method: request.method,
     path: request.url,
@@ -45,8 +45,14 @@ async function sendOne(scope: WriteScope, request: PlannedRequest): Promise<unkn
     }
     throw refusedWrite(scope.bound, response.status, body, response.failure().cause, request.target);
   }
-  const text = response.text();
-  return text.trim() === '' ? undefined : response.json();
+  let body: unknown;
+  try {
+    body = response.text().trim() === '' ? undefined : response.json();
+  } catch {
+    // The write was made (2xx): a body that is not JSON changes nothing of that.
+    body = undefined;
+  }
+  return { body, entityId: entityIdOf(response.headers) };
 }
 
 /** The error of a changeset that failed. */
@@ -72,6 +78,7 @@ async function sendUpdate(scope: WriteScope, requests: readonly PlannedRequest[]
     const outcomes = await scope.batch.send([requests], scope.signal);
     if (outcomes !== undefined) {
       const outcome = outcomes[0]!;
+      if (outcome instanceof ConnectorError) throw outcome;
       if (!outcome.ok) throw changesetError(scope, outcome);
       return;
     }
@@ -89,7 +96,8 @@ export async function carryOut(scope: WriteScope, prepared: PreparedWrite, plan:
       return plan.result;
     case 'create':
       try {
-        return createdResult(scope.bound, plan.values, await sendOne(scope, plan.request));
+        const answer = await sendOne(scope, plan.request);
+        return createdResult(scope.bound, plan.values, answer.body, answer.entityId);
       } catch (error) {
         if (!retry || prepared.match === undefined || !mayBeConflict(error)) throw error;
         return storeAfterConflict(scope, prepared, error);

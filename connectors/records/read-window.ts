@@ -16,7 +16,8 @@ export interface ReadWindow {
   limit: number;
 }
 
-function wholeNumber(name: string, raw: number | undefined, minimum: number): number | undefined {
+/** `raw` when it is a whole number of at least `minimum` (undefined when absent); else the ConnectorError naming the parameter. */
+export function wholeNumber(name: string, raw: number | undefined, minimum: number): number | undefined {
   if (raw === undefined) return undefined;
   if (!Number.isSafeInteger(raw) || raw < minimum) {
     throw new ConnectorError('invalid-value', `${name} must be a whole number of at least ${minimum}`, { details: { parameter: name } });

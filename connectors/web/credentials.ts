@@ -44,11 +44,6 @@ export class Credentials {
     }
   }
 
-  /** True when a refused request may be tried once more with a new token. */
-  get renewable(): boolean {
-    return this.oauth2 !== undefined;
-  }
-
   /** The headers for a request now (fetching an OAuth2 token when none is valid). */
   async signIn(signal?: AbortSignal): Promise<SignedIn> {
     if (this.oauth2 === undefined) return this.fixed;

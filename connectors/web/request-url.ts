@@ -11,7 +11,7 @@ export type QueryParameters = Readonly<Record<string, string | number | boolean 
 
 /** The URL of `target` (a path below `baseUrl`, or an absolute URL of its origin) with `query` appended. */
 export function requestUrl(systemId: string, baseUrl: URL, target: string, query?: QueryParameters): URL {
-  const url = isAbsolute(target) ? new URL(target) : new URL(target.replace(/^\/+/, ''), baseUrl);
+  const url = parsedUrl(systemId, isAbsolute(target) ? target : target.replace(/^\/+/, ''), baseUrl);
   if (url.origin !== baseUrl.origin) throw otherOriginError(systemId);
   url.hash = '';
   const extra = queryText(query);
@@ -21,7 +21,7 @@ export function requestUrl(systemId: string, baseUrl: URL, target: string, query
 
 /** Where a redirect's Location leads, refused like any other URL of another origin. */
 export function redirectUrl(systemId: string, from: URL, location: string): URL {
-  const url = new URL(location, from);
+  const url = parsedUrl(systemId, location, from);
   if (url.origin !== from.origin) {
     throw new ConnectorError(
       'unavailable',
@@ -35,6 +35,18 @@ export function redirectUrl(systemId: string, from: URL, location: string): URL 
 /** The path of a URL for messages: never its query, which may hold keys or personal data. */
 export function displayPath(url: URL): string {
   return url.pathname;
+}
+
+/** `new URL`, with a URL that does not parse (a server's broken link) as the system's failure, not a TypeError. */
+function parsedUrl(systemId: string, target: string, base: URL): URL {
+  try {
+    return new URL(target, base);
+  } catch (error) {
+    throw new ConnectorError('unavailable', `system '${systemId}' pointed to a URL that cannot be read`, {
+      cause: error,
+      details: { system: systemId },
+    });
+  }
 }
 
 function isAbsolute(target: string): boolean {

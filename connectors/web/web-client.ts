@@ -37,13 +37,17 @@
  * limit and the system. The caller's `signal` stops a request, a wait for a retry or for a rate
  * slot at once, rejecting with the signal's own reason.
  *
- * **Retries.** 429 and 503 (the server refused before doing anything) are retried for every
- * method, up to connection.retries.max times, after the `Retry-After` the server sent (seconds or
- * an HTTP-date) or else a backoff doubling from 500ms, ±20% at random. The waits of one request
- * never add up to more than retries.maxWait: a Retry-After asking for longer fails at once, with
- * details.retryAfterSeconds ('busy' for 429, 'unavailable' for 503), as do the last 429 or 503.
- * A connection that fails (refused, reset) is retried for GET and HEAD only: a write may have
- * happened. An OAuth2 renewal does not count as a retry. `check()` makes one try, without retries.
+ * **Retries.** 429 and 503 are retried up to connection.retries.max times, after the
+ * `Retry-After` the server sent (seconds or an HTTP-date) or else a backoff doubling from 500ms,
+ * ±20% at random. The waits of one request never add up to more than retries.maxWait: a
+ * Retry-After asking for longer fails at once, with details.retryAfterSeconds ('busy' for 429,
+ * 'unavailable' for 503), as do the last 429 or 503. GET, HEAD, OPTIONS, PUT and DELETE are
+ * idempotent and retried so; any other method (POST, PATCH) only when the answer carries
+ * Retry-After — the server's word that it did not do the work (a bare 503 may come from a proxy
+ * after the work was done) — and never once retries.maxWait is spent, so that a write is not
+ * made twice. A connection that fails (refused, reset) is retried for GET and HEAD only: a write
+ * may have happened. An OAuth2 renewal does not count as a retry. `check()` makes one try, without
+ * retries.
  *
  * **Rate.** With connection.rateLimit, every request and retry of the client waits for a slot
  * (`requests` per `per`, the first `requests` at once), in the order they asked.
@@ -60,10 +64,14 @@
  * path (never the query string) and the status, which `details` also holds ({system, method, path,
  * status}) for a connector that refines an error. What the server said travels only in `cause`
  * (UpstreamAnswer: status, the body's first 2 KB), for the log; the client's secrets (passwords,
- * tokens, keys, client secrets) are taken out of it, and no message holds one. A connector that
- * reads an error body to refine the error (an OData error code) must not put its text in a message.
+ * tokens, keys, client secrets, the values of connection.headers) are taken out of it, and no
+ * message holds one. A connector that reads an error body to refine the error (an OData error
+ * code) must not put its text in a message. What fetch or the URL parser throw themselves (a
+ * header value fetch refuses, a link that is not a URL) is 'unavailable' too, the raw error only
+ * in `cause`: never a bare TypeError.
  */
 import type { SystemDefinition } from '../../definitions/types.js';
+import { ConnectorError } from '../connector-error.js';
 import { systemLimits, type SystemLimits } from '../../definitions/system-limits.js';
 import { Deadline, wait } from './abort-timing.js';
 import { Credentials } from './credentials.js';
@@ -113,6 +121,9 @@ export interface WebClientOptions {
   limits: SystemLimits;
 }
 
+/** Methods that mean the same done twice as once (RFC 9110 §9.2.2): retried on 429 and 503 without Retry-After too. */
+const idempotentMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
 /** Most redirects one GET or HEAD follows. */
 const maxRedirects = 5;
 /** Bytes of an answer the client handles itself (401, 429, 5xx…) read for the log: the excerpt, with room to redact. */
@@ -148,6 +159,8 @@ export class WebClient {
       maxResponseBytes: options.settings.maxResponseBytes,
     });
     this.rate = options.settings.rateLimit && new RequestRate(options.settings.rateLimit);
+    // Static headers carry keys and tenant tokens as often as auth does (X-API-Key, a session header): never logged either.
+    secrets.add(...Object.values(options.settings.headers));
   }
 
   /** The client of a validated System definition. */
@@ -183,6 +196,19 @@ export class WebClient {
   }
 
   /**
+   * Whether `path` (below baseUrl) lands below baseUrl's own path once resolved as `request`
+   * resolves it: the URL parser reads `\` as `/` and drops tabs and newlines, so `Customers\..\..`
+   * or `.<tab>./` climb out as `../` does, and only the resolved path can tell.
+   */
+  staysBelowBase(path: string): boolean {
+    try {
+      return requestUrl(this.systemId, this.baseUrl, path).pathname.startsWith(this.baseUrl.pathname);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Resolves when a GET of `path` (default: baseUrl itself) answers 2xx; rejects with a
    * ConnectorError saying why not — connection refused, host not found, TLS, credentials, status.
    * One try, without retries: a check answers for now, and says so at once.
@@ -198,7 +224,7 @@ export class WebClient {
     const reading = method === 'GET' || method === 'HEAD';
     let url = requestUrl(this.systemId, this.baseUrl, request.path, request.query);
     const body = request.json === undefined ? request.body : JSON.stringify(request.json);
-    const headers = this.headers(request);
+    const headers = this.headers(request, { systemId: this.systemId, method, path: displayPath(url) });
     const { maxWaitMs } = this.settings.retries;
     let retries = 0;
     let waitedMs = 0;
@@ -225,8 +251,14 @@ export class WebClient {
         if (status === 429 || status === 503) {
           const retryAfterMs = parseRetryAfter(tried.headers.get('retry-after'));
           const waitTooLong = retries < max && retryAfterMs !== undefined && retryAfterMs > maxWaitMs - waitedMs;
-          if (retries >= max || waitTooLong)
-            throw stillRefused(target, status, this.settings, { retries, retryAfterMs, waitTooLong }, cause());
+          // A write goes again only on the server's word that it did not do it, and within the wait budget.
+          let writeStops: 'no-retry-after' | 'wait-spent' | undefined;
+          if (!idempotentMethods.has(method)) {
+            if (retryAfterMs === undefined) writeStops = 'no-retry-after';
+            else if (waitedMs >= maxWaitMs) writeStops = 'wait-spent';
+          }
+          if (retries >= max || waitTooLong || writeStops !== undefined)
+            throw stillRefused(target, status, this.settings, { retries, retryAfterMs, waitTooLong, writeStops }, cause());
           delayMs = retryAfterMs ?? backoffDelayMs(retries + 1);
         } else if (status >= 500) {
           throw answerError(target, status, cause());
@@ -272,14 +304,27 @@ export class WebClient {
       const explained = deadline.explain(error, () => requestTimeout(target, this.limits));
       const failure = explained === error ? networkFailure(error) : undefined;
       if (failure !== undefined) return { kind: 'failed', failure, error };
-      throw explained;
+      if (explained instanceof ConnectorError || signal?.aborted) throw explained;
+      // Anything else fetch throws (a header value it refuses, a body it cannot send) is ours to word: the raw error only as the cause.
+      throw notSent(target, error);
     } finally {
       deadline.end();
     }
   }
 
-  /** The request's headers before signing in: defaults, then connection.headers, then the request's own. */
-  private headers(request: WebRequest): Headers {
+  /**
+   * The request's headers before signing in: defaults, then connection.headers, then the request's
+   * own. A value fetch refuses (a line break) is 'unavailable', the value only in the cause.
+   */
+  private headers(request: WebRequest, target: RequestTarget): Headers {
+    try {
+      return this.headersOf(request);
+    } catch (error) {
+      throw notSent(target, error);
+    }
+  }
+
+  private headersOf(request: WebRequest): Headers {
     const headers = new Headers({ accept: 'application/json', 'user-agent': this.userAgent });
     for (const [name, value] of Object.entries(this.settings.headers)) headers.set(name, value);
     for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
@@ -287,6 +332,14 @@ export class WebClient {
     if (request.json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
     return headers;
   }
+}
+
+/** A request fetch would not send (a header value it refuses, a body it cannot take), in our words. */
+function notSent(target: RequestTarget, cause: unknown): ConnectorError {
+  return new ConnectorError('unavailable', `system '${target.systemId}': ${target.method} ${target.path} could not be sent`, {
+    cause,
+    details: { system: target.systemId, method: target.method, path: target.path },
+  });
 }
 
 /** A redirect the client can follow: one of the redirect statuses, with a Location. */

@@ -77,13 +77,20 @@ export function answerError(target: RequestTarget, status: number, cause: Upstre
 
 /**
  * 429 or 503 still: after `retries` retries, or (`waitTooLong`) asking in Retry-After to wait
- * longer than retries.maxWait allows. `retryAfterMs` is what the server asked for, when it did.
+ * longer than retries.maxWait allows, or a write not tried again (`writeStops`: the answer has no
+ * Retry-After, or the wait of retries.maxWait is spent). `retryAfterMs` is what the server asked
+ * for, when it did.
  */
 export function stillRefused(
   target: RequestTarget,
   status: 429 | 503,
   settings: WebSettings,
-  wait: { retries: number; retryAfterMs: number | undefined; waitTooLong: boolean },
+  wait: {
+    retries: number;
+    retryAfterMs: number | undefined;
+    waitTooLong: boolean;
+    writeStops?: 'no-retry-after' | 'wait-spent' | undefined;
+  },
   cause: UpstreamAnswer,
 ): ConnectorError {
   const refusal =
@@ -94,9 +101,13 @@ export function stillRefused(
   const { retries } = wait;
   const outcome = wait.waitTooLong
     ? ` and asks to wait ${retryAfterSeconds} s, longer than connection.retries.maxWait (${settings.retries.maxWait}) allows`
-    : retries === 0
-      ? ''
-      : `, also after ${retries} ${retries === 1 ? 'retry' : 'retries'} (connection.retries.max)`;
+    : wait.writeStops === 'no-retry-after'
+      ? ` without Retry-After; a ${target.method} is sent again only when the system says when to, since it may have done the work`
+      : wait.writeStops === 'wait-spent'
+        ? `, also after waiting connection.retries.maxWait (${settings.retries.maxWait}); a ${target.method} is not sent again past it`
+        : retries === 0
+          ? ''
+          : `, also after ${retries} ${retries === 1 ? 'retry' : 'retries'} (connection.retries.max)`;
   const advice = status === 429 && settings.rateLimit === undefined ? 'try again later, or set connection.rateLimit' : 'try again later';
   return new ConnectorError(status === 429 ? 'busy' : 'unavailable', `system '${target.systemId}' ${refusal}${outcome}; ${advice}`, {
     cause,

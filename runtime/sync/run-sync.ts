@@ -298,8 +298,10 @@ class SyncRun {
 
   /**
    * The writes of a page in one call to the connector (one transaction, batched statements). A
-   * rejected record fails alone; anything else stops the run. A record deleted since the search
-   * is created again by the connector; the statistics count what happened.
+   * rejected record fails alone; anything else stops the run — after every record that was written
+   * is counted, since writeMany answers the writes made even when the system failed partway. A
+   * record deleted since the search is created again by the connector; the statistics count what
+   * happened.
    */
   private async writeAll(writes: readonly PendingWrite[]): Promise<void> {
     if (writes.length === 0) return;
@@ -314,13 +316,14 @@ class SyncRun {
       throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
     }
     let at = 0;
+    let stop: ConnectorError | undefined;
     for (const write of writes) {
       const own = results.slice(at, at + write.requests.length);
       at += write.requests.length;
       const error = own.find((result): result is ConnectorError => result instanceof ConnectorError);
       if (error !== undefined) {
-        if (!isRecordRejection(error)) throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
-        this.fail(write.record.source, error.message);
+        if (isRecordRejection(error)) this.fail(write.record.source, error.message);
+        else stop ??= error;
         continue;
       }
       const created = own.filter((result) => (result as WriteResult).action === 'created').length;
@@ -330,6 +333,7 @@ class SyncRun {
       this.report.statistics[result] += 1;
       this.onRecord?.({ sourceId: write.record.source.sourceId, result, keys: own.map((written) => (written as WriteResult).key) });
     }
+    if (stop !== undefined) throw stopFor(stop, `writing ${this.targetLabel}`, this.signal);
   }
 }
 

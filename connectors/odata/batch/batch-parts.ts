@@ -25,17 +25,27 @@ export interface BatchAnswer {
 /** A changeset's outcome: every request's answer (all 2xx), or the answer that failed it. */
 export type ChangesetOutcome = { ok: true; answers: BatchAnswer[] } | { ok: false; failure: BatchAnswer; request: BatchRequest };
 
+/**
+ * How a batch answer speaks of one changeset: its outcome; `unknown` when the answer has a part for
+ * it that cannot be read or is incomplete (the service may have written it, so it must never be
+ * sent again); undefined when the answer does not mention it (a service that stopped before it:
+ * nothing of it was done).
+ */
+export type ChangesetReading = ChangesetOutcome | 'unknown' | undefined;
+
 export const ok = (status: number): boolean => status >= 200 && status < 300;
 
-/** The outcome of a changeset from the answers the service gave to its requests (in request order). */
+/**
+ * The outcome of a changeset the answer speaks of, from the answers the service gave to its
+ * requests (in request order; undefined for one it gave no readable answer to).
+ */
 export function changesetOutcome(
   requests: readonly BatchRequest[],
   answers: ReadonlyArray<BatchAnswer | undefined>,
-): ChangesetOutcome | undefined {
-  if (answers.length === 0 || answers.every((answer) => answer === undefined)) return undefined;
+): ChangesetOutcome | 'unknown' {
   const failed = answers.findIndex((answer) => answer !== undefined && !ok(answer.status));
   if (failed >= 0) return { ok: false, failure: answers[failed]!, request: requests[failed] ?? requests[0]! };
-  if (answers.length < requests.length || answers.some((answer) => answer === undefined)) return undefined;
+  if (answers.length < requests.length || answers.some((answer) => answer === undefined)) return 'unknown';
   return { ok: true, answers: answers as BatchAnswer[] };
 }
 

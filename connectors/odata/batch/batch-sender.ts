@@ -8,10 +8,12 @@
  *
  * `Prefer: odata.continue-on-error` asks the service to go on after a failed changeset; one that
  * stops anyway leaves the rest unanswered, and those changesets are sent again in another batch.
+ * A changeset the answer speaks of without a readable outcome may have been written: it is never
+ * sent again (a create would be made twice), and its outcome is an 'unavailable' error saying so.
  */
 import { ConnectorError } from '../../connector-error.js';
 import type { WebClient, WebResponse } from '../../web/index.js';
-import type { BatchRequest, ChangesetOutcome } from './batch-parts.js';
+import type { BatchRequest, ChangesetOutcome, ChangesetReading } from './batch-parts.js';
 import { JSON_BATCH_TYPE, jsonBatchBody, readJsonBatch } from './json-batch.js';
 import { multipartBatchBody, readMultipartBatch } from './multipart-batch.js';
 
@@ -39,11 +41,15 @@ export class BatchSender {
   }
 
   /**
-   * Each changeset's outcome, in order; undefined when the service takes no batch (nothing was
-   * sent that it processed), so the caller sends the requests one by one.
+   * Each changeset's outcome, in order — or the ConnectorError of one whose outcome the answer does
+   * not say; undefined when the service takes no batch (nothing was sent that it processed), so the
+   * caller sends the requests one by one.
    */
-  async send(changesets: ReadonlyArray<readonly BatchRequest[]>, signal?: AbortSignal): Promise<ChangesetOutcome[] | undefined> {
-    const outcomes: Array<ChangesetOutcome | undefined> = changesets.map(() => undefined);
+  async send(
+    changesets: ReadonlyArray<readonly BatchRequest[]>,
+    signal?: AbortSignal,
+  ): Promise<Array<ChangesetOutcome | ConnectorError> | undefined> {
+    const outcomes: Array<ChangesetOutcome | ConnectorError | undefined> = changesets.map(() => undefined);
     for (let start = 0; start < changesets.length; start += MAX_CHANGESETS) {
       let pending = changesets.slice(start, start + MAX_CHANGESETS).map((changeset, offset) => ({ changeset, at: start + offset }));
       while (pending.length > 0) {
@@ -52,7 +58,10 @@ export class BatchSender {
           signal,
         );
         if (answered === undefined) return undefined;
-        for (const [index, item] of pending.entries()) outcomes[item.at] = answered[index];
+        for (const [index, item] of pending.entries()) {
+          const reading = answered[index];
+          outcomes[item.at] = reading === 'unknown' ? unknownOutcome(this.web) : reading;
+        }
         const rest = pending.filter((item) => outcomes[item.at] === undefined);
         if (rest.length === pending.length) {
           throw new ConnectorError('unavailable', `system '${this.web.systemId}' answered a $batch without the outcome of its changesets`, {
@@ -62,7 +71,7 @@ export class BatchSender {
         pending = rest;
       }
     }
-    return outcomes as ChangesetOutcome[];
+    return outcomes as Array<ChangesetOutcome | ConnectorError>;
   }
 
   private formats(): Format[] {
@@ -74,7 +83,7 @@ export class BatchSender {
   private async sendOnce(
     changesets: ReadonlyArray<readonly BatchRequest[]>,
     signal?: AbortSignal,
-  ): Promise<Array<ChangesetOutcome | undefined> | undefined> {
+  ): Promise<ChangesetReading[] | undefined> {
     for (const format of this.formats()) {
       const response = await this.post(format, changesets, signal);
       const outcomes = response.ok ? this.read(format, response, changesets) : null;
@@ -118,11 +127,7 @@ export class BatchSender {
     });
   }
 
-  private read(
-    format: Format,
-    response: WebResponse,
-    changesets: ReadonlyArray<readonly BatchRequest[]>,
-  ): Array<ChangesetOutcome | undefined> | null {
+  private read(format: Format, response: WebResponse, changesets: ReadonlyArray<readonly BatchRequest[]>): ChangesetReading[] | null {
     if (format === 'multipart') return readMultipartBatch(response.headers.get('content-type'), response.text(), changesets);
     let body: unknown;
     try {
@@ -132,6 +137,15 @@ export class BatchSender {
     }
     return readJsonBatch(body, changesets);
   }
+}
+
+/** A changeset the answer speaks of without saying what became of it: it may have been written. */
+function unknownOutcome(web: WebClient): ConnectorError {
+  return new ConnectorError(
+    'unavailable',
+    `system '${web.systemId}' answered a $batch without a readable outcome for this record; it may have been written, so it was not sent again: read the record to see whether it was`,
+    { details: { system: web.systemId, outcome: 'unknown' } },
+  );
 }
 
 function unreadable(web: WebClient, response: WebResponse): ConnectorError {

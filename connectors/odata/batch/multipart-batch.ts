@@ -6,7 +6,7 @@
  * `application/http` answer when it failed. Boundaries are random, so no value can end a part.
  */
 import { randomUUID } from 'node:crypto';
-import { changesetOutcome, parsedBody, type BatchAnswer, type BatchRequest, type ChangesetOutcome } from './batch-parts.js';
+import { changesetOutcome, parsedBody, type BatchAnswer, type BatchRequest, type ChangesetReading } from './batch-parts.js';
 
 const CRLF = '\r\n';
 
@@ -91,15 +91,16 @@ function answerOf(part: Part): BatchAnswer | undefined {
 }
 
 /**
- * Each changeset's outcome from a multipart batch answer, by position; undefined for a changeset
- * past the end of the answer (a service that stopped at the first failure). Null when the body is
- * not a multipart batch answer.
+ * Each changeset's outcome from a multipart batch answer, by position (batch-parts.ts
+ * ChangesetReading): undefined for a changeset past the end of the answer (a service that stopped
+ * at the first failure), `unknown` for one whose part cannot be read. Null when the body is not a
+ * multipart batch answer.
  */
 export function readMultipartBatch(
   contentType: string | null,
   text: string,
   changesets: ReadonlyArray<readonly BatchRequest[]>,
-): Array<ChangesetOutcome | undefined> | null {
+): ChangesetReading[] | null {
   const boundary = boundaryOf(contentType);
   if (boundary === undefined) return null;
   const parts = partsOf(text, boundary);
@@ -112,7 +113,7 @@ export function readMultipartBatch(
     const inner = boundaryOf(part.headers['content-type']);
     if (inner === undefined) {
       const failure = answerOf(part);
-      if (failure === undefined) return undefined;
+      if (failure === undefined) return 'unknown';
       const at = ids.indexOf(part.headers['content-id'] ?? '');
       return failure.status >= 400 ? { ok: false, failure, request: requests[Math.max(at, 0)]! } : changesetOutcome(requests, [failure]);
     }

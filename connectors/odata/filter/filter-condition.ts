@@ -59,7 +59,12 @@ function join(conditions: readonly Condition[], operator: 'and' | 'or'): Conditi
       continue;
     }
     const terms = condition.precedence === operator && condition.terms !== undefined ? condition.terms : [condition];
-    for (const term of terms) if (!parts.some((part) => part.text === term.text)) parts.push(term);
+    for (const term of terms) {
+      const same = parts.findIndex((part) => part.text === term.text);
+      if (same < 0) parts.push(term);
+      // Written once for both, the term selects a superset if either did: the evaluator must still check.
+      else if (!term.exact && parts[same]!.exact) parts[same] = inexact(parts[same]!) as Extract<Condition, { kind: 'text' }>;
+    }
   }
   if (parts.length === 0) return operator === 'and' ? TRUE : FALSE;
   if (parts.length === 1) return parts[0]!;

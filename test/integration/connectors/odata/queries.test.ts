@@ -92,6 +92,9 @@ await describeWithODataServer('odata connector free queries', {}, (server) => {
     await rejectsWith(() => connection.query({ statement: 'http://127.0.0.1:1/odata/v4/crm/Customers' }), 'invalid-value');
     await rejectsWith(() => connection.query({ statement: '/odata/v4/crm/Customers' }), 'invalid-value');
     await rejectsWith(() => connection.query({ statement: 'Customers/../../admin' }), 'invalid-value');
+    // The URL parser reads \ as / and drops tabs and line breaks: each of these would climb out.
+    for (const statement of ['Customers\\..\\..\\admin', '\\odata\\v4\\admin', 'Customers/.\t./.\n./admin', 'Customers/%2E%2E\\..\\x'])
+      await rejectsWith(() => connection.query({ statement }), 'invalid-value', /leaves the service root/);
     await rejectsWith(() => connection.query({ statement: 'Customers?$top=1', limit: 2 }), 'invalid-value', /not both/);
     assert.equal((await connection.query({ statement: 'Customers?$top=1&$select=id' })).rows.length, 1);
   });

@@ -2,7 +2,9 @@
  * A small HTTP proxy in front of the CAP service of a test, on 127.0.0.1: it records the requests
  * the connector sends (method and path, to count lookups and `$batch` requests) and can run a hook
  * before forwarding one — another writer changing the record between the connector's lookup and
- * its write, the way a race happens in production. Everything else goes to the service unchanged.
+ * its write, the way a race happens in production — and can change an answer on its way back (a
+ * `$batch` answer garbled after the service did the work). Everything else goes to the service
+ * unchanged.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -21,6 +23,8 @@ export interface RecordingProxy {
   requests: Recorded[];
   /** Runs before a request is forwarded; may change the service in between. */
   before: ((request: Recorded) => Promise<void> | void) | undefined;
+  /** Changes the body of the service's answer to a request before the connector gets it. */
+  rewrite: ((request: Recorded, body: string) => string) | undefined;
   close(): Promise<void>;
 }
 
@@ -33,7 +37,7 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
 /** A proxy of `serviceUrl` (a CAP service root). */
 export async function startRecordingProxy(serviceUrl: string): Promise<RecordingProxy> {
   const target = new URL(serviceUrl);
-  const proxy: RecordingProxy = { url: '', requests: [], before: undefined, close: async () => {} };
+  const proxy: RecordingProxy = { url: '', requests: [], before: undefined, rewrite: undefined, close: async () => {} };
   const server = createServer(async (request, response) => {
     const recorded: Recorded = { method: request.method ?? 'GET', url: request.url ?? '/', body: await bodyOf(request) };
     proxy.requests.push(recorded);
@@ -48,7 +52,8 @@ export async function startRecordingProxy(serviceUrl: string): Promise<Recording
         headers,
         ...(recorded.body === '' ? {} : { body: recorded.body }),
       });
-      const text = Buffer.from(await answer.arrayBuffer());
+      const received = Buffer.from(await answer.arrayBuffer());
+      const text = proxy.rewrite === undefined ? received : Buffer.from(proxy.rewrite(recorded, received.toString('utf8')));
       const sent: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
         if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name)) sent[name] = value;

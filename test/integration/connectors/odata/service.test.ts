@@ -90,7 +90,7 @@ await describeWithODataServer('odata connector and its service', { users: { alic
       await rejectsWith(
         () => readAll(connection, 'Order'),
         'definition-mismatch',
-        /object Order: the service has no entity set 'Orders' \(its \$metadata lists Accounts, Addresses, Contracts, Customers, Vendors\)/,
+        /object Order: the service has no entity set 'Orders' \(its \$metadata lists Accounts, Addresses, Contracts, Customers, Devices, Vendors\)/,
       );
       await rejectsWith(
         () => connection.count('Account'),
@@ -154,6 +154,23 @@ await describeWithODataServer('odata connector and its service', { users: { alic
     );
     try {
       await rejectsWith(() => connection.count('Customer'), 'unavailable', /system 'crm' answered GET \/nowhere\/\$metadata with HTTP 404/);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('a filter part translated loosely keeps the records checked again, even when another part says the same', async () => {
+    const connection = open(crmSystem(server(), {}, { auth: { type: 'basic', username: 'alice', password: PASSWORD } }));
+    try {
+      const wanted = CUSTOMERS.find((row) => row.email !== null && row.email !== '')!;
+      const filter = parseExpression('email IS NOT NULL AND tolower(email) = #email#');
+      const placeholders = () => wanted.email!.toLowerCase();
+      const { records } = await readAll(connection, 'Customer', { filter, placeholders });
+      assert.deepEqual(
+        records.map((record) => record.id),
+        [wanted.id],
+      );
+      assert.equal(await connection.count('Customer', { filter, placeholders }), 1);
     } finally {
       await connection.close();
     }

@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import type { Connection, RecordData, WriteResult } from '../../../../connectors/connection.js';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
 import * as odata from '../../../../connectors/odata/index.js';
+import { parseExpression } from '../../../../definitions/expression/index.js';
 import { describeWithODataServer } from '../../../support/odata-server.js';
 import { crmSystem, createCrm, post } from './odata-crm.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
@@ -40,6 +41,11 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
       proxy = await startRecordingProxy(server().url);
       const system = crmSystem(server(), {}, { baseUrl: proxy.url, batch });
       system.objects.Contract = { entitySet: 'Contracts', key: ['code'], fields: { code: { type: 'String' }, title: { type: 'String' } } };
+      system.objects.Device = {
+        entitySet: 'Devices',
+        key: ['serial'],
+        fields: { serial: { type: 'String' }, uid: { type: 'String' }, name: { type: 'String' } },
+      };
       connection = odata.createConnection(system, { baseDirectory: process.cwd() });
     });
     after(async () => {
@@ -93,6 +99,96 @@ for (const batch of ['json', 'multipart', 'never'] as const) {
       assert.deepEqual([two.notes, addresses.main?.city, addresses.invoice?.street], ['two', 'Bergen', 'Box 2']);
       assert.equal((await readOne(connection, 'Customer', { id: 3 }))?.name, 'ADA LOVELACE');
       assert.equal(await readOne(connection, 'Customer', { id: 2002 }), undefined, 'nothing of a refused record is stored');
+    });
+
+    test("writeMany: a changeset whose answer cannot be read is never sent again, and is that record's error", async (t) => {
+      if (batch === 'never') return t.skip('no $batch');
+      proxy.requests.length = 0;
+      // The second changeset's answer garbled after the service stored it: its outcome is unknown.
+      proxy.rewrite = (request, body) => {
+        if (!request.url.endsWith('/$batch')) return body;
+        if (batch === 'multipart')
+          return body.replace(/HTTP\/1\.1 201 Created/g, (line, offset) => (offset === body.lastIndexOf(line) ? 'garbled' : line));
+        const answer = JSON.parse(body) as { responses: Array<Record<string, unknown>> };
+        for (const response of answer.responses) if (response.id === 'r1-0') response.status = 'garbled';
+        return JSON.stringify(answer);
+      };
+      try {
+        const answers = await connection.writeMany('Customer', [
+          { values: { id: 2101, name: 'First' } },
+          { values: { id: 2102, name: 'Second' } },
+        ]);
+        assert.equal(summary(answers)[0], 'created {"id":2101}');
+        const unknown = answers[1];
+        assert.ok(unknown instanceof ConnectorError && unknown.code === 'unavailable', String(summary(answers)[1]));
+        assert.match(unknown.message, /may have been written, so it was not sent again/);
+        assert.equal(proxy.requests.filter((request) => request.url.endsWith('/$batch')).length, 1);
+        assert.equal(proxy.requests.filter((request) => request.method === 'POST' && !request.url.endsWith('/$batch')).length, 0);
+      } finally {
+        proxy.rewrite = undefined;
+      }
+      assert.equal((await readOne(connection, 'Customer', { id: 2102 }))?.name, 'Second');
+    });
+
+    test('writeMany: a service that fails partway answers the writes made, and its error for the rest', async () => {
+      // The same record twice: the second write is looked up after the first is stored (a second window).
+      const writes = [
+        { values: { id: 2201, name: 'Kept' } },
+        { values: { id: 2201, name: 'Lost' } },
+        { values: { id: 2202, name: 'Lost' } },
+      ];
+      let sent = 0;
+      proxy.before = (request) => {
+        if (request.method !== 'GET' && ++sent > 1) throw new Error('the service went away');
+      };
+      try {
+        const answers = await connection.writeMany('Customer', writes);
+        assert.equal(summary(answers)[0], 'created {"id":2201}');
+        for (const lost of answers.slice(1)) assert.ok(lost instanceof ConnectorError && lost.code === 'unavailable', String(lost));
+        // Nothing written at all: a $batch that fails fails the whole call (one by one, a 5xx may be one record's own).
+        sent = 1;
+        const alone = connection.writeMany('Customer', [{ values: { id: 2203, name: 'Lost' } }]);
+        if (batch === 'never') assert.equal(((await alone)[0] as ConnectorError).code, 'unavailable');
+        else await assert.rejects(alone, { code: 'unavailable' });
+      } finally {
+        proxy.before = undefined;
+      }
+      assert.equal((await readOne(connection, 'Customer', { id: 2201 }))?.name, 'Kept');
+      assert.equal(await readOne(connection, 'Customer', { id: 2202 }), undefined);
+    });
+
+    test('a match value written another way finds the same record: GUIDs in either case, date-times in any zone', async () => {
+      const uid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+      assert.equal(
+        summary([await connection.write('Device', { values: { serial: `d-${batch}`, uid, name: 'one' } })])[0],
+        `created {"serial":"d-${batch}"}`,
+      );
+      const id = batch === 'json' ? 2401 : batch === 'multipart' ? 2402 : 2403;
+      const at = `2024-01-0${id - 2400}T09:00:00.000Z`;
+      await connection.write('Customer', { values: { id, name: 'Timed', updated_at: at } });
+      const answers = await connection.writeMany('Device', [{ match: { uid: uid.toUpperCase() }, values: { name: 'two' } }]);
+      assert.deepEqual(summary(answers), [`updated {"serial":"d-${batch}"}`]);
+      assert.deepEqual(summary([await connection.write('Device', { match: { uid: uid.toUpperCase() }, values: { name: 'three' } })]), [
+        `updated {"serial":"d-${batch}"}`,
+      ]);
+      const zoned = `2024-01-0${id - 2400}T10:00:00+01:00`;
+      assert.deepEqual(summary(await connection.writeMany('Customer', [{ match: { updated_at: zoned }, values: { notes: 'found' } }])), [
+        `updated {"id":${id}}`,
+      ]);
+      // Two writes of one record, its key written as a number and as text: the second sees the first.
+      assert.deepEqual(
+        summary(
+          await connection.writeMany('Customer', [
+            { values: { id: 2410 + id, name: 'a' } },
+            { match: { id: String(2410 + id) }, values: { notes: 'b' } },
+          ]),
+        ),
+        [`created {"id":${2410 + id}}`, `updated {"id":${2410 + id}}`],
+      );
+      assert.equal((await readOne(connection, 'Customer', { id }))?.notes, 'found');
+      const devices: RecordData[] = [];
+      for await (const page of connection.read('Device', { filter: parseExpression(`serial = 'd-${batch}'`) })) devices.push(...page);
+      assert.deepEqual(devices, [{ serial: `d-${batch}`, uid, name: 'three' }]);
     });
 
     test('writeMany: the same record twice is written as one write after the other', async () => {

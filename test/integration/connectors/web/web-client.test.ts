@@ -168,6 +168,41 @@ describe('retries', () => {
     assert.equal(api.hits.length, 1);
   });
 
+  test('a POST or PATCH answered 429 or 503 without Retry-After is sent once; PUT and DELETE are retried', async () => {
+    for (const [method, status, code] of [
+      ['POST', 503, 'unavailable'],
+      ['PATCH', 429, 'busy'],
+    ] as const) {
+      failing(10, (res) => json(res, status, {}));
+      const error = await rejectsWith(
+        client({ retries: { max: 3, maxWait: '30s' } }).request({ method, path: 'orders', json: { total: 5 } }),
+        code,
+        new RegExp(`without Retry-After; a ${method} is sent again only when the system says when to`),
+      );
+      assert.equal(error.details?.status, status);
+      assert.equal(api.hits.length, 1, `${method} was sent once`);
+    }
+    for (const method of ['PUT', 'DELETE'] as const) {
+      failing(1, (res) => json(res, 503, {}));
+      assert.equal((await client().request({ method, path: 'orders(1)', json: { total: 5 } })).status, 200);
+      assert.equal(api.hits.length, 2, `${method} was retried`);
+    }
+  });
+
+  test('a POST with Retry-After is retried until retries.maxWait is spent, a GET until retries.max', async () => {
+    // The first answer asks for the whole budget; the next ones for no wait at all.
+    failing(10, (res) => json(res, 503, {}, { 'retry-after': api.hits.length === 1 ? '1' : '0' }));
+    await rejectsWith(
+      client({ retries: { max: 4, maxWait: '1s' } }).request({ method: 'POST', path: 'orders', json: { total: 5 } }),
+      'unavailable',
+      /also after waiting connection\.retries\.maxWait \(1s\); a POST is not sent again past it/,
+    );
+    assert.equal(api.hits.length, 2);
+    failing(10, (res) => json(res, 503, {}, { 'retry-after': api.hits.length === 1 ? '1' : '0' }));
+    await rejectsWith(client({ retries: { max: 4, maxWait: '1s' } }).getJson('x'), 'unavailable', /also after 4 retries/);
+    assert.equal(api.hits.length, 5);
+  });
+
   test('503 after the last retry is unavailable', async () => {
     failing(10, (res) => json(res, 503, {}, { 'retry-after': '0' }));
     await rejectsWith(
@@ -324,6 +359,19 @@ describe('errors never show what the server said or a secret', () => {
       assert.doesNotMatch(logged(error), new RegExp(Buffer.from('sync:basic-password-91').toString('base64')), kind);
       assert.match(logged(error), /\[redacted\]/, `${kind}: the echo was there, redacted`);
     }
+  });
+
+  test('the values of connection.headers are secrets too: an echo of them is redacted', async () => {
+    api.answerWith((hit, res) => json(res, 422, { echo: hit.headers }));
+    const response = await client({ headers: { 'x-api-token': 'header-secret-47', 'x-tenant': 'acme-tenant' } }).request({
+      method: 'POST',
+      path: 'orders',
+      json: {},
+    });
+    const error = response.failure();
+    assert.doesNotMatch(logged(error), /header-secret-47|acme-tenant/);
+    assert.match(logged(error), /\[redacted\]/);
+    assert.equal(api.hits[0]!.headers['x-api-token'], 'header-secret-47', 'sent as configured');
   });
 
   test('check() resolves on 2xx and says why not otherwise', async () => {

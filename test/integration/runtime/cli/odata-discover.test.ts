@@ -35,7 +35,7 @@ await describeWithODataServer('syncline discover on an odata System', {}, (serve
     const { objects } = parse(run.stdout) as {
       objects: Record<string, { entitySet: string; key: string[]; fields: Record<string, { type: string }> }>;
     };
-    assert.deepEqual(Object.keys(objects).sort(), ['Accounts', 'Addresses', 'Contracts', 'Customers', 'Vendors']);
+    assert.deepEqual(Object.keys(objects).sort(), ['Accounts', 'Addresses', 'Contracts', 'Customers', 'Devices', 'Vendors']);
     assert.deepEqual(objects.Customers, {
       entitySet: 'Customers',
       key: ['id'],
@@ -67,6 +67,6 @@ await describeWithODataServer('syncline discover on an odata System', {}, (serve
     assert.deepEqual(Object.keys((parse(one.stdout) as { objects: object }).objects), ['Accounts']);
     const none = await runCli(['discover', 'shop', '--object', 'Orders', '--definitions', definitions], { env: env() });
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /no object 'Orders'; it has: Accounts, Addresses, Contracts, Customers, Vendors/);
+    assert.match(none.stderr, /no object 'Orders'; it has: Accounts, Addresses, Contracts, Customers, Devices, Vendors/);
   });
 });

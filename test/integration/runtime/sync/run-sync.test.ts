@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import type { Connection } from '../../../../connectors/connection.js';
+import type { Connection, WriteRequest } from '../../../../connectors/connection.js';
+import { ConnectorError } from '../../../../connectors/connector-error.js';
 import type { ProcessStart, RunEnvironment } from '../../../../runtime/execution/process-run.js';
 import { readRecordsByGuid } from '../../../../runtime/record-store/read-records.js';
 import { storeRecords } from '../../../../runtime/record-store/store-record.js';
@@ -317,6 +318,31 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.equal(outcome.statistics.created, outcome.statistics.read);
     assert.equal((await accounts()).length, outcome.statistics.created);
     await createTables(admin());
+  });
+
+  test('a target that fails partway through a page: what it wrote is counted, then the run stops, retryable', async () => {
+    // The target writes every record of the first page (two records) but the first, which it answers as not made.
+    const partway: RunEnvironment = {
+      ...world.environment,
+      connections: {
+        async get(system) {
+          const connection = await world.environment.connections.get(system);
+          if (system.id !== 'tgt') return connection;
+          return Object.assign(Object.create(connection) as Connection, {
+            async writeMany(object: string, requests: readonly WriteRequest[]) {
+              const lost = new ConnectorError('unavailable', "system 'tgt' stopped answering");
+              return [lost, ...(await connection.writeMany(object, requests.slice(1)))];
+            },
+          });
+        },
+      },
+    };
+    const outcome = await runProcess(partway, { processId: 'accounts' });
+    assert.equal(outcome.status, 'Failed');
+    assert.equal(outcome.retryable, true);
+    assert.match(outcome.errors.at(-1)!.message, /stopped answering/);
+    assert.deepEqual(outcome.statistics, { read: 2, created: 1, updated: 0, skipped: 0, failed: 0 });
+    assert.deepEqual(await numbers(), ['C-2']);
   });
 
   test('a source read stopped at the statement timeout: Failed, retryable (a later try may find the system less loaded)', async () => {

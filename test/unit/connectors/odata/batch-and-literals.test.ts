@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BatchRequest } from '../../../../connectors/odata/batch/batch-parts.js';
+import type { BatchRequest, ChangesetOutcome, ChangesetReading } from '../../../../connectors/odata/batch/batch-parts.js';
 import { jsonBatchBody, readJsonBatch } from '../../../../connectors/odata/batch/json-batch.js';
 import { boundaryOf, multipartBatchBody, readMultipartBatch } from '../../../../connectors/odata/batch/multipart-batch.js';
 import { keyPredicate, literal, plainNumber } from '../../../../connectors/odata/odata-literals.js';
@@ -39,7 +39,25 @@ describe('literals', () => {
     assert.throws(() => literal('integer', '7 or 1'), /cannot write a value that is not a whole number/);
     assert.throws(() => literal('guid', "x') or ('"), /not a GUID/);
   });
+
+  test('a missing value or one of the wrong kind is refused, never written as undefined or false', () => {
+    for (const edm of ['text', 'boolean', 'integer', 'guid', 'date'] as const) {
+      assert.throws(() => literal(edm, undefined), /cannot write a missing value/, edm);
+      assert.throws(() => literal(edm, null), /cannot write a missing value/, edm);
+    }
+    assert.throws(() => literal('boolean', 'yes'), /not true or false for an Edm\.Boolean property/);
+    assert.throws(() => literal('boolean', 1), /not true or false/);
+    assert.equal(literal('boolean', false), 'false');
+    assert.throws(() => literal('text', { a: 1 }), /not text/);
+    assert.throws(() => keyPredicate([{ name: 'id', edm: 'integer' }], {}), /missing value/);
+  });
 });
+
+/** A reading that is an outcome (neither unknown nor unmentioned). */
+function outcome(reading: ChangesetReading): ChangesetOutcome {
+  assert.ok(typeof reading === 'object', `expected an outcome, got ${String(reading)}`);
+  return reading;
+}
 
 const changesets: BatchRequest[][] = [
   [
@@ -74,11 +92,29 @@ describe('JSON $batch', () => {
       },
       changesets,
     )!;
-    assert.equal(outcomes[0]!.ok, false);
-    assert.equal(outcomes[0]!.ok === false && outcomes[0]!.request.url, "Customers(1)/addresses(customer_id=1,type='main')");
+    const first = outcome(outcomes[0]);
+    assert.equal(first.ok, false);
+    assert.equal(first.ok === false && first.request.url, "Customers(1)/addresses(customer_id=1,type='main')");
     assert.deepEqual(outcomes[1], { ok: true, answers: [{ status: 201, headers: {}, body: { id: 10 }, text: '{"id":10}' }] });
     assert.equal(readJsonBatch({ error: {} }, changesets), null);
     assert.deepEqual(readJsonBatch({ responses: [] }, changesets), [undefined, undefined]);
+  });
+
+  test('a changeset answered in part, or without a readable status, has an unknown outcome; one not mentioned has none', () => {
+    const partly = readJsonBatch({ responses: [{ id: 'r0-0', status: 200, atomicityGroup: 'g0', body: {} }] }, changesets)!;
+    assert.deepEqual(partly, ['unknown', undefined]);
+    const unreadable = readJsonBatch(
+      {
+        responses: [
+          { id: 'r0-0', status: 200, body: {} },
+          { id: 'r0-1', status: 200, body: {} },
+          { id: 'r1-0', status: 'Created', body: { id: 10 } },
+        ],
+      },
+      changesets,
+    )!;
+    assert.equal(outcome(unreadable[0]).ok, true);
+    assert.equal(unreadable[1], 'unknown');
   });
 });
 
@@ -124,24 +160,30 @@ describe('multipart $batch', () => {
       '--batch_1--',
       '',
     ].join('\r\n');
-    const [failed, created] = readMultipartBatch('multipart/mixed;boundary=batch_1', answer, changesets)!;
-    assert.equal(failed!.ok, false);
-    if (failed!.ok === false) {
-      assert.equal(failed!.failure.status, 400);
-      assert.deepEqual(failed!.failure.body, { error: { message: 'Value GBRX is not a valid String(2)', target: 'country' } });
-      assert.equal(failed!.request, changesets[0]![1]);
+    const [readFailed, readCreated] = readMultipartBatch('multipart/mixed;boundary=batch_1', answer, changesets)!;
+    const failed = outcome(readFailed);
+    assert.equal(failed.ok, false);
+    if (failed.ok === false) {
+      assert.equal(failed.failure.status, 400);
+      assert.deepEqual(failed.failure.body, { error: { message: 'Value GBRX is not a valid String(2)', target: 'country' } });
+      assert.equal(failed.request, changesets[0]![1]);
     }
-    assert.equal(created!.ok, true);
-    if (created!.ok) assert.deepEqual(created!.answers[0]!.body, { id: 10, name: 'ten' });
+    const created = outcome(readCreated);
+    assert.equal(created.ok, true);
+    if (created.ok) assert.deepEqual(created.answers[0]!.body, { id: 10, name: 'ten' });
     // Line ends of LF alone, a quoted boundary, and an answer that stops early.
     const short = readMultipartBatch(
       'multipart/mixed; boundary="batch_1"',
       answer.split('--batch_1\r\ncontent-type: multipart')[0]!.replaceAll('\r\n', '\n'),
       changesets,
     )!;
-    assert.equal(short[0]!.ok, false);
+    assert.equal(outcome(short[0]).ok, false);
     assert.equal(short[1], undefined);
     assert.equal(readMultipartBatch('application/json', '{}', changesets), null);
+    // A part that is there but cannot be read: the service may have written it.
+    const garbled = readMultipartBatch('multipart/mixed;boundary=batch_1', answer.replace('HTTP/1.1 201 Created', 'garbled'), changesets)!;
+    assert.equal(outcome(garbled[0]).ok, false);
+    assert.equal(garbled[1], 'unknown');
   });
 });
 

@@ -286,6 +286,19 @@ describe('functions', () => {
     assert.deepEqual(pair('tolower(active) = #x#', { x: 'true' }), ['false', 'false']);
     assert.deepEqual(pair('tolower(name) IS NULL'), ['name eq null', 'name ne null']);
   });
+
+  test('a term written once for two parts stays inexact when either part was inexact', () => {
+    // `email ne null` is exact for IS NOT NULL and a superset for tolower(): written once, it must stay a superset.
+    for (const filter of ["email IS NOT NULL AND tolower(email) = 'x'", "tolower(email) = 'x' AND email IS NOT NULL"]) {
+      const condition = compileFilter(parseExpression(filter), scope());
+      assert.equal(filterText(condition), 'email ne null', filter);
+      assert.equal(condition.exact, false, filter);
+    }
+    const nested = compileFilter(parseExpression("(email IS NOT NULL AND score = 1) AND (tolower(email) = 'x' AND score = 1)"), scope());
+    assert.equal(filterText(nested), 'email ne null and score eq 1');
+    assert.equal(nested.exact, false);
+    assert.equal(compileFilter(parseExpression('email IS NOT NULL AND email IS NOT NULL'), scope()).exact, true);
+  });
 });
 
 describe('group fields', () => {

@@ -1,0 +1,207 @@
+/**
+ * The odata connector against a service that misbehaves, played by a loopback server (SAP CAP
+ * never does these things): next links that go round in circles, pages past the $top asked for,
+ * matches so broad that their lookup would page on and on, /$count answers that are no count,
+ * creates answered without the entity, and answers of a shape that would make a raw TypeError.
+ * Each is answered through the Connection in our words, with the requests it took counted.
+ */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import type { Connection } from '../../../../connectors/connection.js';
+import { ConnectorError } from '../../../../connectors/connector-error.js';
+import * as odata from '../../../../connectors/odata/index.js';
+import type { SystemDefinition } from '../../../../definitions/types.js';
+import { json, logged, RecordingServer, rejectsWith, type Hit } from '../web/web-test-support.js';
+
+const METADATA = `<?xml version="1.0" encoding="utf-8"?>
+<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
+  <edmx:DataServices>
+    <Schema Namespace="T" xmlns="http://docs.oasis-open.org/odata/ns/edm">
+      <EntityType Name="Thing">
+        <Key><PropertyRef Name="id"/></Key>
+        <Property Name="id" Type="Edm.Int32" Nullable="false"/>
+        <Property Name="name" Type="Edm.String"/>
+      </EntityType>
+      <EntityContainer Name="C"><EntitySet Name="Things" EntityType="T.Thing"/></EntityContainer>
+    </Schema>
+  </edmx:DataServices>
+</edmx:Edmx>`;
+
+let service: RecordingServer;
+before(async () => {
+  service = await RecordingServer.start();
+});
+after(async () => {
+  await service.close();
+});
+
+/** Answers $metadata, and everything else with `answer`. */
+function serve(answer: (hit: Hit, res: ServerResponse) => void): void {
+  service.answerWith((hit, res) => {
+    if (hit.url.startsWith('/svc/$metadata')) {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(METADATA);
+      return;
+    }
+    answer(hit, res);
+  });
+}
+
+const things = () => service.hits.filter((hit) => hit.url.startsWith('/svc/Things'));
+
+function connect(connection: Record<string, unknown> = {}): Connection {
+  const system = {
+    kind: 'System',
+    id: 'fake',
+    connector: 'odata',
+    connection: { baseUrl: `${service.origin}/svc/`, batch: 'never', retries: { max: 0, maxWait: '1s' }, ...connection },
+    objects: {
+      Thing: { entitySet: 'Things', key: ['id'], fields: { id: { type: 'Integer' }, name: { type: 'String' } } },
+    },
+    queries: {},
+  } as unknown as SystemDefinition;
+  return odata.createConnection(system, { baseDirectory: process.cwd() });
+}
+
+async function readAll(connection: Connection, request: Parameters<Connection['read']>[1] = {}): Promise<unknown[]> {
+  const records: unknown[] = [];
+  for await (const page of connection.read('Thing', request)) records.push(...page);
+  return records;
+}
+
+describe('next links', () => {
+  test('a next link followed already stops the read and the query: unavailable, not for ever', async () => {
+    serve((_hit, res) => json(res, 200, { value: [{ id: 1, name: 'a' }], '@odata.nextLink': 'Things?$skiptoken=same' }));
+    const connection = connect();
+    await rejectsWith(readAll(connection), 'unavailable', /^system 'fake' pages in circles \(a next link it had sent already\)/);
+    assert.equal(things().length, 2);
+    service.hits.length = 0;
+    await rejectsWith(connection.query({ statement: 'Things' }), 'unavailable', /pages in circles/);
+    assert.equal(things().length, 2);
+  });
+
+  test('empty pages that keep linking on stop after a few', async () => {
+    let n = 0;
+    serve((_hit, res) => json(res, 200, { value: [], '@odata.nextLink': `Things?$skiptoken=${++n}` }));
+    await rejectsWith(readAll(connect()), 'unavailable', /3 empty pages in a row, each with a next link/);
+    assert.ok(things().length <= 4, String(things().length));
+  });
+
+  test('a free query stops reading pages once it has Limit rows', async () => {
+    let n = 0;
+    serve((_hit, res) =>
+      json(res, 200, {
+        value: [
+          { id: ++n, name: 'x' },
+          { id: ++n, name: 'x' },
+        ],
+        '@odata.nextLink': `Things?$skiptoken=${n}`,
+      }),
+    );
+    const { rows } = await connect().query({ statement: 'Things', limit: 3 });
+    assert.deepEqual(
+      rows.map((row) => row.id),
+      [1, 2, 3],
+    );
+    assert.equal(things().length, 2);
+    assert.match(things()[0]!.url, /\$top=3/);
+  });
+
+  test('a next link that is not a URL is unavailable, not a TypeError', async () => {
+    serve((_hit, res) => json(res, 200, { value: [{ id: 1 }], '@odata.nextLink': 'http://[not a host/Things' }));
+    const error = await rejectsWith(readAll(connect()), 'unavailable', /^system 'fake' sent a next link that is not a URL$/);
+    assert.ok(error.cause instanceof TypeError, 'the raw error only as the cause');
+  });
+});
+
+describe('lookups of many writes', () => {
+  test('a match that selects page after page costs at most two lookups per write', async () => {
+    let n = 0;
+    serve((hit, res) => {
+      // $top=2 answers two; the chunk's filter one entity a page, with a next link for ever.
+      if (hit.url.includes('%24top=2') || hit.url.includes('$top=2'))
+        return json(res, 200, {
+          value: [
+            { id: 1, name: 'x' },
+            { id: 2, name: 'x' },
+          ],
+        });
+      json(res, 200, { value: [{ id: ++n, name: 'x' }], '@odata.nextLink': `Things?$skiptoken=${n}` });
+    });
+    const answers = await connect().writeMany('Thing', [{ match: { name: 'x' }, values: { name: 'y' } }]);
+    assert.ok(answers[0] instanceof ConnectorError && answers[0].code === 'rejected', String(answers[0]));
+    assert.match((answers[0] as ConnectorError).message, /more than one record matches name/);
+    assert.equal(things().length, 2);
+  });
+});
+
+describe('answers of the wrong shape', () => {
+  test('a /$count that is not a whole number is refused as unreadable', async () => {
+    for (const text of ['', ' ', '12abc', '1e3', '0x10', '-1', '3.5']) {
+      serve((_hit, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(text);
+      });
+      await rejectsWith(
+        connect().count('Thing'),
+        'unavailable',
+        /^system 'fake' answered Things\/\$count with something that is not a count$/,
+      );
+    }
+    serve((_hit, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(' 42\n');
+    });
+    assert.equal(await connect().count('Thing'), 42);
+  });
+
+  test('a read by key answered with null is unavailable, with no stack or upstream text in the message', async () => {
+    serve((_hit, res) => json(res, 200, null));
+    const error = await rejectsWith(
+      readAll(connect(), { id: { id: 7 } }),
+      'unavailable',
+      /^system 'fake' answered \/svc\/Things\(7\) with something that is not an entity$/,
+    );
+    assert.doesNotMatch(error.message, /TypeError|\n\s+at /);
+  });
+
+  test('a create answered 2xx without the entity: the key from OData-EntityId or Location, else the values sent, else an error', async () => {
+    const created = (headers: Record<string, string>, body: string) =>
+      serve((hit, res) => {
+        // Nothing found, by key or by filter.
+        if (hit.method === 'GET') return hit.url.includes('Things(') ? json(res, 404, {}) : json(res, 200, { value: [] });
+        res.writeHead(201, headers);
+        res.end(body);
+      });
+    created({ 'odata-entityid': `${service.origin}/svc/Things(17)` }, '');
+    assert.deepEqual(await connect().write('Thing', { match: { name: 'n' }, values: { name: 'n' } }), {
+      action: 'created',
+      key: { id: 17 },
+    });
+    created({ location: 'Things(id=18)', 'content-type': 'text/html' }, '<html>Created</html>');
+    assert.deepEqual(await connect().write('Thing', { match: { name: 'n' }, values: { name: 'n' } }), {
+      action: 'created',
+      key: { id: 18 },
+    });
+    created({ 'content-type': 'text/plain' }, 'ok');
+    assert.deepEqual(await connect().write('Thing', { values: { id: 19, name: 'n' } }), { action: 'created', key: { id: 19 } });
+    created({}, '');
+    await rejectsWith(
+      connect().write('Thing', { match: { name: 'n' }, values: { name: 'n' } }),
+      'unavailable',
+      /^Thing: system 'fake' did not return the created entity/,
+    );
+  });
+
+  test('a header value fetch refuses is unavailable in our words, the value only in the cause', async () => {
+    serve((_hit, res) => json(res, 200, { value: [] }));
+    const error = await rejectsWith(
+      readAll(connect({ headers: { 'x-tenant': 'bad\nvalue' } })),
+      'unavailable',
+      /^system 'fake': GET \/svc\/\$metadata could not be sent$/,
+    );
+    assert.ok(error.cause instanceof TypeError);
+    assert.doesNotMatch(logged({ message: error.message }), /bad/);
+  });
+});
