@@ -42,6 +42,7 @@ import { withReadOnlySession, type Row } from './read-only-session.js';
 import { identifier, text, type SqlFragment } from './sql-fragment.js';
 import { keywordPosition, leadingKeyword, mainKeyword, singleStatement } from './statement-text.js';
 import { decodeValue } from '../records/field-values.js';
+import { wholeNumber } from '../records/read-window.js';
 
 export interface QueryScope {
   /** The dedicated, read-only query pool. */
@@ -180,17 +181,10 @@ function countOf(rows: readonly Row[]): number {
   return Number.isFinite(total) ? total : 0;
 }
 
-function wholeNumber(name: string, raw: number | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!Number.isSafeInteger(raw) || raw < 0)
-    throw new ConnectorError('invalid-value', `${name} must be a whole number of at least 0`, { details: { parameter: name } });
-  return raw;
-}
-
 export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
   const { limits } = scope;
-  const limit = wholeNumber('limit', request.limit);
-  const skip = wholeNumber('skip', request.skip);
+  const limit = wholeNumber('limit', request.limit, 0);
+  const skip = wholeNumber('skip', request.skip, 0);
   const filter = filterFragment(scope, request);
   const checked = checkedStatement(scope, request.statement, 'statement');
   // SQLite's worker thread steps ahead of the rows taken: a LIMIT of queryRows + 1 bounds how far.
