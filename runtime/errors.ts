@@ -40,6 +40,7 @@ const catalogue = {
   'idempotency-conflict': { status: 409, title: 'A call with this idempotency key is still running' },
   gone: { status: 410, title: 'Gone' },
   'not-replayable': { status: 409, title: 'Log entry cannot be replayed' },
+  'wrong-queue-status': { status: 409, title: 'Queue item not in the status this needs' },
   'body-too-large': { status: 413, title: 'Request body too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   unsupported: { status: 422, title: 'Not supported by the connector' },

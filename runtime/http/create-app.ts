@@ -17,6 +17,7 @@ import { useEdgeMiddleware } from './edge-middleware.js';
 import { healthRoutes, type LivenessCheck } from './health-routes.js';
 import { metricsRoute } from './metrics.js';
 import { openApiFor } from './openapi/build-openapi.js';
+import { queueItemRoutes } from './queue-item-routes.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaults } from '../settings.js';
 import { refuseNulInPathParameters, refuseNulInQuery } from '../request/refuse-nul.js';
@@ -101,6 +102,7 @@ export function createApp(options: AppOptions): Koa {
   };
   connectionRoutes(api, { connections: options.connections, bodyLimit });
   queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
+  queueItemRoutes(api, { db: options.db });
   webhookConsoleRoutes(api, {
     db: options.db,
     log,

@@ -117,12 +117,12 @@ function answer(ctx: Context, status: number, item: QueueRow): void {
   ctx.body = queueItemJson(item);
 }
 
-function itemUrl(item: QueueRow): string {
+export function itemUrl(item: QueueRow): string {
   return `/api/GetAction/${item.id}`;
 }
 
 /** The item a start asks for, on the request's snapshot; it keeps the request's id for the run's log lines. */
-function newItem(ctx: Context, target: ProcessTarget, request: StartRequest): NewQueueItem {
+export function newItem(ctx: Context, target: ProcessTarget, request: StartRequest): NewQueueItem {
   const concurrency = concurrencyOf(ctx.state.snapshot as Snapshot, target.id);
   const requestId = requestIdOf(ctx);
   return {

@@ -3,8 +3,8 @@
  *
  *   INSERT INTO queue_items (id, process_id, start_type, source_id, where_clause, action_params,
  *     status, attempts, max_attempts, run_after, created_at, errors, slot_key,
- *     concurrency_key, concurrency_limit, request_id)
- *   VALUES (?, ?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?, '[]', ?, ?, ?, ?)
+ *     concurrency_key, concurrency_limit, request_id, retry_of)
+ *   VALUES (?, ?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
  *
  * With a slot key (schedules), a second insert of the same slot does nothing:
  *   PostgreSQL, SQLite: … ON CONFLICT (slot_key) DO NOTHING
@@ -57,6 +57,8 @@ export interface NewQueueItem {
   concurrency?: QueueConcurrency;
   /** The HTTP request that starts it (http/request-id.ts), kept for the run's log lines. */
   requestId?: string;
+  /** The Failed item this one retries (a retry through the HTTP interface). */
+  retryOf?: string;
 }
 
 export interface EnqueueResult {
@@ -164,6 +166,7 @@ async function insertRow(
     concurrency_limit: concurrency?.limit ?? null,
     // Longer ids never pass the HTTP edge; cut rather than refused, since it is only a log field.
     request_id: item.requestId?.slice(0, limits.requestId) ?? null,
+    retry_of: item.retryOf ?? null,
   };
   if (executor === db.knex && item.slotKey === undefined && db.engine.returning) {
     return { item: fromRow(await insertTogether(db, values)), created: true };

@@ -101,6 +101,8 @@ export interface QueueRow {
    * null when no request did (schedules, `syncline run`). The caller's word: never shown as data.
    */
   requestId: string | null;
+  /** The Failed item this one retries (POST /api/queue/{id}/retry); null for any other start. */
+  retryOf: string | null;
 }
 
 /**
@@ -125,7 +127,15 @@ export interface QueueItem {
   Attempts: number;
   Statistics: { Read: number; Created: number; Updated: number; Skipped: number; Failed: number };
   Errors: Array<{ Message: string; SourceId?: string; At: string }>;
+  /** The ID of the Failed item this one retries; null when it is no retry. */
+  RetryOf: string | null;
 }
+
+/**
+ * An item in the queue list (GET /api/queue): GetAction's JSON with the number of its errors in
+ * place of their list, so a page of up to 500 items stays small; GetAction has the errors.
+ */
+export type QueueListItem = Omit<QueueItem, 'Errors' | 'RetryOf'> & { ErrorCount: number; RetryOf: string | null };
 
 /** A `queue_items` row as any of the three drivers returns it. */
 export function fromRow(row: Record<string, unknown>): QueueRow {
@@ -152,6 +162,7 @@ export function fromRow(row: Record<string, unknown>): QueueRow {
     concurrencyKey: text(row.concurrency_key),
     concurrencyLimit: row.concurrency_limit === null || row.concurrency_limit === undefined ? null : Number(row.concurrency_limit),
     requestId: text(row.request_id),
+    retryOf: text(row.retry_of),
   };
 }
 
@@ -181,5 +192,12 @@ export function queueItemJson(item: QueueRow): QueueItem {
       ...(error.sourceId === undefined ? {} : { SourceId: error.sourceId }),
       At: error.at,
     })),
+    RetryOf: item.retryOf,
   };
+}
+
+/** The list shape of an item (QueueListItem): the same fields in the same order, errors counted. */
+export function queueListItemJson(item: QueueRow): QueueListItem {
+  const { Errors, RetryOf, ...summary } = queueItemJson(item);
+  return { ...summary, ErrorCount: Errors.length, RetryOf };
 }

@@ -8,6 +8,7 @@ import { queueConcurrency } from './006-queue-concurrency.js';
 import { writeProbe } from './007-write-probe.js';
 import { daemons } from './008-daemons.js';
 import { requestIds } from './009-request-ids.js';
+import { queueListing } from './010-queue-listing.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   writeProbe,
   daemons,
   requestIds,
+  queueListing,
 ]);

@@ -6,6 +6,7 @@
 import type { Snapshot } from '../../../definitions/snapshot.js';
 import { queueStatuses, startTypes, valueLimits } from '../../queue/queue-item.js';
 import { actionParamSchema, addActionBody, executeProcessBody } from '../queue-body.js';
+import { defaultQueuePageSize, maxQueuePageSize } from '../queue-list-query.js';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const errorResponses = {
@@ -24,6 +25,48 @@ const itemUrl = { description: 'The GetAction URL of the item, for polling.', sc
 export function queueSchemas() {
   const timestamp = { type: 'string', format: 'date-time' };
   const count = { type: 'integer', minimum: 0 };
+  const retryOf = {
+    type: ['string', 'null'],
+    format: 'uuid',
+    description: 'The ID of the Failed item this one retries (POST /api/queue/{queueId}/retry); null when it is no retry.',
+  };
+  // Shared by QueueItem and QueueListItem, which differ only in Errors against ErrorCount.
+  const itemProperties = {
+    ID: { type: 'string', format: 'uuid', description: 'For polling with GetAction.' },
+    StartType: { enum: [...startTypes] },
+    ProcessId: { type: 'string', description: 'The sync or flow the item runs.' },
+    CreatedDate: timestamp,
+    Status: { enum: [...queueStatuses] },
+    SourceId: {
+      type: ['string', 'null'],
+      description:
+        'The one source record the item runs (StartProcessAdHoc, AddAction with SourceId): its key value, or the GUID of the record-store entry a webhook start stored. null: the whole source.',
+    },
+    WhereClause: {
+      type: ['string', 'null'],
+      description: "The filter the start added to the sync's own (AddAction, ExecuteProcess); null: none.",
+    },
+    StartedDate: { type: ['string', 'null'], format: 'date-time', description: 'Start of the current or last attempt.' },
+    FinishedDate: { type: ['string', 'null'], format: 'date-time' },
+    Attempts: count,
+    Statistics: {
+      type: 'object',
+      description: 'Records of the last attempt that reported any; zeros before.',
+      required: ['Read', 'Created', 'Updated', 'Skipped', 'Failed'],
+      properties: { Read: count, Created: count, Updated: count, Skipped: count, Failed: count },
+      additionalProperties: false,
+    },
+  };
+  const errors = {
+    type: 'array',
+    description: "Errors of every attempt, oldest first: a record's (with its SourceId) or the whole attempt's.",
+    items: {
+      type: 'object',
+      required: ['Message', 'At'],
+      properties: { Message: { type: 'string' }, SourceId: { type: 'string' }, At: timestamp },
+      additionalProperties: false,
+    },
+  };
   return {
     QueueItem: {
       type: 'object',
@@ -42,41 +85,45 @@ export function queueSchemas() {
         'Attempts',
         'Statistics',
         'Errors',
+        'RetryOf',
+      ],
+      properties: { ...itemProperties, Errors: errors, RetryOf: retryOf },
+      additionalProperties: false,
+    },
+    QueueListItem: {
+      type: 'object',
+      description: 'A queue item in the list: the fields of GetAction, with ErrorCount in place of the Errors list (GetAction has them).',
+      required: [
+        'ID',
+        'StartType',
+        'ProcessId',
+        'CreatedDate',
+        'Status',
+        'SourceId',
+        'WhereClause',
+        'StartedDate',
+        'FinishedDate',
+        'Attempts',
+        'Statistics',
+        'ErrorCount',
+        'RetryOf',
       ],
       properties: {
-        ID: { type: 'string', format: 'uuid', description: 'For polling with GetAction.' },
-        StartType: { enum: [...startTypes] },
-        ProcessId: { type: 'string', description: 'The sync or flow the item runs.' },
-        CreatedDate: timestamp,
-        Status: { enum: [...queueStatuses] },
-        SourceId: {
+        ...itemProperties,
+        ErrorCount: { ...count, description: 'How many errors the item has (of every attempt).' },
+        RetryOf: retryOf,
+      },
+      additionalProperties: false,
+    },
+    QueuePage: {
+      type: 'object',
+      description: 'One page of the queue list, newest first.',
+      required: ['items', 'next'],
+      properties: {
+        items: { type: 'array', items: { $ref: '#/components/schemas/QueueListItem' } },
+        next: {
           type: ['string', 'null'],
-          description:
-            'The one source record the item runs (StartProcessAdHoc, AddAction with SourceId): its key value, or the GUID of the record-store entry a webhook start stored. null: the whole source.',
-        },
-        WhereClause: {
-          type: ['string', 'null'],
-          description: "The filter the start added to the sync's own (AddAction, ExecuteProcess); null: none.",
-        },
-        StartedDate: { type: ['string', 'null'], format: 'date-time', description: 'Start of the current or last attempt.' },
-        FinishedDate: { type: ['string', 'null'], format: 'date-time' },
-        Attempts: count,
-        Statistics: {
-          type: 'object',
-          description: 'Records of the last attempt that reported any; zeros before.',
-          required: ['Read', 'Created', 'Updated', 'Skipped', 'Failed'],
-          properties: { Read: count, Created: count, Updated: count, Skipped: count, Failed: count },
-          additionalProperties: false,
-        },
-        Errors: {
-          type: 'array',
-          description: "Errors of every attempt, oldest first: a record's (with its SourceId) or the whole attempt's.",
-          items: {
-            type: 'object',
-            required: ['Message', 'At'],
-            properties: { Message: { type: 'string' }, SourceId: { type: 'string' }, At: timestamp },
-            additionalProperties: false,
-          },
+          description: 'Pass as `cursor`, with the same filters, for the next (older) page; null on the last page.',
         },
       },
       additionalProperties: false,
@@ -180,6 +227,100 @@ export function queuePaths(snapshot: Snapshot): Record<string, unknown> {
           401: ref('Unauthorized'),
           403: ref('Forbidden'),
           404: ref('NotFound'),
+          default: ref('Problem'),
+        },
+      },
+    },
+    ...queueItemPaths(enumOrString(processes)),
+  };
+}
+
+/** GET /api/queue and the cancel and retry of one item (http/queue-item-routes.ts). */
+function queueItemPaths(processSchema: Record<string, unknown>): Record<string, unknown> {
+  const query = (name: string, description: string, schema: unknown, extra: Record<string, unknown> = {}) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    description,
+    ...extra,
+  });
+  const time = { type: 'string', description: 'ISO 8601: a date (midnight UTC) or a date and time with Z or an offset.' };
+  const idParameter = { name: 'queueId', in: 'path', required: true, schema: { type: 'string' }, description: 'The ID of the item.' };
+  const conflict = (description: string) => ({
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  });
+  const notFound = {
+    description: "No such item, or one of a process off the client's allow-list.",
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+  return {
+    '/api/queue': {
+      get: {
+        operationId: 'ListQueueItems',
+        summary: "Queue items, newest first, filtered and paged (scope queue:read); a client's sync allow-list limits them to its syncs.",
+        tags: ['queue'],
+        parameters: [
+          query('sync', 'Only the items of this sync or flow (any case).', { ...processSchema, maxLength: valueLimits.processId }),
+          query(
+            'status',
+            'Only items in these statuses: the parameter repeated, or a comma-separated list (any case).',
+            { type: 'array', items: { enum: [...queueStatuses] } },
+            { style: 'form', explode: true },
+          ),
+          query('startType', 'Only items of this start type (any case).', { enum: [...startTypes] }),
+          query('createdFrom', 'Only items created at or after this time.', time),
+          query('createdTo', 'Only items created before this time; after createdFrom.', time),
+          query('limit', `Items per page.`, { type: 'integer', minimum: 1, maximum: maxQueuePageSize, default: defaultQueuePageSize }),
+          query('cursor', 'The `next` of the previous page; absent for the first (newest) page.', { type: 'string' }),
+        ],
+        responses: {
+          200: { description: 'One page of items.', content: json({ $ref: '#/components/schemas/QueuePage' }) },
+          400: ref('BadRequest'),
+          401: ref('Unauthorized'),
+          403: ref('Forbidden'),
+          default: ref('Problem'),
+        },
+      },
+    },
+    '/api/queue/{queueId}/cancel': {
+      post: {
+        operationId: 'CancelQueueItem',
+        summary: 'End a Pending item as Failed without running it, with the error "cancelled by client <id>" (scope queue:write).',
+        tags: ['queue'],
+        parameters: [idParameter],
+        responses: {
+          200: { description: 'The item, now Failed.', content: json(item) },
+          401: ref('Unauthorized'),
+          403: ref('Forbidden'),
+          404: notFound,
+          409: conflict('The item is not Pending (problem wrong-queue-status, naming its status).'),
+          default: ref('Problem'),
+        },
+      },
+    },
+    '/api/queue/{queueId}/retry': {
+      post: {
+        operationId: 'RetryQueueItem',
+        summary:
+          'Start a Failed item again as a new item with the same process, start type, source id, WhereClause and ActionParams (scope queue:write); the failed item stays as it ended.',
+        tags: ['queue'],
+        parameters: [idParameter],
+        responses: {
+          201: {
+            description:
+              "The new item, with RetryOf: Pending, or, when the sync's concurrency limit is reached and its onLimit is skip or fail, already Complete or Failed with a note.",
+            headers: { Location: itemUrl },
+            content: json(item),
+          },
+          401: ref('Unauthorized'),
+          403: ref('Forbidden'),
+          404: {
+            ...notFound,
+            description: "No such item, one of a process off the client's allow-list, or its process is no longer defined.",
+          },
+          409: conflict('The item is not Failed (problem wrong-queue-status, naming its status).'),
           default: ref('Problem'),
         },
       },

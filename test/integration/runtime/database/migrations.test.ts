@@ -27,6 +27,7 @@ const allMigrations = [
   '007-write-probe',
   '008-daemons',
   '009-request-ids',
+  '010-queue-listing',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {
@@ -87,6 +88,7 @@ await describeEachDatabase('runtime database migrations', (database) => {
       'max_attempts',
       'process_id',
       'request_id',
+      'retry_of',
       'run_after',
       'slot_key',
       'source_id',

@@ -123,6 +123,9 @@ const queuePaths = {
   direct: '/api/StartProcessDirect/{syncId}/{sourceId}',
   execute: '/api/ExecuteProcess/{syncId}',
   getAction: '/api/GetAction/{queueId}',
+  list: '/api/queue',
+  cancel: '/api/queue/{queueId}/cancel',
+  retry: '/api/queue/{queueId}/retry',
 };
 const webhookId = 'wh_crmCustomerChanged01';
 /** A paged readQueryWithSystem without a secret, its paging properties renamed. */
@@ -660,6 +663,28 @@ const scenarios: Scenario[] = [
     token: null,
     status: 401,
   },
+  { what: 'queue list', template: queuePaths.list, method: 'get', path: '/api/queue?limit=3&status=Complete,Failed', status: 200 },
+  { what: 'queue list, bad status', template: queuePaths.list, method: 'get', path: '/api/queue?status=Done', status: 400 },
+  { what: 'queue list, missing scope', template: queuePaths.list, method: 'get', path: '/api/queue', token: tokens.reader, status: 403 },
+  { what: 'queue list, no token', template: queuePaths.list, method: 'get', path: '/api/queue', token: null, status: 401 },
+  { what: 'cancel, unknown', template: queuePaths.cancel, method: 'post', path: `/api/queue/${unknownItem}/cancel`, status: 404 },
+  {
+    what: 'cancel, missing scope',
+    template: queuePaths.cancel,
+    method: 'post',
+    path: `/api/queue/${unknownItem}/cancel`,
+    token: tokens.queueOnly,
+    status: 403,
+  },
+  { what: 'retry, unknown', template: queuePaths.retry, method: 'post', path: `/api/queue/${unknownItem}/retry`, status: 404 },
+  {
+    what: 'retry, no token',
+    template: queuePaths.retry,
+    method: 'post',
+    path: `/api/queue/${unknownItem}/retry`,
+    token: null,
+    status: 401,
+  },
   { what: 'webhook log', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log?limit=5`, status: 200 },
   {
     what: 'webhook log, bad limit',
@@ -1029,6 +1054,24 @@ describe('GET /api/openapi.json', () => {
       await app.get(`/api/GetAction/${started.json.ID}`, tokens.queueOnly),
       'get action, queue:read',
     );
+    // Cancel answers the item, now Failed; a second cancel and a retry of a Pending item are 409s;
+    // the retry of the cancelled (Failed) item is a 201 with the new item.
+    const cancelled = await app.post(`/api/queue/${started.json.ID}/cancel`);
+    assert.equal(cancelled.status, 200, cancelled.text);
+    checker.checkAnswer(queuePaths.cancel, 'post', cancelled, 'cancel');
+    checker.checkAnswer(queuePaths.cancel, 'post', await app.post(`/api/queue/${started.json.ID}/cancel`), 'cancel, not Pending');
+    const retried = await app.post(`/api/queue/${started.json.ID}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    checker.checkAnswer(queuePaths.retry, 'post', retried, 'retry');
+    const notFailed = await app.post(`/api/queue/${retried.json.ID}/retry`);
+    assert.equal(notFailed.status, 409, notFailed.text);
+    checker.checkAnswer(queuePaths.retry, 'post', notFailed, 'retry, not Failed');
+    const listed = await app.get(`/api/queue?sync=${syncId}&limit=2`);
+    assert.deepEqual(
+      listed.json.items.map((item: Json) => item.ID),
+      [retried.json.ID, started.json.ID],
+    );
+    checker.checkAnswer(queuePaths.list, 'get', listed, 'queue list with a retry');
   });
 
   it('describes the 202 of a run past the time limit, and a 503 of /readyz', async () => {

@@ -23,6 +23,7 @@ const itemKeys = [
   'FinishedDate',
   'ID',
   'ProcessId',
+  'RetryOf',
   'SourceId',
   'StartType',
   'StartedDate',
@@ -106,6 +107,7 @@ describe('queue routes on the quickstart', () => {
           Attempts: 0,
           Statistics: zero,
           Errors: [],
+          RetryOf: null,
         },
       );
       assert.equal(answer.headers.get('content-location'), `/api/GetAction/${answer.json.ID}`);

@@ -107,6 +107,7 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       concurrencyKey: null,
       concurrencyLimit: null,
       requestId: null,
+      retryOf: null,
     });
     assert.deepEqual(queueItemJson(stored!), {
       ID: item.id,
@@ -121,6 +122,7 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       Attempts: 0,
       Statistics: { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 },
       Errors: [],
+      RetryOf: null,
     });
     assert.deepEqual(await getItem(db, item.id.toUpperCase()), item, 'ids match in any case');
   });
