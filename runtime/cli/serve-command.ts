@@ -63,6 +63,8 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   };
   const app = createApp({
     holder,
+    definitionsDir: settings.definitions,
+    runsDaemon: workers !== undefined,
     log,
     connections,
     adminTokenHash: sha256(admin),

@@ -13,6 +13,7 @@ import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
 import { authenticate } from './auth.js';
 import { connectionRoutes } from './connection-routes.js';
+import { consoleInfoRoutes } from './console-info-routes.js';
 import { useEdgeMiddleware } from './edge-middleware.js';
 import { healthRoutes, type LivenessCheck } from './health-routes.js';
 import { metricsRoute } from './metrics.js';
@@ -32,6 +33,10 @@ import { depsFor, executeWebhook, webhookResponseBody, webhookRouter } from '../
 
 export interface AppOptions {
   holder: SnapshotHolder;
+  /** The definitions directory the holder's snapshots come from; the console names files relative to it. */
+  definitionsDir: string;
+  /** Whether a daemon (and its scheduler) runs in this process beside the API (default: no). */
+  runsDaemon?: boolean;
   log: Logger;
   connections: ConnectionProvider;
   /** SHA-256 of the admin token (all scopes). */
@@ -80,8 +85,9 @@ export function createApp(options: AppOptions): Koa {
   );
   api.use('', refuseNulInQuery);
   const bodyLimit = options.bodyLimit ?? defaults.bodyLimit;
+  const version = options.version ?? '0.0.0';
   api.get('/openapi.json', (ctx) => {
-    ctx.body = openApiFor(ctx.state.snapshot, { version: options.version ?? '0.0.0', bodyLimit });
+    ctx.body = openApiFor(ctx.state.snapshot, { version, bodyLimit });
   });
   const callLog = callLogWriter(options.db, log);
   const webhookOptions = {
@@ -109,6 +115,13 @@ export function createApp(options: AppOptions): Koa {
     bodyLimit,
     runWebhook: options.runWebhook ?? runWebhook,
     adminTokenHash: options.adminTokenHash,
+  });
+  consoleInfoRoutes(api, {
+    db: options.db,
+    holder,
+    definitionsDir: options.definitionsDir,
+    version,
+    role: options.runsDaemon ? 'api+daemon' : 'api',
   });
   // After every route: it looks at the parameters the routes declare.
   refuseNulInPathParameters(api);

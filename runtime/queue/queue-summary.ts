@@ -1,7 +1,7 @@
 /**
  * What the queue holds, for `/readyz`, the console and the daemon's sleep.
  *
- *   SELECT status, COUNT(*) AS count FROM queue_items GROUP BY status
+ *   SELECT status, COUNT(*) AS count FROM queue_items [WHERE process_id IN (?, …)] GROUP BY status
  *   nextRunAfter: the earliest run_after of the Pending items a claim could take (below)
  */
 import type { RuntimeDatabase } from '../database/open-database.js';
@@ -9,10 +9,16 @@ import { rawRows } from '../database/raw-rows.js';
 import { fromNullableDatabaseTime } from '../database/timestamps.js';
 import { queueStatuses, type QueueStatus } from './queue-item.js';
 
-/** How many items are in each status (every status present, zero when none). */
-export async function countByStatus(db: RuntimeDatabase): Promise<Record<QueueStatus, number>> {
+/**
+ * How many items are in each status (every status present, zero when none); with `processIds`,
+ * only the items of those syncs and flows (a console client with an allow-list counts its own).
+ */
+export async function countByStatus(db: RuntimeDatabase, processIds?: readonly string[]): Promise<Record<QueueStatus, number>> {
   const counts = Object.fromEntries(queueStatuses.map((status) => [status, 0])) as Record<QueueStatus, number>;
-  const rows = (await db.knex('queue_items').select('status').count({ count: '*' }).groupBy('status')) as Array<{
+  if (processIds !== undefined && processIds.length === 0) return counts;
+  const query = db.knex('queue_items').select('status').count({ count: '*' }).groupBy('status');
+  if (processIds !== undefined) query.whereIn('process_id', [...processIds]);
+  const rows = (await query) as Array<{
     status: QueueStatus;
     count: number | string;
   }>;

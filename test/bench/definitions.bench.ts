@@ -170,7 +170,17 @@ async function reloadBench(label: string, dir: string, file: string, runs: numbe
   const log = createLogger('silent');
   const runner = { db, snapshot: () => holder.current, connections, log, runProcess, workerId: 'bench', leaseMs: 30_000 };
   const metrics = createRuntimeMetrics({ holder, db, log, openSystems: () => connections.systemIds().length });
-  const app = createApp({ holder, log, connections, adminTokenHash: sha256(randomUUID()), db, runner, syncTimeLimitMs: 60_000, metrics });
+  const app = createApp({
+    holder,
+    definitionsDir: dir,
+    log,
+    connections,
+    adminTokenHash: sha256(randomUUID()),
+    db,
+    runner,
+    syncTimeLimitMs: 60_000,
+    metrics,
+  });
   const server = app.listen(0, '127.0.0.1');
   try {
     await Promise.all([watcher.ready, once(server, 'listening')]);

@@ -23,7 +23,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
@@ -284,6 +284,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
   };
   const app = createApp({
     holder,
+    definitionsDir: parts.definitions,
     log,
     connections,
     adminTokenHash: sha256(settings.adminToken ?? tokens.admin),
@@ -376,7 +377,11 @@ async function copyDefinitions(dir: string, database?: TestDatabase, files: Reco
     }
   }
   await writeFile(join(definitions, 'test-clients.yaml'), testClients);
-  for (const [name, text] of Object.entries(files)) await writeFile(join(definitions, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    // A name may lie in a subdirectory (`nightly/nightly.yaml`), as definitions directories nest.
+    await mkdir(dirname(join(definitions, name)), { recursive: true });
+    await writeFile(join(definitions, name), text);
+  }
   return definitions;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Snapshot } from '../../../definitions/snapshot.js';
 import { connectionPaths } from './connection-paths.js';
+import { consoleInfoPaths, consoleInfoSchemas } from './console-info-paths.js';
 import { queuePaths, queueSchemas } from './queue-paths.js';
 import { sharedComponents } from './shared-components.js';
 import { recordSchema, recordSchemaName } from './record-schemas.js';
@@ -51,13 +52,14 @@ function build(snapshot: Snapshot, { version, bodyLimit }: OpenApiSettings): Ope
       ...connectionPaths(snapshot),
       ...webhookPaths(snapshot),
       ...webhookConsolePaths(snapshot),
+      ...consoleInfoPaths(),
     },
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A token of an ApiClient definition, or the admin token.' },
       },
       responses: shared.responses,
-      schemas: { ...shared.schemas, ...queueSchemas(), ...webhookConsoleSchemas(), ...recordSchemas },
+      schemas: { ...shared.schemas, ...queueSchemas(), ...webhookConsoleSchemas(), ...consoleInfoSchemas(), ...recordSchemas },
     },
   };
 }

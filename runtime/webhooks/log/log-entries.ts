@@ -7,8 +7,9 @@
  *           ORDER BY at DESC, id DESC LIMIT ?
  *   get:   SELECT * FROM webhook_log WHERE webhook_id = ? AND id = ?
  *   pin:   UPDATE webhook_log SET pinned = ? WHERE webhook_id = ? AND id = ?
+ *   count pinned: below
  *
- * Each first writes the entries still buffered (call-log-writer.ts), so a call answered a moment
+ * Each but the count first writes the entries still buffered (call-log-writer.ts), so a call answered a moment
  * ago is already listed, shown and pinnable.
  *
  * Paging is by keyset (time, id), not offset: the log grows while someone pages through it, and
@@ -114,6 +115,25 @@ export async function getLogEntry(db: RuntimeDatabase, webhookId: string, entryI
     payload,
     response: fromJsonColumn(row.response ?? null) as LoggedResponse | null,
   };
+}
+
+/**
+ * How many pinned entries each webhook has (webhooks without any are absent), for the console's
+ * list of webhooks; the (webhook_id, pinned, at) index answers it.
+ *   SELECT webhook_id, COUNT(*) AS count FROM webhook_log WHERE pinned = true GROUP BY webhook_id
+ */
+export async function countPinned(db: RuntimeDatabase): Promise<Map<string, number>> {
+  const rows = (await db
+    .knex('webhook_log')
+    .select('webhook_id')
+    .count({ count: '*' })
+    .where({ pinned: true })
+    .groupBy('webhook_id')) as Array<{
+    webhook_id: string;
+    count: number | string;
+  }>;
+  // PostgreSQL answers COUNT(*) as a bigint string.
+  return new Map(rows.map((row) => [String(row.webhook_id), Number(row.count)]));
 }
 
 /** Pins or unpins an entry; false when the webhook has no such entry. */

@@ -156,6 +156,12 @@ const consolePaths = {
   replay: '/api/console/webhooks/{webhookId}/log/{entryId}/replay',
   test: '/api/console/webhooks/{webhookId}/test',
 };
+const consoleInfoPaths = {
+  overview: '/api/console/overview',
+  schedules: '/api/schedules',
+  definitions: '/api/definitions',
+  webhooks: '/api/webhooks',
+};
 const syncId = 'crm-customers-to-erp';
 const unknownItem = '00000000-0000-4000-8000-000000000000';
 
@@ -825,6 +831,11 @@ const scenarios: Scenario[] = [
     token: null,
     status: 403,
   },
+  ...Object.entries(consoleInfoPaths).flatMap(([what, path]): Scenario[] => [
+    { what: `console ${what}`, template: path, method: 'get', path, status: 200 },
+    { what: `console ${what}, missing scope`, template: path, method: 'get', path, token: tokens.reader, status: 403 },
+    { what: `console ${what}, no token`, template: path, method: 'get', path, token: null, status: 401 },
+  ]),
   { what: 'interface description', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', status: 200 },
   {
     what: 'interface description, no token',
@@ -894,6 +905,7 @@ describe('GET /api/openapi.json', () => {
         ...Object.values(paths),
         ...Object.values(queuePaths),
         ...Object.values(consolePaths),
+        ...Object.values(consoleInfoPaths),
         `/api/webhooks/${webhookId}`,
         pagedPath,
         `/api/webhooks/${conditionalPagedId}`,

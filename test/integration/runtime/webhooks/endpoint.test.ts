@@ -215,8 +215,6 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     assert.equal((await app.call('POST', '/api/Webhooks/wh_plainOpen000001/', { token: null, body: {} })).status, 200);
     for (const path of [
       '/API/RunConnectionGetDataMin/crm/Customer',
-      '/api/webhooks',
-      '/api/webhooks/',
       '/api/webhooks/wh_plainOpen000001/extra',
       '/api/webhooks/..%2FRunConnectionGetDataMin%2Fcrm%2FCustomer',
     ]) {
@@ -226,6 +224,14 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
       assert.notEqual(answer.json.type, 'urn:syncline:problem:method-not-allowed', path);
     }
     assertProblem(await app.call('POST', '/API/RunConnectionGetDataMin/crm/Customer', { token: null, body: [] }), 401, 'unauthenticated');
+    // /api/webhooks itself is the console's list of webhooks, an API route like any other: a token
+    // to read it, and the API's 405 (not the webhook endpoint's GET, POST) for another method.
+    for (const path of ['/api/webhooks', '/api/webhooks/']) {
+      assertProblem(await app.call('GET', path, { token: null }), 401, 'unauthenticated');
+      const listPost = await app.call('POST', path, { token: null, body: [] });
+      assertProblem(listPost, 405, 'method-not-allowed');
+      assert.equal(listPost.headers.get('allow'), 'HEAD, GET', path);
+    }
   });
 
   it('answers 405 naming the methods for other methods, without asking for a token', async () => {
