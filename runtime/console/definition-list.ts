@@ -12,7 +12,7 @@ import type { ReloadStatus } from '../../definitions/snapshot-holder.js';
 import { severityOf, type Problem, type Severity } from '../../definitions/problem.js';
 import type { Origin, Snapshot } from '../../definitions/snapshot.js';
 import type { DefinitionKind } from '../../definitions/types.js';
-import type { ConsoleVisibility } from './console-visibility.js';
+import type { Visibility } from './visibility.js';
 
 export interface DefinitionSummary {
   id: string;
@@ -67,7 +67,7 @@ export class DefinitionsPaths {
 
 export function definitionList(
   snapshot: Snapshot,
-  visible: ConsoleVisibility,
+  visible: Visibility,
   paths: DefinitionsPaths,
 ): Record<DefinitionKind, DefinitionSummary[]> {
   const summaries = <T extends { definition: { id: string; name?: string }; origin: Origin }>(
@@ -90,7 +90,7 @@ export function definitionList(
   };
 }
 
-export function reloadSummary(status: ReloadStatus, visible: ConsoleVisibility, paths: DefinitionsPaths): ReloadSummary {
+export function reloadSummary(status: ReloadStatus, visible: Visibility, paths: DefinitionsPaths): ReloadSummary {
   const shown = status.problems.filter((problem) => visible.problem(problem));
   return {
     at: status.at.toISOString(),

@@ -10,7 +10,7 @@ import { slotClock, type SlotClock } from '../daemon/schedule-slots.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { lastScheduledRuns } from '../queue/last-scheduled-runs.js';
 import type { QueueStatus } from '../queue/queue-item.js';
-import type { ConsoleVisibility } from './console-visibility.js';
+import type { Visibility } from './visibility.js';
 
 export interface ScheduleSummary {
   id: string;
@@ -35,7 +35,7 @@ export interface ScheduleSummary {
 export async function scheduleList(
   db: RuntimeDatabase,
   snapshot: Snapshot,
-  visible: ConsoleVisibility,
+  visible: Visibility,
   options: { daemons: number; now?: Date },
 ): Promise<ScheduleSummary[]> {
   const now = options.now ?? new Date();

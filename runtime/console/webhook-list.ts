@@ -6,7 +6,7 @@ import type { Snapshot } from '../../definitions/snapshot.js';
 import type { WebhookAction, WebhookDefinition } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { countPinned } from '../webhooks/log/log-entries.js';
-import type { ConsoleVisibility } from './console-visibility.js';
+import type { Visibility } from './visibility.js';
 import type { DefinitionsPaths } from './definition-list.js';
 
 export interface WebhookSummary {
@@ -34,7 +34,7 @@ export interface WebhookSummary {
 export async function webhookList(
   db: RuntimeDatabase,
   snapshot: Snapshot,
-  visible: ConsoleVisibility,
+  visible: Visibility,
   paths: DefinitionsPaths,
 ): Promise<WebhookSummary[]> {
   const pinned = await countPinned(db);

@@ -15,7 +15,7 @@ import type { Context } from 'koa';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import { activeDaemons, countActiveDaemons } from '../cluster/active-daemons.js';
-import { ConsoleVisibility } from '../console/console-visibility.js';
+import { ConsoleVisibility } from './console-visibility.js';
 import { definitionList, DefinitionsPaths, reloadSummary } from '../console/definition-list.js';
 import { scheduleList } from '../console/schedule-list.js';
 import { webhookList } from '../console/webhook-list.js';

@@ -11,10 +11,11 @@
 import type { Snapshot, WebhookEntry } from '../../definitions/snapshot.js';
 import type { Problem } from '../../definitions/problem.js';
 import { definitionKinds, type DefinitionKind } from '../../definitions/types.js';
-import type { Principal } from '../http/auth.js';
-import { mayRead, mayStart } from '../http/resolve-process.js';
+import type { Visibility } from '../console/visibility.js';
+import type { Principal } from './auth.js';
+import { mayRead, mayStart } from './resolve-process.js';
 
-export class ConsoleVisibility {
+export class ConsoleVisibility implements Visibility {
   constructor(
     readonly principal: Principal,
     readonly snapshot: Snapshot,
