@@ -216,7 +216,10 @@ await describeEachDatabase('queue item events', (database) => {
       const names = events.map((e) => e.event);
       const responseAt = names.indexOf('response');
       assert.ok(responseAt > 0, names.join(' '));
-      assert.deepEqual(names.slice(0, responseAt).filter((name) => name !== 'ticker'), ['sent']);
+      assert.deepEqual(
+        names.slice(0, responseAt).filter((name) => name !== 'ticker'),
+        ['sent'],
+      );
       const queueItemId = events[responseAt]!.data.queueItemId as string;
       assert.match(queueItemId, /^[0-9a-f-]{36}$/);
       const run = events.slice(responseAt + 1);
