@@ -79,11 +79,10 @@ await describeEachDatabase('queue item events across processes', (database) => {
     const response = await fetch(`${base}/api/queue/${id}/events`, { headers });
     assert.equal(response.status, 200);
     const events: Array<{ event: string; data: any }> = [];
-    let daemon: CliProcess | undefined;
     for await (const event of readEventStream(response.body!)) {
       events.push({ event: event.event, data: JSON.parse(event.data) });
       // Started only once the stream has shown the item waiting.
-      daemon ??= start(['daemon']);
+      if (events.length === 1) start(['daemon']);
     }
     const names = events.map((e) => e.event);
     assert.equal(names[0], 'item');
