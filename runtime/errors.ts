@@ -55,6 +55,7 @@ const catalogue = {
   unavailable: { status: 503, title: 'System unavailable' },
   'database-unavailable': { status: 503, title: 'Runtime database unavailable' },
   busy: { status: 503, title: 'Too many queries at once' },
+  'too-many-streams': { status: 503, title: 'Too many event streams' },
   'statement-timeout': { status: 504, title: 'Statement timeout' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -54,6 +54,20 @@ export const defaults: Readonly<ServeSettings> = Object.freeze({
   maxConnections: 1000,
 });
 
+/**
+ * Server-sent event streams that follow a queue item (GET /api/queue/{id}/events and the webhook
+ * test dialog's run): each polls the runtime database, because the item may be run by a daemon in
+ * another process and only PostgreSQL could signal across processes. 300 ms shows a run live
+ * without turning 100 streams into more than ~330 light reads a second; 100 at once is more than
+ * operators watch, and stops one client from pinning the process and the database with thousands.
+ * A stream lives at most an hour; a client that still wants to watch opens it again.
+ */
+export const eventStreamDefaults = Object.freeze({
+  maxStreams: 100,
+  pollIntervalMs: 300,
+  maxLifetimeMs: 3_600_000,
+});
+
 export class SettingsError extends Error {}
 
 export function serveSettings(flags: ServeFlags, env: Readonly<Record<string, string | undefined>> = process.env): ServeSettings {

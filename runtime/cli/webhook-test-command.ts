@@ -92,6 +92,9 @@ export async function webhookTestCommand(webhookId: string, options: WebhookTest
       io.out(`  ${time}  ${String(data.kind).padEnd(9)} ${String(data.message)}${details}\n`);
     } else if (event.event === 'response') {
       received = data as typeof received;
+      // The console's stream goes on with the run the call queued; this command reports the call
+      // only, and must not wait for a run that no daemon may ever pick up.
+      break;
     } else if (event.event === 'error') {
       io.err(`error: ${String(data.message)}\n`);
     }

@@ -18,6 +18,7 @@ import { useEdgeMiddleware } from './edge-middleware.js';
 import { healthRoutes, type LivenessCheck } from './health-routes.js';
 import { metricsRoute } from './metrics.js';
 import { openApiFor } from './openapi/build-openapi.js';
+import { EventStreamSlots, type ItemEventSettings } from './item-events.js';
 import { queueItemRoutes } from './queue-item-routes.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaults } from '../settings.js';
@@ -59,6 +60,8 @@ export interface AppOptions {
   runWebhook?: RunWebhook;
   /** Runs webhook actions (default: the dispatcher of runtime/webhooks/actions); tests replace it. */
   webhookAction?: WebhookActionHandler;
+  /** Limits and poll interval of the queue item event streams (defaults: eventStreamDefaults of settings.ts). */
+  eventStreams?: Partial<ItemEventSettings>;
 }
 
 export function createApp(options: AppOptions): Koa {
@@ -104,14 +107,22 @@ export function createApp(options: AppOptions): Koa {
   // The console's test and replay run a call exactly as the endpoint does, on the current snapshot.
   const runWebhook: RunWebhook = async (webhookId, request, callOptions) => {
     const result = await executeWebhook(depsFor(holder.current, webhookOptions), webhookId, request, callOptions);
-    return { status: result.status, headers: result.headers, body: webhookResponseBody(result) };
+    return {
+      status: result.status,
+      headers: result.headers,
+      body: webhookResponseBody(result),
+      ...(result.queueItemId === undefined ? {} : { queueItemId: result.queueItemId }),
+    };
   };
   connectionRoutes(api, { connections: options.connections, bodyLimit });
   queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
-  queueItemRoutes(api, { db: options.db });
+  // One count for the process: item streams and the test dialog's relayed runs share its places.
+  const eventStreams = new EventStreamSlots(options.eventStreams);
+  queueItemRoutes(api, { db: options.db, log, eventStreams });
   webhookConsoleRoutes(api, {
     db: options.db,
     log,
+    eventStreams,
     bodyLimit,
     runWebhook: options.runWebhook ?? runWebhook,
     adminTokenHash: options.adminTokenHash,

@@ -3,6 +3,7 @@
  * uses only these, through the public, scoped API):
  *
  *   GET  /api/queue                 items newest first, filtered, keyset-paged   (queue:read)
+ *   GET  /api/queue/{id}/events     the item's progress as server-sent events     (queue:read)
  *   POST /api/queue/{id}/cancel     a Pending item ends Failed without running   (queue:write)
  *   POST /api/queue/{id}/retry      a Failed item is started again as a new item (queue:write)
  *
@@ -14,12 +15,16 @@
  * Nothing rewrites history: a cancel only moves a Pending item to Failed (cancel.ts, atomic, only
  * while it is still Pending), and a retry leaves the failed item as it ended and enqueues a new one
  * carrying `RetryOf`.
+ *
+ * The events (item-events.ts): `item` at once, `progress` on each change, `done` when it ends; the
+ * stream is refused 503 when this process already serves its most event streams.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
+import type { Logger } from '../log.js';
 import { attemptsOf } from '../execution/retry-of.js';
 import { cancelPending } from '../queue/cancel.js';
 import { enqueue } from '../queue/enqueue.js';
@@ -27,17 +32,39 @@ import { getItem } from '../queue/get-item.js';
 import { listItems } from '../queue/list-items.js';
 import { queueItemJson, queueListItemJson, type QueueRow, type QueueStatus } from '../queue/queue-item.js';
 import { requireScope, type Principal } from './auth.js';
+import { openEventStream } from './event-stream.js';
+import { relayItem, type EventStreamSlots } from './item-events.js';
 import { encodeCursor, parseQueueListQuery } from './queue-list-query.js';
 import { itemUrl, newItem } from './queue-routes.js';
 import { findProcess, mayRead, mayStart, quoted } from './resolve-process.js';
 
-export function queueItemRoutes(router: Router, { db }: { db: RuntimeDatabase }): void {
+export interface QueueItemRouteOptions {
+  db: RuntimeDatabase;
+  log: Logger;
+  /** The process's places for event streams, shared with the webhook test stream. */
+  eventStreams: EventStreamSlots;
+}
+
+export function queueItemRoutes(router: Router, { db, log, eventStreams }: QueueItemRouteOptions): void {
   router.get('/queue', async (ctx) => {
     const principal = requireScope(ctx, 'queue:read');
     const { sync, ...query } = parseQueueListQuery(ctx.query);
     const processIds = readableProcesses(principal, ctx.state.snapshot as Snapshot, sync);
     const page = await listItems(db, { ...query, ...(processIds === undefined ? {} : { processIds }) });
     ctx.body = { items: page.items.map(queueListItemJson), next: page.next === undefined ? null : encodeCursor(page.next) };
+  });
+
+  router.get('/queue/:queueId/events', async (ctx) => {
+    const principal = requireScope(ctx, 'queue:read');
+    const item = await visibleItem(ctx, db, principal, ctx.params.queueId!);
+    // Checked before the stream opens, so a refusal is still an ordinary 503 answer.
+    const release = eventStreams.acquire();
+    const stream = openEventStream(ctx);
+    // Not awaited: Koa starts streaming the response when this handler returns.
+    void relayItem(stream, item, { db, slots: eventStreams, log }).finally(() => {
+      release();
+      stream.end();
+    });
   });
 
   router.post('/queue/:queueId/cancel', async (ctx) => {

@@ -21,6 +21,14 @@
  * the raw body as text) — or `error` when the call could not run at all. What they show is
  * redacted as the log entry is (webhooks/log/redact.ts): the console shows no credential the log
  * would not keep.
+ *
+ * When the action queued a sync (the answer names its queue item), the stream goes on with that
+ * run, as GET /api/queue/{id}/events streams it, its event names prefixed `run.` (`run.item`,
+ * `run.progress`, `run.done`, item-events.ts) until it is Complete or Failed: the seed's ticker
+ * shows what the call did, and an operator testing a webhook wants to see what it started. Only
+ * for a client that may read that item (scope queue:read, the sync on its allow-list), as GetAction
+ * would answer it; otherwise, or when every event stream place is taken (`run.unavailable`), the
+ * stream ends after the response as it does when nothing was queued.
  */
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
@@ -36,8 +44,11 @@ import { redactHeaders, redactionOf, redactValue, type Redaction } from '../webh
 import { signatureHeaderOf } from '../webhooks/signatures/index.js';
 import { tickerBus, type TickerMessage } from '../webhooks/ticker.js';
 import type { WebhookRequest } from '../webhooks/webhook-call.js';
-import { requireScope } from './auth.js';
-import { openEventStream } from './event-stream.js';
+import { getItem } from '../queue/get-item.js';
+import { requireScope, type Principal } from './auth.js';
+import { openEventStream, type EventStream } from './event-stream.js';
+import { relayItem, type EventStreamSlots } from './item-events.js';
+import { mayRead } from './resolve-process.js';
 import { readJsonBody } from '../request/read-body.js';
 import { requestIdOf, requestLogger } from './request-id.js';
 
@@ -47,6 +58,8 @@ export interface ExecutedWebhookCall {
   headers: Record<string, string | string[] | number | undefined>;
   /** The body: JSON data (sent as JSON text), text, raw bytes, or nothing (204, redirects). */
   body?: unknown;
+  /** The (first) queue item the call's action created; the test stream follows its run. */
+  queueItemId?: string;
 }
 
 /**
@@ -67,12 +80,17 @@ export interface WebhookConsoleOptions {
   bodyLimit: number;
   /** SHA-256 of the admin token, redacted like every token. */
   adminTokenHash?: Buffer;
+  /** The process's places for event streams; a relayed run holds one while it is followed. */
+  eventStreams: EventStreamSlots;
 }
 
 const defaultPageSize = 50;
 const maxPageSize = 200;
 
-export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, bodyLimit, adminTokenHash }: WebhookConsoleOptions): void {
+export function webhookConsoleRoutes(
+  router: Router,
+  { db, log, runWebhook, bodyLimit, adminTokenHash, eventStreams }: WebhookConsoleOptions,
+): void {
   const base = '/console/webhooks/:webhookId';
   const redactionFor = (ctx: Context, webhook: WebhookEntry): Redaction => {
     const signature = webhook.definition.signature;
@@ -147,7 +165,12 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
     });
     // Not awaited: Koa starts streaming the response when this handler returns.
     void runWebhook(webhook.definition.id, request, { callId, signal: stream.signal, ...requestIdOption(ctx) })
-      .then((answer) => stream.send('response', { ...responseJson(answer, redaction), logEntryId: callId }))
+      .then(async (answer) => {
+        tickerBus.off(callId, onTicker);
+        const queued = answer.queueItemId === undefined ? {} : { queueItemId: answer.queueItemId };
+        stream.send('response', { ...responseJson(answer, redaction), logEntryId: callId, ...queued });
+        if (answer.queueItemId !== undefined) await followRun(ctx, stream, answer.queueItemId);
+      })
       .catch((error: unknown) => {
         requestLogger(ctx, log).error({ err: error, webhookId: webhook.definition.id, callId }, 'webhook test failed');
         stream.send('error', { message: 'The call failed on the server; the log has the details.', logEntryId: callId });
@@ -157,6 +180,27 @@ export function webhookConsoleRoutes(router: Router, { db, log, runWebhook, body
         stream.end();
       });
   });
+
+  /** Relays the run the tested call queued, when the client may read it and a place is free. */
+  const followRun = async (ctx: Context, stream: EventStream, queueItemId: string): Promise<void> => {
+    const principal = ctx.state.principal as Principal;
+    const item = await getItem(db, queueItemId);
+    if (item === undefined || !principal.scopes.has('queue:read') || !mayRead(principal, ctx.state.snapshot as Snapshot, item.processId))
+      return;
+    const release = eventStreams.tryAcquire();
+    if (release === undefined) {
+      stream.send('run.unavailable', {
+        ID: item.id,
+        message: `This process already serves ${eventStreams.settings.maxStreams} event streams; follow the run with GET /api/GetAction/${item.id}.`,
+      });
+      return;
+    }
+    try {
+      await relayItem(stream, item, { db, slots: eventStreams, log: requestLogger(ctx, log), prefix: 'run.' });
+    } finally {
+      release();
+    }
+  };
 }
 
 /** The webhook named in the path, for a client with the `console` scope. */

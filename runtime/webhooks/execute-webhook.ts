@@ -83,9 +83,11 @@ export interface WebhookResult {
   headers: Record<string, string>;
   body?: unknown;
   callId: string;
+  /** The (first) queue item the action created (start sync): the console's test stream follows its run. */
+  queueItemId?: string;
 }
 
-type Answer = Omit<WebhookResult, 'callId'> & { queueItemId?: string; unlogged?: boolean };
+type Answer = Omit<WebhookResult, 'callId'> & { unlogged?: boolean };
 
 /** Compared against when an id is unknown, so both paths do the same work. */
 const decoyId = randomBytes(24).toString('base64url');
@@ -133,7 +135,13 @@ export async function executeWebhook(
       ...(options.refusal ? { refusal: options.refusal } : {}),
       ...(options.requestId ? { requestId: options.requestId } : {}),
     });
-  return { status: answer.status, headers: answer.headers, ...(answer.body === undefined ? {} : { body: answer.body }), callId };
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    ...(answer.body === undefined ? {} : { body: answer.body }),
+    callId,
+    ...(answer.queueItemId === undefined ? {} : { queueItemId: answer.queueItemId }),
+  };
 }
 
 /** The entry for `id`; the digest comparison runs whether or not the lookup found one. */

@@ -41,6 +41,7 @@ import { openDatabase, type RuntimeDatabase } from '../../runtime/database/open-
 import type { RunProcess } from '../../runtime/execution/process-run.js';
 import type { ItemRunner } from '../../runtime/execution/run-held-item.js';
 import { createApp } from '../../runtime/http/create-app.js';
+import type { ItemEventSettings } from '../../runtime/http/item-events.js';
 import { createRuntimeMetrics } from '../../runtime/metrics/runtime-metrics.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
@@ -177,6 +178,10 @@ export interface AppSettings {
   runWebhook?: (parts: { db: RuntimeDatabase; holder: SnapshotHolder }) => RunWebhook;
   /** Replaces the webhook action dispatcher (to test the endpoint around a known answer). */
   webhookAction?: WebhookActionHandler;
+  /** The lease of the app's runner (default 30 s); progress is stored every third of it. */
+  leaseMs?: number;
+  /** Limits and poll interval of the queue item event streams (a small cap, a quick poll). */
+  eventStreams?: Partial<ItemEventSettings>;
   /** The admin token (SYNCLINE_ADMIN_TOKEN) instead of `tokens.admin`, e.g. the one a page of the docs sets. */
   adminToken?: string;
 }
@@ -279,7 +284,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     log,
     runProcess: settings.runProcess ? settings.runProcess(runProcess) : runProcess,
     workerId: `http-test-${process.pid}`,
-    leaseMs: 30_000,
+    leaseMs: settings.leaseMs ?? 30_000,
     metrics: metrics.runs,
   };
   const app = createApp({
@@ -296,6 +301,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     metrics,
     ...(settings.runWebhook === undefined ? {} : { runWebhook: settings.runWebhook({ db, holder }) }),
     ...(settings.webhookAction === undefined ? {} : { webhookAction: settings.webhookAction }),
+    ...(settings.eventStreams === undefined ? {} : { eventStreams: settings.eventStreams }),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

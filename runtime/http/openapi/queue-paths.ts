@@ -21,6 +21,10 @@ const json = (schema: unknown) => ({ 'application/json': { schema } });
 const item = { $ref: '#/components/schemas/QueueItem' };
 const itemUrl = { description: 'The GetAction URL of the item, for polling.', schema: { type: 'string' } };
 
+/** The events of GET /api/queue/{queueId}/events, also relayed (prefixed `run.`) by the webhook test stream. */
+export const itemEventsDescription =
+  'Server-sent events, each `data` one line of JSON: `item` (the item as GetAction answers it, at once), `progress` (the item again whenever its Status, Attempts, Statistics or Errors change; the runtime database is read every 300 ms, so a run in another process is followed too), `done` (the item once Complete or Failed, with its Errors; then the stream ends), `expired` (`{ID, afterMs}`: the stream lived its longest, one hour; the run goes on) or `error` (`{ID, message}`: the item could not be read). A comment line `: keep-alive` comes every 15 s.';
+
 /** Components of the queue routes. */
 export function queueSchemas() {
   const timestamp = { type: 'string', format: 'date-time' };
@@ -280,6 +284,31 @@ function queueItemPaths(processSchema: Record<string, unknown>): Record<string, 
           400: ref('BadRequest'),
           401: ref('Unauthorized'),
           403: ref('Forbidden'),
+          default: ref('Problem'),
+        },
+      },
+    },
+    '/api/queue/{queueId}/events': {
+      get: {
+        operationId: 'QueueItemEvents',
+        summary: "Follow an item's progress as server-sent events until it is Complete or Failed (scope queue:read).",
+        description: itemEventsDescription,
+        tags: ['queue'],
+        parameters: [idParameter],
+        responses: {
+          200: {
+            description: "The event stream; each event's data is one line of JSON.",
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          401: ref('Unauthorized'),
+          403: ref('Forbidden'),
+          404: notFound,
+          503: {
+            description:
+              'This process already serves its most event streams at once (problem too-many-streams); Retry-After says when to try again.',
+            headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+            content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+          },
           default: ref('Problem'),
         },
       },

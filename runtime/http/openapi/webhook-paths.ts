@@ -312,7 +312,7 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
         operationId: 'testWebhook',
         summary: 'Call the webhook for real with typed JSON or a pinned entry; stream the ticker live and the response (scope console).',
         description:
-          'Server-sent events: `sent` (what is sent; secrets redacted), `ticker` (one per ticker message, as it happens), then `response` (status, headers, raw body, logEntryId) or `error`.',
+          'Server-sent events: `sent` (what is sent; secrets redacted), `ticker` (one per ticker message, as it happens), then `response` (status, headers, raw body, logEntryId, and queueItemId when the action queued a sync) or `error`. When the action queued a sync and the client may read its items (scope queue:read, the sync on its allow-list), the stream goes on with that run until it is Complete or Failed: the events of GET /api/queue/{queueId}/events prefixed `run.` (`run.item`, `run.progress`, `run.done`, `run.expired`, `run.error`), or `run.unavailable` (`{ID, message}`) when the process already serves its most event streams. Otherwise it ends after the response.',
         tags: ['console'],
         parameters: [webhookId],
         requestBody: {

@@ -125,6 +125,7 @@ const queuePaths = {
   getAction: '/api/GetAction/{queueId}',
   list: '/api/queue',
   cancel: '/api/queue/{queueId}/cancel',
+  events: '/api/queue/{queueId}/events',
   retry: '/api/queue/{queueId}/retry',
 };
 const webhookId = 'wh_crmCustomerChanged01';
@@ -680,6 +681,15 @@ const scenarios: Scenario[] = [
     method: 'post',
     path: `/api/queue/${unknownItem}/cancel`,
     token: tokens.queueOnly,
+    status: 403,
+  },
+  { what: 'item events, unknown', template: queuePaths.events, method: 'get', path: `/api/queue/${unknownItem}/events`, status: 404 },
+  {
+    what: 'item events, missing scope',
+    template: queuePaths.events,
+    method: 'get',
+    path: `/api/queue/${unknownItem}/events`,
+    token: tokens.reader,
     status: 403,
   },
   { what: 'retry, unknown', template: queuePaths.retry, method: 'post', path: `/api/queue/${unknownItem}/retry`, status: 404 },

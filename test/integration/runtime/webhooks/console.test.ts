@@ -191,7 +191,14 @@ describe('webhook console routes with the real endpoint', () => {
       body: JSON.stringify({ data: { id: 3, event: 'customer.updated' } }),
     });
     const events: Array<{ event: string; data: any }> = [];
-    for await (const event of readEventStream(response.body!)) events.push({ event: event.event, data: JSON.parse(event.data) });
+    // No daemon runs here, so the queued item stays Pending and the stream would follow it for
+    // its whole life: read up to the first event of the run, then hang up (which stops it).
+    for await (const event of readEventStream(response.body!)) {
+      events.push({ event: event.event, data: JSON.parse(event.data) });
+      if (event.event === 'run.item') break;
+    }
+    const run = events.pop()!;
+    assert.equal(run.event, 'run.item', 'the stream goes on with the queued run');
     assert.equal(events[0]!.event, 'sent');
     assert.equal(events.at(-1)!.event, 'response');
     const tickers = events.slice(1, -1);
@@ -201,6 +208,9 @@ describe('webhook console routes with the real endpoint', () => {
     assert.equal(answer.status, 200, answer.body);
     const item = JSON.parse(answer.body);
     assert.equal(item.Status, 'Pending');
+    assert.equal(answer.queueItemId, item.ID, 'the response names the queued item');
+    assert.equal(run.data.ID, item.ID);
+    assert.equal(run.data.Status, 'Pending');
     const entry = await app.get(`/api/console/webhooks/${webhooks.quickstart}/log/${answer.logEntryId}`);
     assert.equal(entry.json.queueItemId, item.ID);
     assert.equal(entry.json.origin, 'test');
