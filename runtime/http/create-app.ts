@@ -5,6 +5,7 @@
  * its final status and turns every error into problem+json; then each request pins the snapshot
  * current when it arrived, so a reload in the middle of it changes nothing for it.
  */
+import { join } from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
@@ -13,6 +14,7 @@ import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
 import { authenticate } from './auth.js';
 import { connectionRoutes } from './connection-routes.js';
+import { consoleAssets } from './console-assets.js';
 import { consoleInfoRoutes } from './console-info-routes.js';
 import { useEdgeMiddleware } from './edge-middleware.js';
 import { healthRoutes, type LivenessCheck } from './health-routes.js';
@@ -21,6 +23,7 @@ import { openApiFor } from './openapi/build-openapi.js';
 import { queueItemRoutes } from './queue-item-routes.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaults } from '../settings.js';
+import { packageRoot } from '../package-info.js';
 import { refuseNulInPathParameters, refuseNulInQuery } from '../request/refuse-nul.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
@@ -59,6 +62,8 @@ export interface AppOptions {
   runWebhook?: RunWebhook;
   /** Runs webhook actions (default: the dispatcher of runtime/webhooks/actions); tests replace it. */
   webhookAction?: WebhookActionHandler;
+  /** The built operator console served at /console (default: dist/console of the package). */
+  consoleDir?: string;
 }
 
 export function createApp(options: AppOptions): Koa {
@@ -127,6 +132,7 @@ export function createApp(options: AppOptions): Koa {
   refuseNulInPathParameters(api);
 
   app.use(open.routes()).use(open.allowedMethods());
+  app.use(consoleAssets(options.consoleDir ?? join(packageRoot(), 'dist', 'console')));
   // Before the /api router and its bearer check: webhooks authenticate by secret or signature.
   // Only the exact webhook path matches here; everything else under /api goes on to the check.
   app.use(webhookRouter(webhookOptions).routes());
