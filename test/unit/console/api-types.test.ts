@@ -20,7 +20,8 @@ interface ObjectSchema {
   properties: Record<string, ObjectSchema & { items?: ObjectSchema }>;
 }
 
-const components = { ...sharedComponents(1).schemas, ...queueSchemas(), ...consoleInfoSchemas() } as unknown as Record<string, ObjectSchema>;
+type Schemas = Record<string, ObjectSchema>;
+const components = { ...sharedComponents(1).schemas, ...queueSchemas(), ...consoleInfoSchemas() } as unknown as Schemas;
 const overviewPath = consoleInfoPaths()['/api/console/overview'] as {
   get: { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
 };
