@@ -5,6 +5,7 @@
  * its final status and turns every error into problem+json; then each request pins the snapshot
  * current when it arrived, so a reload in the middle of it changes nothing for it.
  */
+import { join } from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { SnapshotHolder } from '../../definitions/snapshot-holder.js';
@@ -13,6 +14,7 @@ import type { ItemRunner } from '../execution/run-held-item.js';
 import type { Logger } from '../log.js';
 import { authenticate } from './auth.js';
 import { connectionRoutes } from './connection-routes.js';
+import { consoleAssets } from './console-assets.js';
 import { consoleInfoRoutes } from './console-info-routes.js';
 import { useEdgeMiddleware } from './edge-middleware.js';
 import { healthRoutes, type LivenessCheck } from './health-routes.js';
@@ -22,6 +24,7 @@ import { EventStreamSlots, type ItemEventSettings } from './item-events.js';
 import { queueItemRoutes } from './queue-item-routes.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaults } from '../settings.js';
+import { packageRoot } from '../package-info.js';
 import { refuseNulInPathParameters, refuseNulInQuery } from '../request/refuse-nul.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
@@ -62,6 +65,8 @@ export interface AppOptions {
   webhookAction?: WebhookActionHandler;
   /** Limits and poll interval of the queue item event streams (defaults: eventStreamDefaults of settings.ts). */
   eventStreams?: Partial<ItemEventSettings>;
+  /** The built operator console served at /console (default: dist/console of the package). */
+  consoleDir?: string;
 }
 
 export function createApp(options: AppOptions): Koa {
@@ -138,6 +143,7 @@ export function createApp(options: AppOptions): Koa {
   refuseNulInPathParameters(api);
 
   app.use(open.routes()).use(open.allowedMethods());
+  app.use(consoleAssets(options.consoleDir ?? join(packageRoot(), 'dist', 'console')));
   // Before the /api router and its bearer check: webhooks authenticate by secret or signature.
   // Only the exact webhook path matches here; everything else under /api goes on to the check.
   app.use(webhookRouter(webhookOptions).routes());

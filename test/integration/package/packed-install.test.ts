@@ -9,7 +9,7 @@
  * - The image replayed without Docker: the Dockerfile's ENV, USER and ENTRYPOINT + CMD read from
  *   the file itself, run as an unprivileged user on the installed package, with the definitions
  *   read-only and the runtime database in a data directory (standing in for /data); only the port
- *   differs (Docker maps it). /healthz, /readyz, a webhook call whose sync the daemon runs to
+ *   differs (Docker maps it). /healthz, /readyz, the operator console at /console, a webhook call whose sync the daemon runs to
  *   Complete, and SIGTERM.
  * - With SYNCLINE_TEST_DOCKER=1 and a Docker engine, the same checks on the real image
  *   (`docker build`, `docker run --read-only`).
@@ -112,6 +112,14 @@ async function checkRunningImage(base: string): Promise<void> {
   });
   assert.equal(ready.status, 'ready');
   assert.equal(ready.snapshot.definitions.Webhook, 1);
+
+  // The operator console was built into the package (dist/console) and is served with its CSP.
+  const consolePage = await fetch(`${base}/console`);
+  assert.equal(consolePage.status, 200);
+  assert.match(consolePage.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await consolePage.text())?.[1];
+  assert.ok(script, 'index.html names the console script');
+  assert.equal((await fetch(`${base}${script}`)).status, 200);
 
   const started = await fetch(`${base}/api/webhooks/wh_crmCustomerChanged01`, {
     method: 'POST',

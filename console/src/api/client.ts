@@ -1,0 +1,72 @@
+/**
+ * The console's API client: every call carries the signed-in token as a bearer header and
+ * answers typed values (types.ts), or throws an ApiError holding the problem the API answered.
+ * Each call names the scope its route needs, so a 403 can say which one the token lacks.
+ */
+import type { AddActionBody, ConsoleOverview, Problem, QueueItem, QueuePage, QueueStatus, StartType } from './types.js';
+
+export type Scope = 'console' | 'queue:read' | 'queue:write';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | undefined,
+    /** The scope the route needs: what a 403 is missing. */
+    readonly scope: Scope,
+  ) {
+    super(problem?.detail ?? `The API answered ${status}.`);
+  }
+}
+
+/** What the user reads for a failed call: the missing scope for a 403, else the problem's detail. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+  if (error.status === 403) return `This token lacks the scope ${error.scope}. ${error.problem?.detail ?? ''}`.trim();
+  const fields = (error.problem?.errors ?? []).map((e) => `${e.path}: ${e.message}`);
+  return [error.problem?.detail ?? error.message, ...fields].join(' ');
+}
+
+async function call<T>(token: string, scope: Scope, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const answer = await fetch(path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    // Same origin only, and no cache of answers that carry queue data.
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  if (!answer.ok) {
+    const problem = (await answer.json().catch(() => undefined)) as Problem | undefined;
+    throw new ApiError(answer.status, problem, scope);
+  }
+  return (await answer.json()) as T;
+}
+
+export interface QueueFilter {
+  sync?: string;
+  status?: QueueStatus | '';
+  startType?: StartType | '';
+  cursor?: string;
+  limit?: number;
+}
+
+/** The routes the console uses, bound to one token. */
+export function apiFor(token: string) {
+  return {
+    overview: () => call<ConsoleOverview>(token, 'console', 'GET', '/api/console/overview'),
+    queue: (filter: QueueFilter) => {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(filter)) if (value !== undefined && value !== '') query.set(name, String(value));
+      const text = query.toString();
+      return call<QueuePage>(token, 'queue:read', 'GET', `/api/queue${text ? `?${text}` : ''}`);
+    },
+    item: (id: string) => call<QueueItem>(token, 'queue:read', 'GET', `/api/GetAction/${encodeURIComponent(id)}`),
+    cancel: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/cancel`),
+    retry: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/retry`),
+    addAction: (body: AddActionBody) => call<QueueItem>(token, 'queue:write', 'POST', '/api/AddAction', body),
+  };
+}
+
+export type Api = ReturnType<typeof apiFor>;

@@ -1,0 +1,142 @@
+/**
+ * The shapes of the API answers the console reads, named after the OpenAPI schemas they mirror
+ * (GET /api/openapi.json, components.schemas, or the inline schema of the route named below).
+ * Written by hand for now; test/unit/console/api-types.test.ts reads this file with the
+ * TypeScript compiler and checks every interface's properties, and which of them are optional,
+ * against the schema of the same name, so a change to the API that the console does not follow
+ * fails the tests.
+ */
+
+export type QueueStatus = 'Pending' | 'InProgress' | 'Complete' | 'Failed';
+export type StartType = 'AdHoc' | 'manual' | 'repeat' | 'planned' | 'Single';
+
+/** RFC 9457 problem details: every error answer of the API. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  requestId?: string;
+  errors?: Array<{ path: string; message: string }>;
+}
+
+/** QueueItem.Statistics: records of the last attempt. */
+export interface QueueStatistics {
+  Read: number;
+  Created: number;
+  Updated: number;
+  Skipped: number;
+  Failed: number;
+}
+
+/** QueueItem.Errors[]: a record's error (with its SourceId) or the whole attempt's. */
+export interface QueueError {
+  Message: string;
+  SourceId?: string;
+  At: string;
+}
+
+/** GET /api/GetAction/{queueId}, and the answers of cancel, retry and AddAction. */
+export interface QueueItem {
+  ID: string;
+  StartType: StartType;
+  ProcessId: string;
+  CreatedDate: string;
+  Status: QueueStatus;
+  SourceId: string | null;
+  WhereClause: string | null;
+  StartedDate: string | null;
+  FinishedDate: string | null;
+  Attempts: number;
+  Statistics: QueueStatistics;
+  Errors: QueueError[];
+  RetryOf: string | null;
+}
+
+/** An item of GET /api/queue: ErrorCount in place of Errors. */
+export interface QueueListItem {
+  ID: string;
+  StartType: StartType;
+  ProcessId: string;
+  CreatedDate: string;
+  Status: QueueStatus;
+  SourceId: string | null;
+  WhereClause: string | null;
+  StartedDate: string | null;
+  FinishedDate: string | null;
+  Attempts: number;
+  Statistics: QueueStatistics;
+  ErrorCount: number;
+  RetryOf: string | null;
+}
+
+/** GET /api/queue: one page, newest first; `next` is the cursor of the following page. */
+export interface QueuePage {
+  items: QueueListItem[];
+  next: string | null;
+}
+
+/** POST /api/AddAction request body. */
+export interface AddActionBody {
+  ProcessId: string;
+  StartType: StartType;
+  SourceId?: string | null;
+  WhereClause?: string | null;
+  ActionParams?: Array<{ Name: string; Value: string }> | null;
+}
+
+export interface ReloadProblem {
+  file: string;
+  line: number;
+  column: number;
+  kind?: string;
+  id?: string;
+  code: string;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export interface LastReload {
+  at: string;
+  ok: boolean;
+  durationMs: number;
+  problems: ReloadProblem[];
+  hiddenProblems: number;
+}
+
+export interface Schedule {
+  id: string;
+  kind: 'Sync' | 'Flow';
+  name?: string;
+  every?: string;
+  cron?: string;
+  timezone?: string;
+  startType: 'repeat' | 'planned';
+  active: boolean;
+  nextRun: string | null;
+  lastRun: { slotAt: string; itemId: string; status: QueueStatus | null } | null;
+}
+
+/** GET /api/console/overview: daemons.daemons[]. */
+export interface Daemon {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  command: 'serve' | 'daemon';
+  concurrency: number;
+  running: number;
+  startedAt: string;
+  lastHeartbeatAt: string;
+}
+
+/** GET /api/console/overview. */
+export interface ConsoleOverview {
+  version: string;
+  role: 'api' | 'api+daemon';
+  queue: Record<QueueStatus, number>;
+  daemons: { count: number; daemons: Daemon[] };
+  schedules: Schedule[];
+  lastReload: LastReload;
+}

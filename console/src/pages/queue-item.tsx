@@ -1,0 +1,151 @@
+/**
+ * One queue item (GetAction): its fields, statistics, errors with their source ids; Retry when it
+ * Failed, Cancel while it is Pending. While it is Pending or InProgress the page asks again every
+ * second, so a started run can be watched to its end.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { type Api, describeError } from '../api/client.js';
+import { navigate } from '../route.js';
+import { useLoad, when } from '../use-load.js';
+
+export function QueueItemPage({ api, id }: { api: Api; id: string }) {
+  const { value: item, error, reload } = useLoad(() => api.item(id), [api, id]);
+  const [actionError, setActionError] = useState<string | undefined>();
+  const running = item?.Status === 'Pending' || item?.Status === 'InProgress';
+
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => void reload(), 1000);
+    return () => clearInterval(timer);
+  }, [running, reload]);
+
+  const act = async (action: () => Promise<unknown>) => {
+    setActionError(undefined);
+    try {
+      await action();
+    } catch (failure) {
+      setActionError(describeError(failure));
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Queue item {id}</h1>
+      <p>
+        <a href="/console/queue">Back to the queue</a>
+      </p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {item && (
+        <>
+          <dl class="fields">
+            <dt>Status</dt>
+            <dd>
+              <span class={`status ${item.Status}`} role="status">
+                {item.Status}
+              </span>
+            </dd>
+            <dt>Sync or flow</dt>
+            <dd>{item.ProcessId}</dd>
+            <dt>Start type</dt>
+            <dd>{item.StartType}</dd>
+            <dt>Source id</dt>
+            <dd>{item.SourceId ?? 'the whole source'}</dd>
+            <dt>WhereClause</dt>
+            <dd>{item.WhereClause ?? 'none'}</dd>
+            <dt>Created</dt>
+            <dd>{when(item.CreatedDate)}</dd>
+            <dt>Started</dt>
+            <dd>{when(item.StartedDate)}</dd>
+            <dt>Finished</dt>
+            <dd>{when(item.FinishedDate)}</dd>
+            <dt>Attempts</dt>
+            <dd>{item.Attempts}</dd>
+            {item.RetryOf && (
+              <>
+                <dt>Retry of</dt>
+                <dd>
+                  <a href={`/console/queue/${item.RetryOf}`}>{item.RetryOf}</a>
+                </dd>
+              </>
+            )}
+          </dl>
+          <div class="actions">
+            {item.Status === 'Failed' && (
+              <button type="button" onClick={() => void act(async () => navigate(`/console/queue/${(await api.retry(item.ID)).ID}`))}>
+                Retry
+              </button>
+            )}
+            {item.Status === 'Pending' && (
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  void act(async () => {
+                    await api.cancel(item.ID);
+                    await reload();
+                  })
+                }
+              >
+                Cancel
+              </button>
+            )}
+          </div>
+          {actionError && (
+            <p role="alert" class="error">
+              {actionError}
+            </p>
+          )}
+          <table>
+            <caption>Statistics of the last attempt</caption>
+            <thead>
+              <tr>
+                <th scope="col">Read</th>
+                <th scope="col">Created</th>
+                <th scope="col">Updated</th>
+                <th scope="col">Skipped</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <td class="number">{item.Statistics.Read}</td>
+                <td class="number">{item.Statistics.Created}</td>
+                <td class="number">{item.Statistics.Updated}</td>
+                <td class="number">{item.Statistics.Skipped}</td>
+                <td class="number">{item.Statistics.Failed}</td>
+              </tr>
+            </tbody>
+          </table>
+          <h2>Errors</h2>
+          {item.Errors.length === 0 ? (
+            <p>No errors.</p>
+          ) : (
+            <table>
+              <caption>Errors of every attempt, oldest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">At</th>
+                  <th scope="col">Source id</th>
+                  <th scope="col">Message</th>
+                </tr>
+              </thead>
+              <tbody>
+                {item.Errors.map((entry, index) => (
+                  <tr key={`${entry.At}-${index}`}>
+                    <td>{when(entry.At)}</td>
+                    <td>{entry.SourceId ?? '—'}</td>
+                    <td>{entry.Message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </>
+  );
+}
