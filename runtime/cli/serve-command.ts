@@ -93,6 +93,7 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
       files: holder.current.files.length,
       database: queue.database.display,
       daemon: workers !== undefined,
+      console: `http://${host}:${port}/console`,
     },
     `serving on http://${host}:${port}`,
   );

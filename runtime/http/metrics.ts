@@ -8,6 +8,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { finalStatus } from './problem-middleware.js';
+import { consolePath } from './console-assets.js';
 
 /** Counts and times every request; register it once per registry. */
 export function httpMetrics(registry: Registry): Middleware {
@@ -65,5 +66,7 @@ interface MatchedLayer {
 export function routeLabel(ctx: Context): string {
   const matched = ((ctx as Context & { matched?: MatchedLayer[] }).matched ?? []).filter((layer) => layer.methods.length > 0);
   const route = [...matched].reverse().find((layer) => layer.methods.includes(ctx.method)) ?? matched.at(-1);
-  return route ? String(route.path) : 'unmatched';
+  if (route) return String(route.path);
+  // The console's files are served beside the router: one label for all of them, not one per asset.
+  return ctx.path === consolePath || ctx.path.startsWith(`${consolePath}/`) ? consolePath : 'unmatched';
 }

@@ -79,6 +79,7 @@ describe('observability', () => {
       assert.equal((await app.post('/api/RunConnectionGetDataMin/crm/Customer', [], null)).status, 401);
       assert.equal((await app.get('/api/GetDataObject/crm/Customer/1')).status, 200);
       assert.equal((await app.get('/no/such/route')).status, 404);
+      assert.equal((await app.get('/console/assets/no-such-file.js', null)).status, 404);
       assert.equal((await app.get('/api/RunConnectionGetDataMin/crm/Customer')).status, 405);
 
       const answer = await app.get('/metrics', null);
@@ -97,6 +98,11 @@ describe('observability', () => {
         1,
       );
       assert.ok((sample(text, 'syncline_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) ?? 0) >= 1);
+      assert.equal(
+        sample(text, 'syncline_http_requests_total', { method: 'GET', route: '/console', status: '404' }),
+        1,
+        "the console's files count under one label",
+      );
       assert.equal(
         sample(text, 'syncline_http_requests_total', { method: 'GET', route: minRoute, status: '405' }),
         1,
