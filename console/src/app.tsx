@@ -6,10 +6,12 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, apiFor, type Api } from './api/client.js';
 import { clearToken, storedToken, storeToken } from './api/session.js';
+import { DefinitionsPage } from './pages/definitions.js';
 import { OverviewPage } from './pages/overview.js';
 import { QueueItemPage } from './pages/queue-item.js';
 import { QueuePage } from './pages/queue.js';
 import { SignInPage } from './pages/sign-in.js';
+import { SystemsPage } from './pages/systems.js';
 import { base, followLink, useRoute } from './route.js';
 
 /** Every call of `api`, with a 401 handed to `onUnauthorized` before it is thrown on. */
@@ -81,6 +83,12 @@ export function App() {
           <a href={`${base}/queue`} aria-current={current === 'queue' ? 'page' : undefined}>
             Queue
           </a>
+          <a href={`${base}/systems`} aria-current={current === 'systems' ? 'page' : undefined}>
+            Systems
+          </a>
+          <a href={`${base}/definitions`} aria-current={current === 'definitions' ? 'page' : undefined}>
+            Definitions
+          </a>
         </nav>
         <button type="button" class="secondary" onClick={() => signOut('Signed out.')}>
           Sign out
@@ -90,6 +98,8 @@ export function App() {
         {route.page === 'overview' && <OverviewPage api={api} />}
         {route.page === 'queue' && <QueuePage api={api} />}
         {route.page === 'item' && <QueueItemPage api={api} id={route.id} />}
+        {route.page === 'systems' && <SystemsPage api={api} />}
+        {route.page === 'definitions' && <DefinitionsPage api={api} />}
         {route.page === 'unknown' && (
           <>
             <h1 tabIndex={-1}>Not found</h1>

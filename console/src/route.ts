@@ -7,12 +7,20 @@ import { useEffect, useState } from 'preact/hooks';
 
 export const base = '/console';
 
-export type Route = { page: 'overview' } | { page: 'queue' } | { page: 'item'; id: string } | { page: 'unknown'; path: string };
+export type Route =
+  | { page: 'overview' }
+  | { page: 'queue' }
+  | { page: 'systems' }
+  | { page: 'definitions' }
+  | { page: 'item'; id: string }
+  | { page: 'unknown'; path: string };
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '');
   if (path === base || path === '') return { page: 'overview' };
   if (path === `${base}/queue`) return { page: 'queue' };
+  if (path === `${base}/systems`) return { page: 'systems' };
+  if (path === `${base}/definitions`) return { page: 'definitions' };
   const item = new RegExp(`^${base}/queue/([^/]+)$`).exec(path);
   if (item) return { page: 'item', id: decodeURIComponent(item[1]!) };
   return { page: 'unknown', path };

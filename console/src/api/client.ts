@@ -3,9 +3,22 @@
  * answers typed values (types.ts), or throws an ApiError holding the problem the API answered.
  * Each call names the scope its route needs, so a 403 can say which one the token lacks.
  */
-import type { AddActionBody, ConsoleOverview, Problem, QueueItem, QueuePage, QueueStatus, StartType } from './types.js';
+import type {
+  AddActionBody,
+  ConsoleOverview,
+  DefinitionsAnswer,
+  Problem,
+  QueryAnswer,
+  QueryBody,
+  QueueItem,
+  QueuePage,
+  QueueStatus,
+  ReadAnswer,
+  ReadParameters,
+  StartType,
+} from './types.js';
 
-export type Scope = 'console' | 'queue:read' | 'queue:write';
+export type Scope = 'console' | 'queue:read' | 'queue:write' | 'systems:read' | 'systems:query';
 
 export class ApiError extends Error {
   constructor(
@@ -66,6 +79,27 @@ export function apiFor(token: string) {
     cancel: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/cancel`),
     retry: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/retry`),
     addAction: (body: AddActionBody) => call<QueueItem>(token, 'queue:write', 'POST', '/api/AddAction', body),
+    definitions: () => call<DefinitionsAnswer>(token, 'console', 'GET', '/api/definitions'),
+    /** The objects of every system the token may use: the record schemas (Record.{system}.{object}) of the interface description. */
+    objects: async () => {
+      const document = await call<{ components: { schemas: Record<string, unknown> } }>(token, 'console', 'GET', '/api/openapi.json');
+      const objects: Record<string, string[]> = {};
+      for (const name of Object.keys(document.components.schemas)) {
+        const match = /^Record\.([^.]+)\.(.+)$/.exec(name);
+        if (match) (objects[match[1]!] ??= []).push(match[2]!);
+      }
+      return objects;
+    },
+    read: (system: string, object: string, parameters: ReadParameters) =>
+      call<ReadAnswer>(
+        token,
+        'systems:read',
+        'POST',
+        `/api/RunConnectionGetData/${encodeURIComponent(system)}/${encodeURIComponent(object)}`,
+        parameters,
+      ),
+    query: (system: string, body: QueryBody) =>
+      call<QueryAnswer>(token, 'systems:query', 'POST', `/api/RunConnectionGetQueryData/${encodeURIComponent(system)}`, body),
   };
 }
 

@@ -140,3 +140,75 @@ export interface ConsoleOverview {
   schedules: Schedule[];
   lastReload: LastReload;
 }
+
+export type DefinitionKind = 'System' | 'Sync' | 'Flow' | 'Webhook' | 'ApiClient';
+
+/** GET /api/definitions: definitions.{kind}[], a loaded definition and where it is written. */
+export interface DefinitionSummary {
+  id: string;
+  name?: string;
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** GET /api/definitions. */
+export interface DefinitionsAnswer {
+  digest: string;
+  loadedAt: string;
+  definitions: Record<DefinitionKind, DefinitionSummary[]>;
+  lastReload: LastReload;
+}
+
+export type FieldType = 'String' | 'Integer' | 'Number' | 'Boolean' | 'Date' | 'DateTime' | 'Json';
+
+/** A field of an object, as RunConnectionGetData describes it. */
+export interface FieldDescription {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  readOnly: boolean;
+}
+
+/** A typed group of an object (addresses by type), as RunConnectionGetData describes it. */
+export interface GroupDescription {
+  name: string;
+  types: string[];
+  fields: FieldDescription[];
+}
+
+/** POST /api/RunConnectionGetData/{system}/{object}: metadata, the total matching and the records. */
+export interface ReadAnswer {
+  system?: string;
+  object?: string;
+  key?: string[];
+  fields: FieldDescription[];
+  groups: GroupDescription[];
+  total: number;
+  records: Array<Record<string, unknown>>;
+}
+
+/** The read parameters of RunConnectionGetData: GETDATA_WHERE, _ORDER, _LIMIT, _SKIP. */
+export type ReadParameters = Array<{ name: 'GETDATA_WHERE' | 'GETDATA_ORDER' | 'GETDATA_LIMIT' | 'GETDATA_SKIP'; value: string }>;
+
+/** A column of a free query: its name and the type each row holds it as. */
+export interface QueryColumn {
+  Name: string;
+  ColumnType: FieldType;
+}
+
+/** POST /api/RunConnectionGetQueryData/{system} request body. */
+export interface QueryBody {
+  columns: QueryColumn[];
+  Statement: string;
+  CountStatement?: string;
+  Limit?: number;
+  Skip?: number;
+}
+
+/** POST /api/RunConnectionGetQueryData/{system}. */
+export interface QueryAnswer {
+  columns: QueryColumn[];
+  records: Array<Record<string, unknown>>;
+  total?: number;
+}

@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import type { Snapshot } from '../../../definitions/snapshot.js';
+import { connectionPaths } from '../../../runtime/http/openapi/connection-paths.js';
 import { consoleInfoPaths, consoleInfoSchemas } from '../../../runtime/http/openapi/console-info-paths.js';
 import { queueSchemas } from '../../../runtime/http/openapi/queue-paths.js';
 import { sharedComponents } from '../../../runtime/http/openapi/shared-components.js';
@@ -26,6 +28,14 @@ const overviewPath = consoleInfoPaths()['/api/console/overview'] as {
   get: { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
 };
 const overview = overviewPath.get.responses[200].content['application/json'].schema;
+type Answered = { post?: Answer; get?: Answer };
+type Answer = { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
+const answerOf = (paths: Record<string, unknown>, path: string) => {
+  const route = paths[path] as Answered;
+  return (route.post ?? route.get)!.responses[200].content['application/json'].schema;
+};
+// The connection routes' answers are the same whatever is loaded; no system is needed to read them.
+const connections = connectionPaths({ systems: new Map() } as unknown as Snapshot);
 
 /** The schema each interface mirrors: a component, or one inline in a route or another schema. */
 const schemaOf: Record<string, ObjectSchema> = {
@@ -41,6 +51,14 @@ const schemaOf: Record<string, ObjectSchema> = {
   Schedule: components.Schedule!,
   Daemon: overview.properties.daemons!.properties.daemons!.items!,
   ConsoleOverview: overview,
+  DefinitionSummary: components.DefinitionSummary!,
+  DefinitionsAnswer: answerOf(consoleInfoPaths(), '/api/definitions'),
+  FieldDescription: components.FieldDescription!,
+  GroupDescription: components.GroupDescription!,
+  ReadAnswer: answerOf(connections, '/api/RunConnectionGetData/{system_key}/{object_type}'),
+  QueryColumn: components.QueryColumn!,
+  QueryBody: components.QueryBody!,
+  QueryAnswer: answerOf(connections, '/api/RunConnectionGetQueryData/{system_key}'),
 };
 
 /** interface name → property → optional, as the console's types file declares them. */
