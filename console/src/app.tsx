@@ -10,6 +10,7 @@ import { OverviewPage } from './pages/overview.js';
 import { QueueItemPage } from './pages/queue-item.js';
 import { QueuePage } from './pages/queue.js';
 import { SignInPage } from './pages/sign-in.js';
+import { WebhookPage, WebhooksPage } from './pages/webhooks.js';
 import { base, followLink, useRoute } from './route.js';
 
 /** Every call of `api`, with a 401 handed to `onUnauthorized` before it is thrown on. */
@@ -69,7 +70,7 @@ export function App() {
       </main>
     );
   }
-  const current = route.page === 'item' ? 'queue' : route.page;
+  const current = route.page === 'item' ? 'queue' : route.page === 'webhook' ? 'webhooks' : route.page;
   return (
     <>
       <header class="bar">
@@ -81,6 +82,9 @@ export function App() {
           <a href={`${base}/queue`} aria-current={current === 'queue' ? 'page' : undefined}>
             Queue
           </a>
+          <a href={`${base}/webhooks`} aria-current={current === 'webhooks' ? 'page' : undefined}>
+            Webhooks
+          </a>
         </nav>
         <button type="button" class="secondary" onClick={() => signOut('Signed out.')}>
           Sign out
@@ -90,6 +94,8 @@ export function App() {
         {route.page === 'overview' && <OverviewPage api={api} />}
         {route.page === 'queue' && <QueuePage api={api} />}
         {route.page === 'item' && <QueueItemPage api={api} id={route.id} />}
+        {route.page === 'webhooks' && <WebhooksPage api={api} />}
+        {route.page === 'webhook' && <WebhookPage api={api} id={route.id} />}
         {route.page === 'unknown' && (
           <>
             <h1 tabIndex={-1}>Not found</h1>

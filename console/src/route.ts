@@ -7,7 +7,13 @@ import { useEffect, useState } from 'preact/hooks';
 
 export const base = '/console';
 
-export type Route = { page: 'overview' } | { page: 'queue' } | { page: 'item'; id: string } | { page: 'unknown'; path: string };
+export type Route =
+  | { page: 'overview' }
+  | { page: 'queue' }
+  | { page: 'item'; id: string }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; id: string }
+  | { page: 'unknown'; path: string };
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '');
@@ -15,6 +21,9 @@ export function parseRoute(pathname: string): Route {
   if (path === `${base}/queue`) return { page: 'queue' };
   const item = new RegExp(`^${base}/queue/([^/]+)$`).exec(path);
   if (item) return { page: 'item', id: decodeURIComponent(item[1]!) };
+  if (path === `${base}/webhooks`) return { page: 'webhooks' };
+  const webhook = new RegExp(`^${base}/webhooks/([^/]+)$`).exec(path);
+  if (webhook) return { page: 'webhook', id: decodeURIComponent(webhook[1]!) };
   return { page: 'unknown', path };
 }
 

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import ts from 'typescript';
 import { consoleInfoPaths, consoleInfoSchemas } from '../../../runtime/http/openapi/console-info-paths.js';
 import { queueSchemas } from '../../../runtime/http/openapi/queue-paths.js';
+import { webhookConsolePaths, webhookConsoleSchemas } from '../../../runtime/http/openapi/webhook-paths.js';
 import { sharedComponents } from '../../../runtime/http/openapi/shared-components.js';
 import { addActionBody } from '../../../runtime/http/queue-body.js';
 import { repoRoot } from '../../support/doc-examples.js';
@@ -21,11 +22,23 @@ interface ObjectSchema {
 }
 
 type Schemas = Record<string, ObjectSchema>;
-const components = { ...sharedComponents(1).schemas, ...queueSchemas(), ...consoleInfoSchemas() } as unknown as Schemas;
+const components = {
+  ...sharedComponents(1).schemas,
+  ...queueSchemas(),
+  ...consoleInfoSchemas(),
+  ...webhookConsoleSchemas(),
+} as unknown as Schemas;
 const overviewPath = consoleInfoPaths()['/api/console/overview'] as {
   get: { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
 };
 const overview = overviewPath.get.responses[200].content['application/json'].schema;
+type JsonAnswer = { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
+const webhookRoutes = webhookConsolePaths({ webhooks: new Map() } as unknown as Parameters<typeof webhookConsolePaths>[0]) as Record<
+  string,
+  Record<string, JsonAnswer>
+>;
+const answerOf = (path: string, method: string) =>
+  webhookRoutes[`/api/console/webhooks/{webhookId}${path}`]![method]!.responses[200].content['application/json'].schema;
 
 /** The schema each interface mirrors: a component, or one inline in a route or another schema. */
 const schemaOf: Record<string, ObjectSchema> = {
@@ -41,6 +54,14 @@ const schemaOf: Record<string, ObjectSchema> = {
   Schedule: components.Schedule!,
   Daemon: overview.properties.daemons!.properties.daemons!.items!,
   ConsoleOverview: overview,
+  WebhookSummary: components.WebhookSummary!,
+  TickerMessage: components.TickerMessage!,
+  WebhookLogSummary: components.WebhookLogSummary!,
+  WebhookLogEntry: components.WebhookLogEntry!,
+  WebhookPayload: components.WebhookLogEntry!.properties.payload!,
+  WebhookLogPage: answerOf('/log', 'get'),
+  WebhookResponse: components.WebhookResponse!,
+  WebhookReplay: answerOf('/log/{entryId}/replay', 'post'),
 };
 
 /** interface name → property → optional, as the console's types file declares them. */
