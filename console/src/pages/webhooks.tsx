@@ -311,9 +311,9 @@ function TestDialog({ api, id, pinned, onDone }: { api: Api; id: string; pinned:
     };
     try {
       await api.testWebhook(id, body, onEvent, controller.signal);
-      add('stream ended');
+      add('stream: ended');
     } catch (error) {
-      if (controller.signal.aborted) add('stopped');
+      if (controller.signal.aborted) add('stream: stopped');
       else setFailure(describeError(error));
     } finally {
       setRunning(false);
