@@ -76,7 +76,7 @@ describe('the console: webhooks', { skip }, () => {
       .locator('.response-status')
       .getByText(/^HTTP 2\d\d$/)
       .waitFor();
-    assert.match(await page.locator('pre.sent').innerText(), /"event": "customer.updated"/);
+    assert.match((await page.locator('pre.sent').textContent()) ?? '', /"event": "customer.updated"/);
 
     const lines = await linesOf(ticker);
     const kinds = lines.map((line) => line.slice(0, line.indexOf(':')));
@@ -118,7 +118,7 @@ describe('the console: webhooks', { skip }, () => {
     await page.getByRole('button', { name: 'Send test' }).click();
     const ticker = page.getByRole('log', { name: 'Ticker' });
     await ticker.getByText(/^run\.done: run \S+ Complete/).waitFor({ timeout: 30_000 });
-    assert.match(await page.locator('pre.sent').innerText(), /"pin": "/);
+    assert.match((await page.locator('pre.sent').textContent()) ?? '', /"pin": "/);
     assert.deepEqual(cspViolations(), []);
   });
 });
