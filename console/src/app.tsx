@@ -12,6 +12,7 @@ import { QueueItemPage } from './pages/queue-item.js';
 import { QueuePage } from './pages/queue.js';
 import { SignInPage } from './pages/sign-in.js';
 import { SystemsPage } from './pages/systems.js';
+import { WebhookPage, WebhooksPage } from './pages/webhooks.js';
 import { base, followLink, useRoute } from './route.js';
 
 /** Every call of `api`, with a 401 handed to `onUnauthorized` before it is thrown on. */
@@ -71,7 +72,7 @@ export function App() {
       </main>
     );
   }
-  const current = route.page === 'item' ? 'queue' : route.page;
+  const current = route.page === 'item' ? 'queue' : route.page === 'webhook' ? 'webhooks' : route.page;
   return (
     <>
       <header class="bar">
@@ -89,6 +90,9 @@ export function App() {
           <a href={`${base}/definitions`} aria-current={current === 'definitions' ? 'page' : undefined}>
             Definitions
           </a>
+          <a href={`${base}/webhooks`} aria-current={current === 'webhooks' ? 'page' : undefined}>
+            Webhooks
+          </a>
         </nav>
         <button type="button" class="secondary" onClick={() => signOut('Signed out.')}>
           Sign out
@@ -100,6 +104,8 @@ export function App() {
         {route.page === 'item' && <QueueItemPage api={api} id={route.id} />}
         {route.page === 'systems' && <SystemsPage api={api} />}
         {route.page === 'definitions' && <DefinitionsPage api={api} />}
+        {route.page === 'webhooks' && <WebhooksPage api={api} />}
+        {route.page === 'webhook' && <WebhookPage api={api} id={route.id} />}
         {route.page === 'unknown' && (
           <>
             <h1 tabIndex={-1}>Not found</h1>

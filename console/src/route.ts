@@ -13,6 +13,9 @@ export type Route =
   | { page: 'systems' }
   | { page: 'definitions' }
   | { page: 'item'; id: string }
+  | { page: 'item'; id: string }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; id: string }
   | { page: 'unknown'; path: string };
 
 export function parseRoute(pathname: string): Route {
@@ -23,6 +26,9 @@ export function parseRoute(pathname: string): Route {
   if (path === `${base}/definitions`) return { page: 'definitions' };
   const item = new RegExp(`^${base}/queue/([^/]+)$`).exec(path);
   if (item) return { page: 'item', id: decodeURIComponent(item[1]!) };
+  if (path === `${base}/webhooks`) return { page: 'webhooks' };
+  const webhook = new RegExp(`^${base}/webhooks/([^/]+)$`).exec(path);
+  if (webhook) return { page: 'webhook', id: decodeURIComponent(webhook[1]!) };
   return { page: 'unknown', path };
 }
 

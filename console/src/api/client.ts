@@ -16,6 +16,10 @@ import type {
   ReadAnswer,
   ReadParameters,
   StartType,
+  WebhookLogEntry,
+  WebhookLogPage,
+  WebhookReplay,
+  WebhookSummary,
 } from './types.js';
 
 export type Scope = 'console' | 'queue:read' | 'queue:write' | 'systems:read' | 'systems:query';
@@ -39,7 +43,7 @@ export function describeError(error: unknown): string {
   return [error.problem?.detail ?? error.message, ...fields].join(' ');
 }
 
-async function call<T>(token: string, scope: Scope, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function call<T>(token: string, scope: Scope, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const answer = await fetch(path, {
@@ -57,6 +61,68 @@ async function call<T>(token: string, scope: Scope, method: 'GET' | 'POST', path
   return (await answer.json()) as T;
 }
 
+/** One server-sent event: its name and its data, parsed as JSON. */
+export interface StreamEvent {
+  event: string;
+  data: unknown;
+}
+
+/**
+ * POSTs and reads the answer as server-sent events with fetch and a ReadableStream (EventSource
+ * cannot send the Authorization header), handing each event to `onEvent` as it arrives. Resolves
+ * when the server ends the stream; a refused call (400, 409…) throws an ApiError as `call` does.
+ */
+async function stream(
+  token: string,
+  scope: Scope,
+  path: string,
+  body: unknown,
+  onEvent: (event: StreamEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const answer = await fetch(path, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    credentials: 'omit',
+    cache: 'no-store',
+    signal,
+  });
+  if (!answer.ok || !answer.body) {
+    const problem = (await answer.json().catch(() => undefined)) as Problem | undefined;
+    throw new ApiError(answer.status, problem, scope);
+  }
+  const reader = answer.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += value.replace(/\r\n?/g, '\n');
+    let end = buffered.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      end = buffered.indexOf('\n\n');
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      // Comment lines (keep-alives) carry no data and are no event.
+      if (data.length === 0) continue;
+      const text = data.join('\n');
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Not JSON: handed on as text.
+      }
+      onEvent({ event, data: parsed });
+    }
+  }
+}
+
 export interface QueueFilter {
   sync?: string;
   status?: QueueStatus | '';
@@ -64,6 +130,8 @@ export interface QueueFilter {
   cursor?: string;
   limit?: number;
 }
+
+const hook = (id: string) => `/api/console/webhooks/${encodeURIComponent(id)}`;
 
 /** The routes the console uses, bound to one token. */
 export function apiFor(token: string) {
@@ -100,6 +168,17 @@ export function apiFor(token: string) {
       ),
     query: (system: string, body: QueryBody) =>
       call<QueryAnswer>(token, 'systems:query', 'POST', `/api/RunConnectionGetQueryData/${encodeURIComponent(system)}`, body),
+    webhooks: () => call<{ webhooks: WebhookSummary[] }>(token, 'console', 'GET', '/api/webhooks'),
+    webhookLog: (id: string, pinned = false) =>
+      call<WebhookLogPage>(token, 'console', 'GET', `${hook(id)}/log?limit=50${pinned ? '&pinned=true' : ''}`),
+    webhookEntry: (id: string, entry: string) =>
+      call<WebhookLogEntry>(token, 'console', 'GET', `${hook(id)}/log/${encodeURIComponent(entry)}`),
+    pin: (id: string, entry: string, pinned: boolean) =>
+      call<WebhookLogEntry>(token, 'console', pinned ? 'POST' : 'DELETE', `${hook(id)}/log/${encodeURIComponent(entry)}/pin`),
+    replay: (id: string, entry: string) =>
+      call<WebhookReplay>(token, 'console', 'POST', `${hook(id)}/log/${encodeURIComponent(entry)}/replay`),
+    testWebhook: (id: string, body: { data: unknown } | { pin: string }, onEvent: (event: StreamEvent) => void, signal: AbortSignal) =>
+      stream(token, 'console', `${hook(id)}/test`, body, onEvent, signal),
   };
 }
 

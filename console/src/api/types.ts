@@ -212,3 +212,99 @@ export interface QueryAnswer {
   records: Array<Record<string, unknown>>;
   total?: number;
 }
+
+/** GET /api/webhooks: webhooks[] (components.schemas.WebhookSummary). */
+export interface WebhookSummary {
+  id: string;
+  name?: string;
+  url: string;
+  action: string;
+  sync?: string;
+  flow?: string;
+  system?: string;
+  object?: string;
+  query?: string;
+  active: boolean;
+  hasSecret: boolean;
+  signature: string | null;
+  pinnedEntries: number;
+  file: string;
+  line: number;
+}
+
+/** A message of a webhook call's ticker (components.schemas.TickerMessage). */
+export interface TickerMessage {
+  at: string;
+  kind: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+/** GET /api/console/webhooks/{webhookId}/log: entries[] (components.schemas.WebhookLogSummary). */
+export interface WebhookLogSummary {
+  id: string;
+  webhookId: string;
+  at: string;
+  method: string;
+  status: number;
+  durationMs: number;
+  queueItemId: string | null;
+  origin: 'test' | 'replay' | null;
+  replayOf: string | null;
+  requestId: string | null;
+  pinned: boolean;
+  hasPayload: boolean;
+  replayable: boolean;
+}
+
+/** WebhookLogEntry.payload: what the call sent, credentials redacted. */
+export interface WebhookPayload {
+  headers: Record<string, string | string[]>;
+  query: Record<string, string | string[]>;
+  data?: unknown;
+  body?: string;
+  bodyEncoding?: 'utf8' | 'base64';
+  truncated?: { bytes: number; limit: number; preview: string };
+  note?: string;
+  redacted?: string[];
+}
+
+/** GET /api/console/webhooks/{webhookId}/log/{entryId} (components.schemas.WebhookLogEntry). */
+export interface WebhookLogEntry {
+  id: string;
+  webhookId: string;
+  at: string;
+  method: string;
+  status: number;
+  durationMs: number;
+  queueItemId: string | null;
+  origin: 'test' | 'replay' | null;
+  replayOf: string | null;
+  requestId: string | null;
+  pinned: boolean;
+  hasPayload: boolean;
+  replayable: boolean;
+  ticker: TickerMessage[];
+  payload: WebhookPayload | null;
+  response: { body?: unknown; truncated?: { bytes: number; limit: number; preview: string } } | null;
+}
+
+/** GET /api/console/webhooks/{webhookId}/log. */
+export interface WebhookLogPage {
+  entries: WebhookLogSummary[];
+  next: string | null;
+}
+
+/** What a webhook answered (components.schemas.WebhookResponse): the raw body as text. */
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** POST /api/console/webhooks/{webhookId}/log/{entryId}/replay. */
+export interface WebhookReplay {
+  entryId: string;
+  replayOf: string;
+  response: WebhookResponse;
+}

@@ -13,6 +13,7 @@ import type { Snapshot } from '../../../definitions/snapshot.js';
 import { connectionPaths } from '../../../runtime/http/openapi/connection-paths.js';
 import { consoleInfoPaths, consoleInfoSchemas } from '../../../runtime/http/openapi/console-info-paths.js';
 import { queueSchemas } from '../../../runtime/http/openapi/queue-paths.js';
+import { webhookConsolePaths, webhookConsoleSchemas } from '../../../runtime/http/openapi/webhook-paths.js';
 import { sharedComponents } from '../../../runtime/http/openapi/shared-components.js';
 import { addActionBody } from '../../../runtime/http/queue-body.js';
 import { repoRoot } from '../../support/doc-examples.js';
@@ -23,7 +24,12 @@ interface ObjectSchema {
 }
 
 type Schemas = Record<string, ObjectSchema>;
-const components = { ...sharedComponents(1).schemas, ...queueSchemas(), ...consoleInfoSchemas() } as unknown as Schemas;
+const components = {
+  ...sharedComponents(1).schemas,
+  ...queueSchemas(),
+  ...consoleInfoSchemas(),
+  ...webhookConsoleSchemas(),
+} as unknown as Schemas;
 const overviewPath = consoleInfoPaths()['/api/console/overview'] as {
   get: { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
 };
@@ -36,6 +42,13 @@ const answerOf = (paths: Record<string, unknown>, path: string) => {
 };
 // The connection routes' answers are the same whatever is loaded; no system is needed to read them.
 const connections = connectionPaths({ systems: new Map() } as unknown as Snapshot);
+type JsonAnswer = { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
+const webhookRoutes = webhookConsolePaths({ webhooks: new Map() } as unknown as Parameters<typeof webhookConsolePaths>[0]) as Record<
+  string,
+  Record<string, JsonAnswer>
+>;
+const webhookAnswerOf = (path: string, method: string) =>
+  webhookRoutes[`/api/console/webhooks/{webhookId}${path}`]![method]!.responses[200].content['application/json'].schema;
 
 /** The schema each interface mirrors: a component, or one inline in a route or another schema. */
 const schemaOf: Record<string, ObjectSchema> = {
@@ -59,6 +72,14 @@ const schemaOf: Record<string, ObjectSchema> = {
   QueryColumn: components.QueryColumn!,
   QueryBody: components.QueryBody!,
   QueryAnswer: answerOf(connections, '/api/RunConnectionGetQueryData/{system_key}'),
+  WebhookSummary: components.WebhookSummary!,
+  TickerMessage: components.TickerMessage!,
+  WebhookLogSummary: components.WebhookLogSummary!,
+  WebhookLogEntry: components.WebhookLogEntry!,
+  WebhookPayload: components.WebhookLogEntry!.properties.payload!,
+  WebhookLogPage: webhookAnswerOf('/log', 'get'),
+  WebhookResponse: components.WebhookResponse!,
+  WebhookReplay: webhookAnswerOf('/log/{entryId}/replay', 'post'),
 };
 
 /** interface name → property → optional, as the console's types file declares them. */
