@@ -68,9 +68,10 @@ export interface StreamEvent {
 }
 
 /**
- * POSTs and reads the answer as server-sent events with fetch and a ReadableStream (EventSource
- * cannot send the Authorization header), handing each event to `onEvent` as it arrives. Resolves
- * when the server ends the stream; a refused call (400, 409…) throws an ApiError as `call` does.
+ * POSTs `body` (or GETs, without one) and reads the answer as server-sent events with fetch and a
+ * ReadableStream (EventSource cannot send the Authorization header), handing each event to
+ * `onEvent` as it arrives. Resolves when the server ends the stream; a refused call (400, 409…)
+ * throws an ApiError as `call` does.
  */
 async function stream(
   token: string,
@@ -80,10 +81,12 @@ async function stream(
   onEvent: (event: StreamEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const answer = await fetch(path, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     credentials: 'omit',
     cache: 'no-store',
     signal,
@@ -144,6 +147,9 @@ export function apiFor(token: string) {
       return call<QueuePage>(token, 'queue:read', 'GET', `/api/queue${text ? `?${text}` : ''}`);
     },
     item: (id: string) => call<QueueItem>(token, 'queue:read', 'GET', `/api/GetAction/${encodeURIComponent(id)}`),
+    /** The item's progress as it runs: `item`, then `progress` on every change, then `done` (each the item as GetAction answers it). */
+    itemEvents: (id: string, onEvent: (event: StreamEvent) => void, signal: AbortSignal) =>
+      stream(token, 'queue:read', `/api/queue/${encodeURIComponent(id)}/events`, undefined, onEvent, signal),
     cancel: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/cancel`),
     retry: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/retry`),
     addAction: (body: AddActionBody) => call<QueueItem>(token, 'queue:write', 'POST', '/api/AddAction', body),

@@ -1,23 +1,50 @@
 /**
  * One queue item (GetAction): its fields, statistics, errors with their source ids; Retry when it
- * Failed, Cancel while it is Pending. While it is Pending or InProgress the page asks again every
- * second, so a started run can be watched to its end.
+ * Failed, Cancel while it is Pending. While it is Pending or InProgress the page follows the item's
+ * event stream (GET /api/queue/{id}/events), so a started run is watched to its end as it goes;
+ * where the stream cannot be had (the server's streams are all taken) it asks again every second.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { type Api, describeError } from '../api/client.js';
+import type { QueueItem } from '../api/types.js';
 import { navigate } from '../route.js';
 import { useLoad, when } from '../use-load.js';
 
 export function QueueItemPage({ api, id }: { api: Api; id: string }) {
-  const { value: item, error, reload } = useLoad(() => api.item(id), [api, id]);
+  const { value: loaded, error, reload: load } = useLoad(() => api.item(id), [api, id]);
+  // The latest state the stream told of; a load (after Cancel) starts from the answer again.
+  const [streamed, setStreamed] = useState<QueueItem | undefined>();
+  const [polling, setPolling] = useState(false);
+  const item = streamed?.ID === id ? streamed : loaded;
+  const reload = useCallback(async () => {
+    setStreamed(undefined);
+    await load();
+  }, [load]);
   const [actionError, setActionError] = useState<string | undefined>();
   const running = item?.Status === 'Pending' || item?.Status === 'InProgress';
 
   useEffect(() => {
-    if (!running) return;
+    if (!running || polling) return;
+    const following = new AbortController();
+    api
+      .itemEvents(
+        id,
+        ({ event, data }) => {
+          if (event === 'item' || event === 'progress' || event === 'done') setStreamed(data as QueueItem);
+        },
+        following.signal,
+      )
+      .catch(() => {
+        if (!following.signal.aborted) setPolling(true);
+      });
+    return () => following.abort();
+  }, [api, id, running, polling]);
+
+  useEffect(() => {
+    if (!running || !polling) return;
     const timer = setInterval(() => void reload(), 1000);
     return () => clearInterval(timer);
-  }, [running, reload]);
+  }, [running, polling, reload]);
 
   const act = async (action: () => Promise<unknown>) => {
     setActionError(undefined);
