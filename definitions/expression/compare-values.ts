@@ -4,6 +4,7 @@
  * database and the same filter run in JS select the same records.
  */
 
+import type { CompareOperator } from './ast.js';
 import { toEpochMillis } from './iso-dates.js';
 
 /** SQL's three truth values: true, false and unknown (null). */
@@ -112,4 +113,22 @@ export function truthOf(value: unknown): Truth {
 
 export function not(value: Truth): Truth {
   return value === null ? null : !value;
+}
+
+/** Whether `op` holds for two values whose compareValues order is `order`. */
+export function holdsForOrder(op: CompareOperator, order: number): boolean {
+  switch (op) {
+    case '=':
+      return order === 0;
+    case '<>':
+      return order !== 0;
+    case '<':
+      return order < 0;
+    case '<=':
+      return order <= 0;
+    case '>':
+      return order > 0;
+    case '>=':
+      return order >= 0;
+  }
 }

@@ -4,7 +4,7 @@
  */
 
 import type { CompareOperator, Expression, LiteralNode, ValueExpression } from './ast.js';
-import { compareValues, not, textOf, truthOf, type Truth } from './compare-values.js';
+import { compareValues, holdsForOrder, not, textOf, truthOf, type Truth } from './compare-values.js';
 import { isoDateProblem, isoDateToEpochMillis, matchIsoDate } from './iso-dates.js';
 import { likeMatches } from './like-pattern.js';
 import type { EvaluationScope } from './evaluation-scope.js';
@@ -133,20 +133,7 @@ function compareNodes(
   }
   const order = compareValues(leftValue, evaluateValue(right, scope));
   if (order === null) return null;
-  switch (op) {
-    case '=':
-      return order === 0;
-    case '<>':
-      return order !== 0;
-    case '<':
-      return order < 0;
-    case '<=':
-      return order <= 0;
-    case '>':
-      return order > 0;
-    case '>=':
-      return order >= 0;
-  }
+  return holdsForOrder(op, order);
 }
 
 /** The value of a value node; missing values and values without meaning are null. */

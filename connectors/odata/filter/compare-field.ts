@@ -22,7 +22,7 @@
  * text with text, dates with dates, date-times with date-times, booleans with booleans), each
  * guarded against null: OData's `null eq null` is true, the evaluator's unknown.
  */
-import type { CompareOperator } from '../../../definitions/expression/index.js';
+import { type CompareOperator, holdsForOrder } from '../../../definitions/expression/index.js';
 import { booleanFrom, compareValues, numberFromText } from '../../../definitions/expression/index.js';
 import { isoDateProblem, matchIsoDate } from '../../../definitions/expression/iso-dates.js';
 import { literal, plainNumber, stringLiteral } from '../odata-literals.js';
@@ -35,23 +35,6 @@ const FLIPPED: Readonly<Record<CompareOperator, CompareOperator>> = { '=': '=', 
 
 export function flip(op: CompareOperator): CompareOperator {
   return FLIPPED[op];
-}
-
-function holdsFor(op: CompareOperator, order: number): boolean {
-  switch (op) {
-    case '=':
-      return order === 0;
-    case '<>':
-      return order !== 0;
-    case '<':
-      return order < 0;
-    case '<=':
-      return order <= 0;
-    case '>':
-      return order > 0;
-    case '>=':
-      return order >= 0;
-  }
 }
 
 /** `ref op literal` where `ref` has a value; `ne` carries its own guard (OData's `null ne 5` is true). */
@@ -82,7 +65,7 @@ function enumerated(ref: FieldRef, op: CompareOperator, values: ReadonlyArray<[u
   for (const [value, text] of values) {
     const order = compareValues(value, constant);
     if (order === null) continue;
-    (holdsFor(op, order) ? holds : fails).push(atom(`${ref.path} eq ${text}`));
+    (holdsForOrder(op, order) ? holds : fails).push(atom(`${ref.path} eq ${text}`));
   }
   return { holds: or(holds), fails: or(fails) };
 }
@@ -260,7 +243,7 @@ export function compareFields(left: FieldRef, op: CompareOperator, right: FieldR
     const fails: Condition[] = [];
     for (const a of [false, true]) {
       for (const b of [false, true]) {
-        (holdsFor(op, Number(a) - Number(b)) ? holds : fails).push(and([atom(`${left.path} eq ${a}`), atom(`${right.path} eq ${b}`)]));
+        (holdsForOrder(op, Number(a) - Number(b)) ? holds : fails).push(and([atom(`${left.path} eq ${a}`), atom(`${right.path} eq ${b}`)]));
       }
     }
     local = { holds: or(holds), fails: or(fails) };

@@ -2,6 +2,7 @@
 import type { Api } from '../api/client.js';
 import type { DefinitionKind, ReloadProblem } from '../api/types.js';
 import { useLoad, when } from '../use-load.js';
+import { ErrorLine, PageTitle } from '../page-parts.js';
 
 const kinds: DefinitionKind[] = ['System', 'Sync', 'Flow', 'Webhook', 'ApiClient'];
 const place = (problem: ReloadProblem) => `${problem.file}:${problem.line}:${problem.column}`;
@@ -12,17 +13,8 @@ export function DefinitionsPage({ api }: { api: Api }) {
   const lastReload = answer?.lastReload;
   return (
     <>
-      <div class="title">
-        <h1 tabIndex={-1}>Definitions</h1>
-        <button type="button" class="secondary" onClick={() => void reload()} disabled={loading}>
-          Refresh
-        </button>
-      </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <PageTitle title="Definitions" loading={loading} onRefresh={() => void reload()} />
+      <ErrorLine error={error} />
       {answer && lastReload && (
         <>
           <section aria-labelledby="reload-problems">

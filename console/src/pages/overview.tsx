@@ -2,6 +2,7 @@
 import type { Api } from '../api/client.js';
 import type { QueueStatus, ReloadProblem } from '../api/types.js';
 import { useLoad, when } from '../use-load.js';
+import { ErrorLine, PageTitle } from '../page-parts.js';
 
 const statuses: QueueStatus[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
 
@@ -12,17 +13,8 @@ export function OverviewPage({ api }: { api: Api }) {
   const { value: overview, error, loading, reload } = useLoad(() => api.overview(), [api]);
   return (
     <>
-      <div class="title">
-        <h1 tabIndex={-1}>Overview</h1>
-        <button type="button" class="secondary" onClick={() => void reload()} disabled={loading}>
-          Refresh
-        </button>
-      </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <PageTitle title="Overview" loading={loading} onRefresh={() => void reload()} />
+      <ErrorLine error={error} />
       {overview && (
         <>
           <p>

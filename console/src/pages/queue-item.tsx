@@ -9,6 +9,7 @@ import { type Api, describeError } from '../api/client.js';
 import type { QueueItem } from '../api/types.js';
 import { navigate } from '../route.js';
 import { useLoad, when } from '../use-load.js';
+import { ErrorLine } from '../page-parts.js';
 
 export function QueueItemPage({ api, id }: { api: Api; id: string }) {
   const { value: loaded, error, reload: load } = useLoad(() => api.item(id), [api, id]);
@@ -61,11 +62,7 @@ export function QueueItemPage({ api, id }: { api: Api; id: string }) {
       <p>
         <a href="/console/queue">Back to the queue</a>
       </p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       {item && (
         <>
           <dl class="fields">
@@ -121,11 +118,7 @@ export function QueueItemPage({ api, id }: { api: Api; id: string }) {
               </button>
             )}
           </div>
-          {actionError && (
-            <p role="alert" class="error">
-              {actionError}
-            </p>
-          )}
+          <ErrorLine error={actionError} />
           <table>
             <caption>Statistics of the last attempt</caption>
             <thead>

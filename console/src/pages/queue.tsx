@@ -8,6 +8,7 @@ import type { QueueStatus, StartType } from '../api/types.js';
 import { navigate } from '../route.js';
 import { useLoad, when } from '../use-load.js';
 import { StartForm, startTypes } from './start-form.js';
+import { ErrorLine, PageTitle } from '../page-parts.js';
 
 const statuses: QueueStatus[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
 
@@ -26,12 +27,7 @@ export function QueuePage({ api }: { api: Api }) {
 
   return (
     <>
-      <div class="title">
-        <h1 tabIndex={-1}>Queue</h1>
-        <button type="button" class="secondary" onClick={() => void reload()} disabled={loading}>
-          Refresh
-        </button>
-      </div>
+      <PageTitle title="Queue" loading={loading} onRefresh={() => void reload()} />
       <form
         class="filters"
         aria-label="Filter the queue"
@@ -65,11 +61,7 @@ export function QueuePage({ api }: { api: Api }) {
         </label>
         <button type="submit">Apply filters</button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       {page && page.items.length === 0 && <p>No queue items match.</p>}
       {page && page.items.length > 0 && (
         <table>

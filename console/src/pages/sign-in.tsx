@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, apiFor } from '../api/client.js';
+import { ErrorLine } from '../page-parts.js';
 
 export function SignInPage({ notice, onSignedIn }: { notice: string | undefined; onSignedIn: (token: string) => void }) {
   const [token, setToken] = useState('');
@@ -49,11 +50,7 @@ export function SignInPage({ notice, onSignedIn }: { notice: string | undefined;
         <button type="submit" disabled={busy}>
           Sign in
         </button>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
       </form>
     </section>
   );

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { type Api, describeError } from '../api/client.js';
 import type { AddActionBody, QueueItem, StartType } from '../api/types.js';
+import { ErrorLine } from '../page-parts.js';
 
 export const startTypes: StartType[] = ['manual', 'AdHoc', 'repeat', 'planned', 'Single'];
 
@@ -80,11 +81,7 @@ export function StartForm({ api, onStarted }: { api: Api; onStarted: (item: Queu
         <button type="submit" disabled={busy}>
           Start
         </button>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
       </form>
     </section>
   );

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { describeError, type Api } from '../api/client.js';
 import type { FieldType, QueryAnswer, QueryColumn, ReadAnswer, ReadParameters } from '../api/types.js';
 import { useLoad } from '../use-load.js';
+import { ErrorLine } from '../page-parts.js';
 
 const fieldTypes: FieldType[] = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
 
@@ -119,11 +120,7 @@ function ReadForm({ api, system, objects }: { api: Api; system: string; objects:
           Read
         </button>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <ErrorLine error={problem} />
       {value && answer && (
         <>
           <table>
@@ -218,11 +215,7 @@ function QueryForm({ api, system }: { api: Api; system: string }) {
           Run query
         </button>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <ErrorLine error={problem} />
       {answer && (
         <RecordsTable
           caption={`Rows of the query on ${system}`}
@@ -246,11 +239,7 @@ export function SystemsPage({ api }: { api: Api }) {
       <div class="title">
         <h1 tabIndex={-1}>Systems</h1>
       </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       {value && value.systems.length === 0 && <p>No system is loaded, or this token may use none.</p>}
       {value && system && (
         <>

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, type Api, type StreamEvent } from '../api/client.js';
 import type { QueueItem, TickerMessage, WebhookResponse } from '../api/types.js';
 import { useLoad, when } from '../use-load.js';
+import { ErrorLine, PageTitle } from '../page-parts.js';
 
 export function WebhooksPage({ api }: { api: Api }) {
   const { value, error, loading, reload } = useLoad(() => api.webhooks(), [api]);
@@ -26,17 +27,8 @@ export function WebhooksPage({ api }: { api: Api }) {
 
   return (
     <>
-      <div class="title">
-        <h1 tabIndex={-1}>Webhooks</h1>
-        <button type="button" class="secondary" onClick={() => void reload()} disabled={loading}>
-          Refresh
-        </button>
-      </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <PageTitle title="Webhooks" loading={loading} onRefresh={() => void reload()} />
+      <ErrorLine error={error} />
       <p role="status" class="help">
         {copied}
       </p>
@@ -108,11 +100,7 @@ export function WebhookPage({ api, id }: { api: Api; id: string }) {
             Refresh log
           </button>
         </div>
-        {log.error && (
-          <p role="alert" class="error">
-            {log.error}
-          </p>
-        )}
+        <ErrorLine error={log.error} />
         {log.value && log.value.entries.length === 0 && <p>No calls are logged.</p>}
         {log.value && log.value.entries.length > 0 && (
           <table>
@@ -181,11 +169,7 @@ function EntryDetail({ api, id, onChanged }: { api: Api; id: string; onChanged: 
   return (
     <section aria-labelledby="entry">
       <h2 id="entry">Entry {entryId.slice(0, 8)}</h2>
-      {entry.error && (
-        <p role="alert" class="error">
-          {entry.error}
-        </p>
-      )}
+      <ErrorLine error={entry.error} />
       {value && (
         <>
           <dl class="fields">
@@ -226,11 +210,7 @@ function EntryDetail({ api, id, onChanged }: { api: Api; id: string; onChanged: 
             </button>
           </div>
           <p role="status">{outcome}</p>
-          {failure && (
-            <p role="alert" class="error">
-              {failure}
-            </p>
-          )}
+          <ErrorLine error={failure} />
           <h3>Payload</h3>
           <pre class="payload">{value.payload ? JSON.stringify(value.payload, null, 2) : 'Not kept (the webhook has logPayload off).'}</pre>
           <h3>Ticker</h3>
@@ -359,11 +339,7 @@ function TestDialog({ api, id, pinned, onDone }: { api: Api; id: string; pinned:
           </button>
         </div>
       </form>
-      {failure && (
-        <p role="alert" class="error">
-          {failure}
-        </p>
-      )}
+      <ErrorLine error={failure} />
       <h3>Sent</h3>
       <pre class="sent">{sent === undefined ? '—' : JSON.stringify(sent, null, 2)}</pre>
       <h3>Response</h3>
