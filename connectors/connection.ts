@@ -134,6 +134,12 @@ export interface Connection {
   /** Records of an object as a stream of pages, never the whole object in memory. */
   read(object: string, request?: ReadRequest): AsyncIterable<RecordData[]>;
   count(object: string, request?: Pick<ReadRequest, 'filter' | 'placeholders' | 'signal'>): Promise<number>;
+  /**
+   * Optional: false when `count` with this filter would read the records themselves (a REST API
+   * that tells no total pages through them all), so a count only for show — `syncline run`'s
+   * progress bar — is better left out. Absent: counting is the system's own, cheap operation.
+   */
+  countsCheaply?(object: string, request?: Pick<ReadRequest, 'filter'>): boolean;
   /** A read-only statement: the database itself refuses writes where it can. */
   query(request: QueryRequest): Promise<QueryResult>;
   /** Creates or updates one record with its groups, atomically where the system has transactions. */
@@ -149,6 +155,17 @@ export interface Connection {
    * call as not done.
    */
   writeMany(object: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>>;
+  /**
+   * The refusal `write` would answer this request with before asking the system anything, or
+   * undefined when the write would go on to the system: an object that takes no writes, undeclared
+   * fields and groups, values that do not fit their types or what the system can store (NUL in
+   * PostgreSQL text, a character the file's encoding lacks), read-only fields set; and for a
+   * `create` — what the caller expects once no record is found — what a new record needs (required
+   * fields, no read-only match value). Reads and writes nothing, so a dry run can say which records
+   * would fail. What only the system knows — unique indexes, foreign keys, an API's own validation —
+   * is not known here.
+   */
+  checkWrite(object: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined;
   /** Resolves when the system can be reached; rejects with a ConnectorError saying why not. */
   check(): Promise<void>;
   /** Candidate objects of the system (tables, collections) with their fields. */

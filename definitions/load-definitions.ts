@@ -34,8 +34,28 @@ export interface LoadOptions {
   env?: SubstitutionContext['env'];
 }
 
-/** Loaded: the snapshot and its warnings (problems of severity warning, or none). Refused: every problem, warnings included. */
-export type LoadResult = { ok: true; snapshot: Snapshot; problems: Problem[] } | { ok: false; problems: Problem[] };
+/**
+ * A document that was read, whether or not it is valid: what a report lists as checked, so a
+ * definition without problems shows as passing (`syncline validate --format junit`).
+ */
+export interface CheckedDocument {
+  /** The file as problems name it. */
+  file: string;
+  /** Where the document starts (1-based); its problems lie at or after it. */
+  line: number;
+  /** Known when the document says them, even if it is otherwise broken. */
+  kind?: string;
+  id?: string;
+}
+
+/**
+ * Loaded: the snapshot and its warnings (problems of severity warning, or none). Refused: every
+ * problem, warnings included. Either way the files and documents that were checked.
+ */
+export type LoadResult = { files: string[]; documents: CheckedDocument[] } & (
+  | { ok: true; snapshot: Snapshot; problems: Problem[] }
+  | { ok: false; problems: Problem[] }
+);
 
 export async function loadDefinitions(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const env = options.env ?? process.env;
@@ -62,10 +82,12 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
 
   const compiled = runChecks(context, options.connectors);
   const problems = sortProblems(context.problems);
-  if (context.errors > 0) return { ok: false, problems };
+  const checked = { files: files.map((f) => f.displayPath), documents: parsed.flatMap(checkedDocuments) };
+  if (context.errors > 0) return { ok: false, problems, ...checked };
   return {
     ok: true,
     problems,
+    ...checked,
     snapshot: buildSnapshot(
       context,
       compiled,
@@ -74,6 +96,27 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
       files.map((f) => f.displayPath),
     ),
   };
+}
+
+/** The documents of a file in file order: the broken ones, and those that are not empty. */
+function checkedDocuments(file: { documents: SourceDocument[]; broken: SourceDocument[] }): CheckedDocument[] {
+  const written = file.documents.filter((source) => {
+    const contents = source.document.contents as Node | null;
+    return contents !== null && !(isScalar(contents) && contents.value === null);
+  });
+  return [...written, ...file.broken]
+    .sort((a, b) => a.index - b.index)
+    .map((source) => {
+      const contents = source.document.contents as Node | null;
+      const kind = source.kind ?? (isMap(contents) ? scalarAt(contents, 'kind') : undefined);
+      const id = source.id ?? (isMap(contents) ? scalarAt(contents, 'id') : undefined);
+      return {
+        file: source.file,
+        line: positionOf(source, []).line,
+        ...(typeof kind === 'string' ? { kind } : {}),
+        ...(typeof id === 'string' || typeof id === 'number' ? { id: String(id) } : {}),
+      };
+    });
 }
 
 /**
@@ -88,7 +131,7 @@ function emptyDirectories(paths: readonly string[], files: readonly DefinitionFi
       line: 1,
       column: 1,
       code: 'no-definitions',
-      message: 'no definition files (*.yaml, *.yml) in this directory',
+      message: 'no definition files (*.yaml, *.yml other than test files *.test.yaml) in this directory',
     }));
 }
 
@@ -113,6 +156,17 @@ function readDocument(
     const guess = guessKind(contents);
     const hint = guess ? ` (its keys look like ${/^[AEIOU]/.test(guess) ? 'an' : 'a'} ${guess}: add 'kind: ${guess}')` : '';
     context.problems.push(problemAt(source, [], 'missing-kind', `missing 'kind'; add one of: ${definitionKinds.join(', ')}${hint}`));
+    return undefined;
+  }
+  if (!source.kind && kind === 'Test') {
+    context.problems.push(
+      problemAt(
+        source,
+        ['kind'],
+        'test-outside-test-file',
+        'kind Test belongs in a test file: name this file *.test.yaml (syncline test runs it, and the definitions never load it)',
+      ),
+    );
     return undefined;
   }
   if (!source.kind) {

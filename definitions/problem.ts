@@ -62,3 +62,12 @@ export function sortProblems(problems: readonly Problem[]): Problem[] {
     (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.code.localeCompare(b.code),
   );
 }
+
+/** Each problem once: two searches of one directory (definitions, test files) may both report a link they refuse. */
+export function distinctProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.file}:${problem.line}:${problem.column}:${problem.code}:${problem.message}`;
+    return !seen.has(key) && seen.add(key);
+  });
+}

@@ -7,6 +7,7 @@
 import { relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { loadDefinitions, type LoadOptions } from './load-definitions.js';
+import { isDefinitionFileName } from './load/find-files.js';
 import type { SnapshotHolder } from './snapshot-holder.js';
 
 export interface WatchOptions extends LoadOptions {
@@ -29,7 +30,6 @@ export interface DefinitionsWatcher {
   close(): Promise<void>;
 }
 
-const definitionFile = /\.ya?ml$/i;
 /** Not watched below a definitions directory: dependencies, VCS data, hidden folders and files (editors' temporary copies). */
 const hiddenSegment = /(^|[/\\])(node_modules|\.[^/\\]+)([/\\]|$)/;
 
@@ -90,14 +90,15 @@ export function watchDefinitions(paths: readonly string[], holder: SnapshotHolde
     // lies behind it is neither read nor watched.
     followSymlinks: false,
     // Data files often live beside definitions (the quickstart's SQLite files do): they change on
-    // every write, and telling them apart by name spares chokidar an lstat per change.
+    // every write, and telling them apart by name spares chokidar an lstat per change. Test files
+    // (*.test.yaml) are no definitions: editing one changes nothing served.
     ignored: (path, stats) =>
-      hiddenSegment.test(belowRoot(path)) || dataFile.test(path) || (!!stats?.isFile() && !definitionFile.test(path)),
+      hiddenSegment.test(belowRoot(path)) || dataFile.test(path) || (!!stats?.isFile() && !isDefinitionFileName(path)),
   });
   watcher.on('all', (event, path) => {
     // Other files are ignored above, so a new or removed entry of another name is a directory or
     // a link (to a directory, or leading outside), which changes what the loader finds.
-    if (definitionFile.test(path) || event !== 'change') schedule();
+    if (isDefinitionFileName(path) || event !== 'change') schedule();
   });
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {

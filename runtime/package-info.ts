@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 interface Manifest {
   name?: string;
   version?: string;
+  homepage?: string;
 }
 
 function findRoot(): { root: string; manifest: Manifest } {
@@ -39,4 +40,10 @@ export function packageRoot(): string {
 export function packageVersion(): string {
   found ??= findRoot();
   return found.manifest.version ?? '0.0.0';
+}
+
+/** The home page package.json names, if it names one. */
+export function packageHomepage(): string | undefined {
+  found ??= findRoot();
+  return found.manifest.homepage;
 }

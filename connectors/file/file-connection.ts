@@ -25,14 +25,14 @@ import type {
 } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { describeObject } from '../records/describe-object.js';
-import { objectNamed } from '../records/object-model.js';
+import { objectNamed, objectOrError } from '../records/object-model.js';
 import { archiveFiles } from './archive.js';
 import { confinementOf, realDirectory, type Confinement } from './confinement.js';
 import { discoverFiles } from './discover.js';
 import { fileError } from './file-errors.js';
 import { fileObjects, fileSettings, type FileObject, type FileSettings } from './file-object.js';
 import { countRecords, readRecords, type ReadScope } from './read-records.js';
-import { writeRecords } from './write-records.js';
+import { fileWriteRefusal, writeRecords } from './write-records.js';
 
 export class FileConnection implements Connection {
   private readonly objects: ReadonlyMap<string, FileObject>;
@@ -110,6 +110,11 @@ export class FileConnection implements Connection {
     this.writing.add(done);
     void done.finally(() => this.writing.delete(done)).catch(() => undefined);
     return done;
+  }
+
+  checkWrite(objectName: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined {
+    const object = objectOrError(this.objects, this.system.id, objectName);
+    return object instanceof ConnectorError ? object : fileWriteRefusal(object, request, action);
   }
 
   async settle(object: string, receipt: ReadReceipt): Promise<void> {

@@ -19,7 +19,7 @@
 import { open as openFile, stat, type FileHandle } from 'node:fs/promises';
 import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
-import { checkGroupEntry, checkWrite } from '../records/write-checks.js';
+import { checkGroupEntry, checkWrite, newRecordValues } from '../records/write-checks.js';
 import { writeAll, replaceFile } from './atomic-file.js';
 import { confinedFile, confinedFolder, READ_FLAGS, type ConfinedFile } from './confinement.js';
 import { pathProblem } from './check-system.js';
@@ -84,6 +84,22 @@ export function prepareWrite(object: FileObject, request: WriteRequest): Prepare
   const identity: RecordData = { ...(checked.match ?? {}), ...checked.settable };
   const complete = object.key.every((name) => identity[name] !== undefined && identity[name] !== null);
   return { checked, groups: groups as GroupValues, find, key: complete ? lookupOf(object, identity, object.key) : undefined };
+}
+
+/**
+ * The refusal a write meets before the file is read (Connection.checkWrite): what prepareWrite
+ * checks, a glob's objects taking no writes, and for a create the new record's values; or undefined.
+ */
+export function fileWriteRefusal(object: FileObject, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined {
+  try {
+    if (object.file.isGlob && !object.readOnly) throw notOneFile(object);
+    const prepared = prepareWrite(object, request);
+    if (action === 'create') newRecordValues(object, prepared.checked);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConnectorError) return error;
+    throw error;
+  }
 }
 
 /** The single Integer key a create may be given as the largest plus one. */

@@ -19,10 +19,10 @@ import { ConnectorError } from '../connector-error.js';
 import { describeObject } from '../records/describe-object.js';
 import { WebClient } from '../web/index.js';
 import { discoverObjects } from './discover.js';
-import { buildObjects, objectNamed, type HttpObject } from './http-object.js';
+import { buildObjects, objectNamed, objectOrError, type HttpObject } from './http-object.js';
 import { countRecords, readPages, type ObjectScope } from './read.js';
 import { writeMany } from './write-many.js';
-import { writeRecord } from './write.js';
+import { httpWriteRefusal, writeRecord } from './write.js';
 
 export class HttpConnection implements Connection {
   private readonly objects: ReadonlyMap<string, HttpObject>;
@@ -57,6 +57,11 @@ export class HttpConnection implements Connection {
     return Promise.resolve().then(() => countRecords(this.scope(object), request));
   }
 
+  /** Only a total the API tells, unfiltered (read.ts countRecords); any other count pages through the records. */
+  countsCheaply(object: string, request: Pick<ReadRequest, 'filter'> = {}): boolean {
+    return request.filter === undefined && this.scope(object).object.total !== undefined;
+  }
+
   query(): Promise<QueryResult> {
     return Promise.reject(
       new ConnectorError(
@@ -84,6 +89,11 @@ export class HttpConnection implements Connection {
       }
       return writeMany(scope, requests, Number(this.system.connection.writeConcurrency ?? 4));
     });
+  }
+
+  checkWrite(objectName: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined {
+    const object = objectOrError(this.objects, this.system.id, objectName);
+    return object instanceof ConnectorError ? object : httpWriteRefusal({ object, systemId: this.system.id }, request, action);
   }
 
   check(): Promise<void> {

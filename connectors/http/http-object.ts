@@ -12,7 +12,7 @@ import { buildObjects as buildRecordObjects, type RecordGroup, type RecordObject
 import type { FilterMapping } from './filter-mapping.js';
 import { parsePathTemplate, type PathTemplate } from './path-template.js';
 
-export { objectNamed } from '../records/object-model.js';
+export { objectNamed, objectOrError } from '../records/object-model.js';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';

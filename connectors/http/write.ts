@@ -17,7 +17,15 @@
 import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { sameFieldValue } from '../records/field-values.js';
-import { ambiguousMatch, checkGroupEntry, checkWrite, newRecordValues, writeResult, type CheckedWrite } from '../records/write-checks.js';
+import {
+  ambiguousMatch,
+  checkGroupEntry,
+  checkWrite,
+  newRecordValues,
+  writeRefusal,
+  writeResult,
+  type CheckedWrite,
+} from '../records/write-checks.js';
 import type { WebResponse } from '../web/index.js';
 import { checkedMatch, findRecords, type FoundRecord } from './find-records.js';
 import type { HttpObject } from './http-object.js';
@@ -42,7 +50,7 @@ function checkedGroups(object: HttpObject, request: WriteRequest): Groups {
   return groups;
 }
 
-function notDeclared(scope: ObjectScope, operation: 'create' | 'update', example: string): ConnectorError {
+function notDeclared(scope: Pick<ObjectScope, 'object' | 'systemId'>, operation: 'create' | 'update', example: string): ConnectorError {
   const { object, systemId } = scope;
   return new ConnectorError(
     'unsupported',
@@ -151,4 +159,29 @@ export async function writeRecord(scope: ObjectScope, request: WriteRequest, sig
   if (record === undefined) return create(scope, checked, groups, signal);
   if (request.onMatch === 'skip') return writeResult(object, 'skipped', record.record);
   return update(scope, checked, groups, record, signal);
+}
+
+/**
+ * The refusal a write meets before the API is asked (Connection.checkWrite): the checks every
+ * connector makes; a create the object declares no `create` for, or whose path its values cannot
+ * fill; an update that sets more than the fields identifying the record without an `update`. Or
+ * undefined.
+ */
+export function httpWriteRefusal(
+  scope: Pick<ObjectScope, 'object' | 'systemId'>,
+  request: WriteRequest,
+  action: 'create' | 'update',
+): ConnectorError | undefined {
+  const { object } = scope;
+  return writeRefusal(object, request, action, ({ checked, entries, created }) => {
+    if (created !== undefined) {
+      if (object.create === undefined) throw notDeclared(scope, 'create', '{ path: /customers }');
+      fillPathTemplate(object.create.path, created, { object: object.name, operation: 'create' });
+      return;
+    }
+    // What only identifies the record is no change to send; the rest needs the update request.
+    const changes = Object.keys(checked.settable).filter((name) => checked.match === undefined || !Object.hasOwn(checked.match, name));
+    if (object.update === undefined && (changes.length > 0 || entries.length > 0))
+      throw notDeclared(scope, 'update', '{ method: PATCH, path: /customers/{id} }');
+  });
 }

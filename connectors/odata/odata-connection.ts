@@ -21,7 +21,8 @@ import { ConnectorError } from '../connector-error.js';
 import { queryBusyError } from '../limit-errors.js';
 import { QuerySlots } from '../query-slots.js';
 import { describeObject } from '../records/describe-object.js';
-import { objectNamed } from '../records/object-model.js';
+import { objectNamed, objectOrError } from '../records/object-model.js';
+import { writeRefusal } from '../records/write-checks.js';
 import { WebClient } from '../web/index.js';
 import { BatchSender, type BatchSetting } from './batch/batch-sender.js';
 import { discoverObjects } from './discover.js';
@@ -147,6 +148,12 @@ export class ODataConnection implements Connection {
     });
     if (prepared.every((write) => write instanceof ConnectorError)) return prepared as ConnectorError[];
     return writeMany(await this.writeScope(object), prepared).catch((error: unknown) => Promise.reject(this.unreadable(error)));
+  }
+
+  /** Before the service is asked: its $metadata is not needed to check values against the declared fields. */
+  checkWrite(objectName: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined {
+    const object = objectOrError(this.objects, this.system.id, objectName);
+    return object instanceof ConnectorError ? object : writeRefusal(object, request, action);
   }
 
   /** The service document answers (one try, no retries): the service is there and takes our credentials. */

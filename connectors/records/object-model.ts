@@ -106,6 +106,16 @@ export function objectNamed<T>(objects: ReadonlyMap<string, T>, systemId: string
   return object;
 }
 
+/** The object named, or the error objectNamed throws: for answers that carry errors rather than throw them. */
+export function objectOrError<T>(objects: ReadonlyMap<string, T>, systemId: string, name: string): T | ConnectorError {
+  try {
+    return objectNamed(objects, systemId, name);
+  } catch (error) {
+    if (error instanceof ConnectorError) return error;
+    throw error;
+  }
+}
+
 function knownFields(object: RecordObject): string {
   const groups = [...object.groups.values()].map((group) => `${group.name}.<${group.types.join('|')}>.<field>`);
   return [...object.fields.keys(), ...groups].join(', ');

@@ -8,6 +8,8 @@
  * - `checkGroupEntry`: one group entry of a type the group has, with declared, writable fields.
  * - `newRecordValues`: what a create stores once no record was found — the values plus the match
  *   values they lack — or the refusal (`read-only`, a required value missing).
+ * - `writeRefusal`: all of these at once, and the connector's own checks, as an answer rather than
+ *   a throw (Connection.checkWrite).
  *
  * Values come out in the canonical form of records/field-values.ts; a connector turns them into
  * what its system takes.
@@ -16,6 +18,14 @@ import type { RecordData, WriteRequest, WriteResult } from '../connection.js';
 import { ConnectorError } from '../connector-error.js';
 import { checkFieldValue, decodeValue, sameFieldValue } from './field-values.js';
 import { fieldNamed, unknownField, type RecordField, type RecordGroup, type RecordObject } from './object-model.js';
+
+/** A write checked whole: its values, each group entry, and what a create would store. */
+export interface CheckedWhole<G extends RecordGroup = RecordGroup> {
+  readonly checked: CheckedWrite;
+  readonly entries: ReadonlyArray<{ group: G; type: string; values: RecordData }>;
+  /** The new record's values (newRecordValues); undefined for an update. */
+  readonly created: RecordData | undefined;
+}
 
 /** A write request checked against the object, its values in canonical form. */
 export interface CheckedWrite {
@@ -152,4 +162,33 @@ export function newRecordValues(object: RecordObject, checked: CheckedWrite): Re
 /** The answer of a write: the key as the record carries it when read. */
 export function writeResult(object: RecordObject, action: WriteResult['action'], rawKey: Readonly<RecordData>): WriteResult {
   return { action, key: Object.fromEntries(object.key.map((name) => [name, decodeValue(object.fields.get(name)!.type, rawKey[name])])) };
+}
+
+/**
+ * The refusal a write meets before the system is asked (Connection.checkWrite): `checkWrite`, each
+ * group entry, for a create `newRecordValues`, then `more` — the connector's own checks of what was
+ * checked (what its system can store); undefined when the write passes them all. Any other throw
+ * is a fault, and thrown.
+ */
+export function writeRefusal<G extends RecordGroup>(
+  object: RecordObject<G>,
+  request: WriteRequest,
+  action: 'create' | 'update',
+  more?: (whole: CheckedWhole<G>) => void,
+): ConnectorError | undefined {
+  try {
+    const checked = checkWrite(object, request);
+    const entries: Array<{ group: G; type: string; values: RecordData }> = [];
+    for (const [name, byType] of Object.entries(request.groups ?? {})) {
+      const group = object.groups.get(name)!;
+      for (const [type, entry] of Object.entries(byType))
+        entries.push({ group, type, values: checkGroupEntry(object, group, type, entry) });
+    }
+    const created = action === 'create' ? newRecordValues(object, checked) : undefined;
+    more?.({ checked, entries, created });
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConnectorError) return error;
+    throw error;
+  }
 }

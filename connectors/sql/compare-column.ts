@@ -46,9 +46,24 @@ export function flip(op: CompareOperator): CompareOperator {
   return FLIPPED[op];
 }
 
+/**
+ * `engine.binaryText(left)`, the same fragment again for the same column expression and engine as
+ * the call before: the constants of a list (`equalsAny`) then share one left side, which it
+ * groups by identity before it compares texts.
+ */
+let lastBinaryText: { engine: Engine; left: SqlFragment; fragment: SqlFragment } | undefined;
+
+function binaryTextOf(engine: Engine, left: SqlFragment): SqlFragment {
+  const last = lastBinaryText;
+  if (last !== undefined && last.left === left && last.engine === engine) return last.fragment;
+  const fragment = engine.binaryText(left);
+  lastBinaryText = { engine, left, fragment };
+  return fragment;
+}
+
 function textPair(engine: Engine, op: CompareOperator, left: SqlFragment, right: string): Pair {
   if (engine.textEquality === 'plain' && (op === '=' || op === '<>')) return { left, right: value(right) };
-  const pair: Pair = { left: engine.binaryText(left), right: engine.binaryTextValue(right) };
+  const pair: Pair = { left: binaryTextOf(engine, left), right: engine.binaryTextValue(right) };
   if (engine.textEquality === 'binary-after-plain' && op === '=') pair.prefilter = [left, value(right)];
   return pair;
 }
@@ -155,15 +170,29 @@ export function compareWithConstant(engine: Engine, column: ColumnOperand, op: C
 
 /** `column IN (constants…)`: true when one is equal, else unknown when one comparison is unknown, else false. */
 export function equalsAny(engine: Engine, column: ColumnOperand, constants: readonly unknown[]): SqlFragment {
-  const groups = new Map<string, Pair[]>();
+  const groups = new Map<number, Pair[]>();
   const others: SqlFragment[] = [];
   let anyUnknown = false;
+  // The left sides are mostly one and the same fragment (the column): each fragment's text is
+  // worked out once and numbered, equal texts alike, and the pairs are grouped by those numbers.
+  const numbers = new Map<SqlFragment | null, number>();
+  const byText = new Map<string, number>();
+  const numberOf = (fragment: SqlFragment | null): number => {
+    let known = numbers.get(fragment);
+    if (known === undefined) {
+      const text = JSON.stringify(fragment);
+      known = byText.get(text) ?? byText.size;
+      byText.set(text, known);
+      numbers.set(fragment, known);
+    }
+    return known;
+  };
   for (const constant of constants) {
     const coercion = coerce(engine, column, '=', constant);
     if (coercion.kind === 'unknown') anyUnknown = true;
     else if (coercion.kind === 'predicate') others.push(coercion.sql);
     else {
-      const key = JSON.stringify([coercion.pair.left, coercion.pair.prefilter?.[0] ?? null]);
+      const key = numberOf(coercion.pair.left) * 2 ** 26 + numberOf(coercion.pair.prefilter?.[0] ?? null);
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [coercion.pair]);
       else group.push(coercion.pair);

@@ -36,7 +36,9 @@ function chunksOf(writes: ReadonlyArray<PreparedWrite | undefined>): Array<{ fie
     if (write?.match === undefined || write.condition === undefined) return;
     const fields = Object.keys(write.match).sort();
     const set = fields.join('\u0000');
-    const bindings = write.condition.bindings.length;
+    // One field is searched as `IN (…)` (chunkCondition), one bound value per write; several as
+    // an OR of each write's own condition, with its bindings.
+    const bindings = fields.length === 1 ? 1 : write.condition.bindings.length;
     let chunk = open.get(set);
     if (chunk === undefined || chunk.bindings + bindings > MAX_BINDINGS) {
       chunk = { fields, lookups: [], bindings: 0 };

@@ -8,7 +8,7 @@ import type { SystemDefinition } from '../../definitions/types.js';
 import { ConnectorError } from '../connector-error.js';
 import { buildObjects as buildRecordObjects, type RecordField, type RecordGroup, type RecordObject } from '../records/object-model.js';
 
-export { fieldNamed, objectNamed, resolveFieldPath, unknownField } from '../records/object-model.js';
+export { fieldNamed, objectNamed, objectOrError, resolveFieldPath, unknownField } from '../records/object-model.js';
 
 export type SqlField = RecordField;
 

@@ -7,10 +7,13 @@
  *   the record by its match.
  * - `createRow`: the row a create inserts once no record was found, or the refusal.
  * - `encodeGroupEntry`: one group entry's values, checked and bound.
+ * - `sqlWriteRefusal`: what of all this would refuse a write, without a database (Connection.checkWrite).
  */
 import type { RecordData, WriteRequest } from '../connection.js';
-import { checkGroupEntry, checkWrite, newRecordValues, type CheckedWrite } from '../records/write-checks.js';
+import type { ConnectorError } from '../connector-error.js';
+import { checkGroupEntry, checkWrite, newRecordValues, writeRefusal, type CheckedWrite } from '../records/write-checks.js';
 import { compareWithConstant } from './compare-column.js';
+import type { Engine } from './engines/index.js';
 import type { SqlGroup, SqlObject } from './object-model.js';
 import { fieldColumn, type ObjectScope } from './record-query.js';
 import { and, sql, type SqlFragment } from './sql-fragment.js';
@@ -34,10 +37,10 @@ export interface PreparedWrite {
 }
 
 /** Checked values bound as the engine takes them. */
-function bindRow(scope: ObjectScope, fields: SqlObject['fields'], checked: Readonly<RecordData>, label: (name: string) => string): Row {
+function bindRow(engine: Engine, fields: SqlObject['fields'], checked: Readonly<RecordData>, label: (name: string) => string): Row {
   const row: Row = {};
   for (const [name, raw] of Object.entries(checked)) {
-    row[name] = bindChecked(fields.get(name)!.type, raw, { engine: scope.engine, label: label(name) });
+    row[name] = bindChecked(fields.get(name)!.type, raw, { engine, label: label(name) });
   }
   return row;
 }
@@ -56,7 +59,7 @@ export function matchCondition(scope: ObjectScope, match: Readonly<RecordData>):
 export function prepareWrite(scope: ObjectScope, request: WriteRequest): PreparedWrite {
   const { object } = scope;
   const checked = checkWrite(object, request);
-  const settable = bindRow(scope, object.fields, checked.settable, (name) => `${object.name}.${name}`);
+  const settable = bindRow(scope.engine, object.fields, checked.settable, (name) => `${object.name}.${name}`);
   const condition = checked.match === undefined ? undefined : matchCondition(scope, checked.match);
   return { request, match: checked.match, settable, checked, condition };
 }
@@ -64,14 +67,14 @@ export function prepareWrite(scope: ObjectScope, request: WriteRequest): Prepare
 /** The row a create inserts: the settable values, and the match values they lack. */
 export function createRow(scope: ObjectScope, prepared: PreparedWrite): Row {
   const { object } = scope;
-  return bindRow(scope, object.fields, newRecordValues(object, prepared.checked), (name) => `${object.name}.${name}`);
+  return bindRow(scope.engine, object.fields, newRecordValues(object, prepared.checked), (name) => `${object.name}.${name}`);
 }
 
 /** One group entry's values, checked and bound. */
 export function encodeGroupEntry(scope: ObjectScope, group: SqlGroup, type: string, entry: unknown): Row {
   const { object } = scope;
   return bindRow(
-    scope,
+    scope.engine,
     group.fields,
     checkGroupEntry(object, group, type, entry),
     (name) => `${object.name}.${group.name}[${type}].${name}`,
@@ -81,4 +84,20 @@ export function encodeGroupEntry(scope: ObjectScope, group: SqlGroup, type: stri
 /** Whether a create of `row` leaves part of the key to the database (an identity, a sequence). */
 export function leavesKeyToDatabase(object: SqlObject, row: Row): boolean {
   return object.key.some((name) => row[name] === undefined || row[name] === null);
+}
+
+/** The refusal a write meets before the database is asked — the checks above, each value bound as the engine takes it — or undefined. */
+export function sqlWriteRefusal(
+  engine: Engine,
+  object: SqlObject,
+  request: WriteRequest,
+  action: 'create' | 'update',
+): ConnectorError | undefined {
+  const label = (name: string): string => `${object.name}.${name}`;
+  return writeRefusal(object, request, action, ({ checked, entries, created }) => {
+    bindRow(engine, object.fields, checked.settable, label);
+    for (const { group, type, values } of entries)
+      bindRow(engine, group.fields, values, (name) => `${object.name}.${group.name}[${type}].${name}`);
+    if (created !== undefined) bindRow(engine, object.fields, created, label);
+  });
 }

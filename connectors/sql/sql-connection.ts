@@ -29,10 +29,11 @@ import { toConnectorError } from './database-errors.js';
 import { describeObject } from '../records/describe-object.js';
 import { discoverObjects } from './discover.js';
 import { engineOfClient, type Engine, type PoolPurpose } from './engines/index.js';
-import { buildObjects, objectNamed, type SqlObject } from './object-model.js';
+import { buildObjects, objectNamed, objectOrError, type SqlObject } from './object-model.js';
 import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
 import type { ObjectScope } from './record-query.js';
+import { sqlWriteRefusal } from './prepare-write.js';
 import type { Dialect } from './sql-dialect.js';
 import { TableCatalog } from './unique-keys.js';
 import { writeMany } from './write-many.js';
@@ -142,6 +143,11 @@ export class SqlConnection implements Connection {
       }
       return writeMany(scope, requests);
     });
+  }
+
+  checkWrite(objectName: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined {
+    const object = objectOrError(this.objects, this.system.id, objectName);
+    return object instanceof ConnectorError ? object : sqlWriteRefusal(this.engine, object, request, action);
   }
 
   check(): Promise<void> {

@@ -20,6 +20,11 @@ export interface TableFacts {
   readonly lockScope: LockScope;
   /** The column sets of the unique indexes a conflict clause can arbitrate on. */
   readonly uniqueKeys: ReadonlyArray<readonly string[]>;
+  /**
+   * PostgreSQL: the columns of a plain text, number, boolean or date/time base type, which take a
+   * value read from JSON text exactly as they take a bound one (write-many.ts batches their updates).
+   */
+  readonly scalarColumns?: ReadonlySet<string>;
 }
 
 /** `schema.table` → the identifier PostgreSQL's to_regclass reads (each part quoted). */
@@ -63,7 +68,18 @@ async function postgresFacts(knex: Knex, table: string): Promise<TableFacts | un
   const first = rows[0];
   // No such table (yet): the write will say so; nothing is kept, so a table made later is seen.
   if (first === undefined) return undefined;
-  return { lockScope: Number(first.table_id), uniqueKeys: columnSets(rows) };
+  const { rows: scalar } = (await knex.raw(
+    `SELECT a.attname AS column_name
+       FROM pg_catalog.pg_attribute a
+       JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+      WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND t.typtype = 'b' AND t.typcategory IN ('S', 'N', 'B', 'D')`,
+    [first.table_id],
+  )) as { rows: Array<{ column_name: string }> };
+  return {
+    lockScope: Number(first.table_id),
+    uniqueKeys: columnSets(rows),
+    scalarColumns: new Set(scalar.map((row) => row.column_name)),
+  };
 }
 
 async function mysqlFacts(knex: Knex, table: string): Promise<TableFacts> {

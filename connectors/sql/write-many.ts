@@ -48,14 +48,18 @@ import { decodeValue } from '../records/field-values.js';
 import { encodeValue } from './value-codec.js';
 import { hasGroupEntries } from '../records/write-checks.js';
 import { storeMatched, storeRecord } from './write.js';
+import type { TableFacts } from './unique-keys.js';
 import { guardWrites, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
 
 export type WriteAnswer = WriteResult | ConnectorError;
 
 /** Writes looked up together; the rest of a batch is looked up after these are stored. */
 const WINDOW = 1000;
-/** Plain writes per savepoint: a failing chunk is redone record by record, so not too many. */
-const CHUNK = 250;
+/**
+ * Plain writes per savepoint: a failing chunk is redone record by record, so not too many; as many
+ * as one multi-row statement takes (INSERT_ROWS), so a sync page of 1000 needs two.
+ */
+const CHUNK = 500;
 /** Rows per multi-row INSERT: Knex writes SQLite's as a compound SELECT, limited to 500 terms. */
 const INSERT_ROWS = 500;
 /** Bound values per INSERT, well within SQLite's (32,766), PostgreSQL's (65,535) and MariaDB's limits. */
@@ -94,6 +98,10 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
   if (prepared.every((write) => write === undefined)) return refused as WriteAnswer[];
   try {
     const { guards, ...locks } = await guardWrites(scope, prepared, true);
+    // Updates need a match; the table's facts are read once per connection (unique-keys.ts).
+    const facts =
+      scope.tables !== undefined && prepared.some((write) => write?.match !== undefined) ? await scope.tables.get(object.table) : undefined;
+    const batchable = updateBatchable(scope, facts);
     // A deadlock runs the transaction again: each attempt answers from scratch.
     return await writeTransaction(scope, { guards, ...locks }, async (trx) => {
       const answers = [...refused];
@@ -126,7 +134,7 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
             }
           }
         }
-        await storeOperations(trx, scope, operations, answers, answerError);
+        await storeOperations(trx, scope, operations, answers, answerError, batchable);
         start = end;
       }
       return answers as WriteAnswer[];
@@ -143,6 +151,7 @@ async function storeOperations(
   operations: readonly Operation[],
   answers: Array<WriteAnswer | undefined>,
   answerError: (position: number, error: unknown) => void,
+  batchable: Batchable | undefined,
 ): Promise<void> {
   let chunk: PlainOperation[] = [];
   const flush = async (): Promise<void> => {
@@ -150,7 +159,7 @@ async function storeOperations(
     const plain = chunk;
     chunk = [];
     try {
-      const results = await trx.transaction((savepoint) => storePlain(savepoint, scope, plain));
+      const results = await trx.transaction((savepoint) => storePlain(savepoint, scope, plain, batchable));
       for (const [index, operation] of plain.entries()) answers[operation.position] = results[index];
     } catch (error) {
       // A deadlock rolled back more than the savepoint: the whole batch runs again.
@@ -162,7 +171,7 @@ async function storeOperations(
       }
       for (const operation of plain) {
         try {
-          answers[operation.position] = (await trx.transaction((savepoint) => storePlain(savepoint, scope, [operation])))[0];
+          answers[operation.position] = (await trx.transaction((savepoint) => storePlain(savepoint, scope, [operation], batchable)))[0];
         } catch (single) {
           if (isTransientConflict(single)) throw single;
           answerError(operation.position, single);
@@ -195,15 +204,24 @@ function arbiterOf(operation: Extract<PlainOperation, { kind: 'insert' }>): stri
 }
 
 /** Plain operations in order; consecutive creates with the same columns (and arbiter) as one INSERT. */
-async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations: readonly PlainOperation[]): Promise<WriteResult[]> {
+async function storePlain(
+  trx: Knex.Transaction,
+  scope: ObjectScope,
+  operations: readonly PlainOperation[],
+  batchable: Batchable | undefined,
+): Promise<WriteResult[]> {
   const { object } = scope;
   const results: WriteResult[] = [];
   for (let index = 0; index < operations.length; ) {
     const operation = operations[index]!;
-    if (operation.kind === 'update' && scope.engine.name === 'sqlite') {
-      const batch = updateBatch(object.key, operations, index);
+    if (operation.kind === 'update' && batchable !== undefined) {
+      const batch = updateBatch(object.key, operations, index, batchable);
       if (batch.length > 1) {
-        await trx.raw(...batchUpdateStatement(object.table, object.key, batch));
+        await trx.raw(
+          ...(scope.engine.name === 'sqlite'
+            ? batchUpdateStatement(object.table, object.key, batch)
+            : jsonBatchUpdateStatement(object.table, object.key, batch)),
+        );
         for (const update of batch) results.push(writeResult(object, 'updated', { ...update.rawKey }));
         index += batch.length;
         continue;
@@ -231,8 +249,10 @@ async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations:
       index += 1;
     }
     const rows = inserts.map((insert) => insert.row);
-    if (operation.guard.kind !== 'unique') await trx(object.table).insert(rows);
-    else if ((await insertUnlessConflict(trx, scope, rows, operation.guard.columns, false)).inserted < rows.length) {
+    if (operation.guard.kind !== 'unique') {
+      const statement = insertStatement(object.table, rows);
+      await (statement === undefined ? trx(object.table).insert(rows) : trx.raw(...statement));
+    } else if ((await insertUnlessConflict(trx, scope, rows, operation.guard.columns, false)).inserted < rows.length) {
       if (rows.length > 1) throw new ChunkConflict(`${object.name}: records were created since the lookup`);
       // The one record was created by another writer since the lookup: it is this write's match now.
       results.push(await storeMatched(trx, scope, operation.prepared));
@@ -241,6 +261,29 @@ async function storePlain(trx: Knex.Transaction, scope: ObjectScope, operations:
     for (const row of rows) results.push(writeResult(object, 'created', row));
   }
   return results;
+}
+
+/**
+ * `INSERT INTO table (c, …) VALUES (?, …), (?, …)` for rows with the same columns (storePlain
+ * groups them so), as Knex's builder inserts them but without its cost per row (on SQLite it
+ * writes a compound SELECT, quoting every column of every row). Undefined when a value is
+ * undefined: the builder gives that one the column's DEFAULT (or NULL), and inserts them.
+ */
+function insertStatement(table: string, rows: readonly Row[]): [string, Knex.RawBinding[]] | undefined {
+  const columns = Object.keys(rows[0]!);
+  const bindings: unknown[] = [table, ...columns];
+  for (const row of rows) {
+    for (const name of columns) {
+      const value = row[name];
+      if (value === undefined) return undefined;
+      bindings.push(value);
+    }
+  }
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  return [
+    `INSERT INTO ?? (${columns.map(() => '??').join(', ')}) VALUES ${rows.map(() => tuple).join(', ')}`,
+    bindings as Knex.RawBinding[],
+  ];
 }
 
 /**
@@ -266,11 +309,47 @@ function updateStatement(table: string, settable: Row, rawKey: Row): [string, Kn
 type UpdateOperation = Extract<PlainOperation, { kind: 'update' }>;
 
 /**
+ * Whether one update may join a multi-row UPDATE on this engine, or undefined where the engine
+ * makes its updates one by one (MariaDB: one UPDATE a row).
+ *
+ * - SQLite: any (batchUpdateStatement binds the values as a single UPDATE would).
+ * - PostgreSQL: the rows travel as one JSON array read back through the table's own row type
+ *   (jsonBatchUpdateStatement), so each value reaches its column through the column type's text
+ *   input, as a bound parameter does — true for text, numbers and booleans into columns of a
+ *   text, number, boolean or date/time base type (the catalog's `scalarColumns`). Not into a json
+ *   column (a JSON string would stay a string, where a bound one is parsed), an array, a domain;
+ *   nor a value that is not such a scalar (a Buffer, a Date), nor a key read back as one: those
+ *   updates are made one by one.
+ */
+type Batchable = (update: UpdateOperation) => boolean;
+
+function updateBatchable(scope: ObjectScope, facts: TableFacts | undefined): Batchable | undefined {
+  const { engine, object } = scope;
+  if (engine.name === 'sqlite') return () => true;
+  const columns = facts?.scalarColumns;
+  if (engine.name !== 'postgres' || columns === undefined) return undefined;
+  const scalar = (name: string, value: unknown): boolean =>
+    columns.has(name) &&
+    object.fields.get(name)?.type !== 'Json' &&
+    (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)));
+  return (update) => {
+    for (const [name, value] of Object.entries(update.prepared.settable)) if (!scalar(name, value)) return false;
+    return object.key.every((name) => scalar(name, update.rawKey[name]));
+  };
+}
+
+/**
  * Consecutive updates from `start` that one statement can make: the same settable columns, key
  * columns among them only with the value the record already has (a mapping that writes the key
- * it matched on), a key without nulls, and something else to set; as many as the bindings allow.
+ * it matched on), a key without nulls, something else to set, and each `batchable` on this
+ * engine; as many as the bindings allow.
  */
-function updateBatch(key: readonly string[], operations: readonly PlainOperation[], start: number): UpdateOperation[] {
+function updateBatch(
+  key: readonly string[],
+  operations: readonly PlainOperation[],
+  start: number,
+  batchable: Batchable,
+): UpdateOperation[] {
   const first = operations[start] as UpdateOperation;
   const columns = columnSet(first.prepared.settable);
   const width = key.length + Object.keys(first.prepared.settable).length;
@@ -290,6 +369,7 @@ function updateBatch(key: readonly string[], operations: readonly PlainOperation
     )
       break;
     if (Object.keys(settable).every((name) => key.includes(name))) break;
+    if (!batchable(next)) break;
     batch.push(next);
   }
   return batch;
@@ -319,6 +399,37 @@ function batchUpdateStatement(table: string, key: readonly string[], batch: read
   });
   return [
     `UPDATE ?? SET ${sets.join(', ')} FROM (VALUES ${batch.map(() => placeholders).join(', ')}) AS v WHERE ${conditions.join(' AND ')}`,
+    bindings as Knex.RawBinding[],
+  ];
+}
+
+/**
+ * PostgreSQL: many updates in one statement, the rows bound as one JSON array and read back as
+ * the table's own rows, so each value takes its column's type —
+ *   UPDATE t SET c = v.c, … FROM json_populate_recordset(NULL::t, ?) AS v WHERE t.k = v.k AND …
+ * The keys were just read inside this transaction; a row deleted since by another writer is left
+ * out, as the single UPDATE leaves it. Only updates `updateBatchable` accepts come here.
+ */
+function jsonBatchUpdateStatement(table: string, key: readonly string[], batch: readonly UpdateOperation[]): [string, Knex.RawBinding[]] {
+  const settable = Object.keys(batch[0]!.prepared.settable).filter((name) => !key.includes(name));
+  const bindings: unknown[] = [table];
+  const sets = settable.map((name) => {
+    bindings.push(name, name);
+    return '?? = v.??';
+  });
+  const rows = batch.map((update) => {
+    const row: Row = {};
+    for (const name of key) row[name] = update.rawKey[name];
+    for (const name of settable) row[name] = update.prepared.settable[name];
+    return row;
+  });
+  bindings.push(table, JSON.stringify(rows));
+  const conditions = key.map((name) => {
+    bindings.push(table, name, name);
+    return '??.?? = v.??';
+  });
+  return [
+    `UPDATE ?? SET ${sets.join(', ')} FROM json_populate_recordset(NULL::??, ?) AS v WHERE ${conditions.join(' AND ')}`,
     bindings as Knex.RawBinding[],
   ];
 }

@@ -36,3 +36,14 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
+
+/**
+ * The ISO 8601 time (UTC) of a `datetime-local` input's value, which is the operator's local time;
+ * undefined for an empty input. `label` names the input when the value is no time.
+ */
+export function isoOfLocal(value: string, label: string): string | undefined {
+  if (value === '') return undefined;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new Error(`${label}: ${value} is no date and time.`);
+  return time.toISOString();
+}

@@ -132,12 +132,14 @@ function checkActionSettings(context: CheckContext, source: SourceDocument, hook
   if (hook.action === 'startSync' && (hook.sync === undefined) === (hook.flow === undefined)) {
     context.report(source, ['action'], 'webhook-setting', 'action startSync needs exactly one of sync and flow');
   }
+  // A setting another action uses is ignored by this one: the webhook works as if it were not
+  // written, which is likely a mistake (a copied definition, a changed action) but no error.
   for (const [setting, actions] of Object.entries(usedOnlyBy) as Array<[Setting, WebhookAction[]]>) {
     if (!actions.includes(hook.action) && context.written(source, [setting])) {
-      context.report(
+      context.warn(
         source,
         [setting],
-        'webhook-setting',
+        'setting-without-effect',
         `${setting} has no effect with action ${hook.action}; it is used by ${actions.join(', ')}`,
         { key: true },
       );
@@ -227,7 +229,7 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
  * firstOnly answers the first record; without a sort order that is whichever the system returns
  * first, which may change between calls (the seed: "sorting should be set"). A warning: it works.
  * The sync's order counts for sync-based reads, a query's own ORDER BY for query reads; with
- * paging firstOnly does nothing (the webhook-setting check says so).
+ * paging firstOnly does nothing.
  */
 function checkFirstOnly(
   context: CheckContext,

@@ -34,7 +34,7 @@ export { FUNCTION_NAMES } from './functions.js';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH, parseExpression } from './parser.js';
 export { ExpressionSyntaxError, type ExpressionError } from './syntax-error.js';
 export { collectFields, collectPlaceholders, childrenOf, walkExpression, type PathReference } from './walk.js';
-export { evaluateCondition, evaluateTruth } from './evaluate.js';
+export { evaluateCondition, evaluateTruth, evaluateValue } from './evaluate.js';
 export { recordScope, resolvePath, type EvaluationScope } from './evaluation-scope.js';
 export { booleanFrom, compareValues, holdsForOrder, numberFromText, type Truth } from './compare-values.js';
 export { formatExpression } from './format.js';

@@ -1,5 +1,7 @@
 /**
- * Finds the definition files (*.yaml, *.yml) under the definitions directories.
+ * Finds the definition files (*.yaml, *.yml) under the definitions directories, and the test
+ * files (*.test.yaml, *.test.yml) that `syncline test` runs: tests live beside the definitions
+ * they test, so a test file is never read as a definition.
  *
  * Symbolic links are followed only where they stay inside: a link found while walking a
  * directory whose real path leaves it (a file, or a directory) is not read at all but reported as
@@ -27,7 +29,23 @@ export interface DefinitionFile {
   refused?: { code: string; message: string };
 }
 
-const definitionFile = /\.ya?ml$/i;
+const yamlFile = /\.ya?ml$/i;
+const testFile = /\.test\.ya?ml$/i;
+
+/** A test file of `syncline test` (kind Test): `*.test.yaml` or `*.test.yml`. */
+export function isTestFileName(name: string): boolean {
+  return testFile.test(name);
+}
+
+/** A definition file: `*.yaml` or `*.yml`, except test files. */
+export function isDefinitionFileName(name: string): boolean {
+  return yamlFile.test(name) && !testFile.test(name);
+}
+
+/** Which files a search collects, by name. */
+type Wanted = (name: string) => boolean;
+type Search = 'definitions' | 'tests';
+const wantedBy: Readonly<Record<Search, Wanted>> = { definitions: isDefinitionFileName, tests: isTestFileName };
 /** Never searched: dependencies, and hidden files and folders (VCS data, editor swap files). */
 const skipped = (name: string) => name === 'node_modules' || name.startsWith('.');
 
@@ -45,13 +63,26 @@ export class DefinitionsPathError extends Error {}
  * found in a walk is: `syncline validate defs/*.yaml` names every link of the directory without
  * anyone having chosen where each leads. Links in the directories above it are followed.
  */
-export async function findDefinitionFiles(paths: readonly string[]): Promise<DefinitionFile[]> {
+export function findDefinitionFiles(paths: readonly string[]): Promise<DefinitionFile[]> {
+  return findFiles(paths, 'definitions');
+}
+
+/** The test files under `paths`, found as definition files are (same links rule, same order). */
+export function findTestFiles(paths: readonly string[]): Promise<DefinitionFile[]> {
+  return findFiles(paths, 'tests');
+}
+
+async function findFiles(paths: readonly string[], search: Search): Promise<DefinitionFile[]> {
+  const wanted = wantedBy[search];
   const files: DefinitionFile[] = [];
   for (const given of paths) {
     const root = resolve(given);
     const info = await stat(root).catch(() => null);
     if (!info) throw new DefinitionsPathError(`${given}: no such file or directory`);
     if (info.isFile()) {
+      // A file named on the command line is read whatever its extension, but a test file is no
+      // definition and a definition file no test.
+      if (isTestFileName(root) !== (search === 'tests')) continue;
       const directory = dirname(root);
       const readPath = await realpath(root);
       const leaves = (await lstat(root)).isSymbolicLink() && !isInside(readPath, await realpath(directory));
@@ -69,7 +100,7 @@ export async function findDefinitionFiles(paths: readonly string[]): Promise<Def
         ...(refused ? { refused } : {}),
       });
     } else if (info.isDirectory()) {
-      files.push(...(await walk(root, await realpath(root), root)));
+      files.push(...(await walk(root, await realpath(root), root, wanted)));
     } else {
       throw new DefinitionsPathError(`${given}: not a file or directory`);
     }
@@ -80,7 +111,7 @@ export async function findDefinitionFiles(paths: readonly string[]): Promise<Def
     .sort((a, b) => a.absolutePath.localeCompare(b.absolutePath));
 }
 
-async function walk(directory: string, realRoot: string, root: string): Promise<DefinitionFile[]> {
+async function walk(directory: string, realRoot: string, root: string, wanted: Wanted): Promise<DefinitionFile[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   const found: DefinitionFile[] = [];
   for (const entry of entries) {
@@ -93,12 +124,12 @@ async function walk(directory: string, realRoot: string, root: string): Promise<
       readPath,
       ...(refused ? { refused } : {}),
     });
-    if (entry.isDirectory()) found.push(...(await walk(path, realRoot, root)));
-    else if (entry.isFile() && definitionFile.test(entry.name)) found.push(file(path));
+    if (entry.isDirectory()) found.push(...(await walk(path, realRoot, root, wanted)));
+    else if (entry.isFile() && wanted(entry.name)) found.push(file(path));
     else if (entry.isSymbolicLink()) {
-      const link = await followLink(path, realRoot, root);
+      const link = await followLink(path, realRoot, root, wanted);
       if (link.refused) found.push(file(path, link.refused));
-      else if (link.kind === 'file' && definitionFile.test(entry.name)) found.push(file(link.real));
+      else if (link.kind === 'file' && wanted(entry.name)) found.push(file(link.real));
     }
   }
   return found;
@@ -107,13 +138,13 @@ async function walk(directory: string, realRoot: string, root: string): Promise<
 type Link = { kind: 'file' | 'directory' | 'other'; real: string; refused?: undefined } | { refused: { code: string; message: string } };
 
 /** Where a link leads, or why it is refused. Only links that lead somewhere are judged. */
-async function followLink(path: string, realRoot: string, root: string): Promise<Link> {
+async function followLink(path: string, realRoot: string, root: string, wanted: Wanted): Promise<Link> {
   let real: string;
   try {
     real = await realpath(path);
   } catch {
     // A dangling link to a directory is no definition file; one named *.yaml is worth a word.
-    if (!definitionFile.test(path)) return { kind: 'other', real: path };
+    if (!wanted(path)) return { kind: 'other', real: path };
     return {
       refused: {
         code: 'file-unreadable',
@@ -123,7 +154,8 @@ async function followLink(path: string, realRoot: string, root: string): Promise
   }
   const info = await lstat(real);
   const kind = info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other';
-  if (kind === 'other' || (kind === 'file' && !definitionFile.test(path))) return { kind, real };
+  // A link to a directory is judged by every search (it changes what lies inside); one to a file only by the search that wants it.
+  if (kind === 'other' || (kind === 'file' && !wanted(path))) return { kind, real };
   if (!isInside(real, realRoot)) {
     const what = kind === 'file' ? 'a file' : 'a directory';
     return {

@@ -8,16 +8,20 @@ import { readFileSync } from 'node:fs';
 import type { ConnectorSpec, JsonSchema } from '../connector-spec.js';
 import type { DefinitionKind } from '../types.js';
 
-const schemaFiles: Record<DefinitionKind | 'common', string> = {
+/** The definition kinds, the shared pieces, and Test: the kind of `syncline test`'s files, which is no definition. */
+export type SchemaName = DefinitionKind | 'common' | 'Test';
+
+const schemaFiles: Record<SchemaName, string> = {
   common: 'common.schema.json',
   System: 'system.schema.json',
   Sync: 'sync.schema.json',
   Webhook: 'webhook.schema.json',
   Flow: 'flow.schema.json',
   ApiClient: 'api-client.schema.json',
+  Test: 'test.schema.json',
 };
 
-export function readKindSchema(kind: DefinitionKind | 'common'): JsonSchema {
+export function readKindSchema(kind: SchemaName): JsonSchema {
   const url = new URL(`../schemas/${schemaFiles[kind]}`, import.meta.url);
   return JSON.parse(readFileSync(url, 'utf8')) as JsonSchema;
 }

@@ -109,6 +109,18 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
     case 'oneOf': {
       const branches = Array.isArray(schema) ? (schema as Array<Record<string, unknown>>) : [];
       if (branches.length > 0 && branches.every((b) => Array.isArray(b.required) && Object.keys(b).length === 1)) {
+        // A oneOf of required keys also fails when more than one is given: name those.
+        const passing = Array.isArray(params.passingSchemas) ? (params.passingSchemas as number[]) : [];
+        if (error.keyword === 'oneOf' && passing.length > 1) {
+          const given = passing.map((i) => (branches[i]!.required as string[]).join(' and '));
+          return problemAt(
+            source,
+            [...path, (branches[passing[1]!]!.required as string[])[0]!],
+            'schema-exclusive',
+            `${prefix}has ${given.join(' and ')}; give only one of them`,
+            { key: true },
+          );
+        }
         const options = branches.map((b) => (b.required as string[]).join(' and ')).join(', or ');
         return problemAt(source, path, 'schema-required', `${prefix}needs ${options}`, { key: path.length > 0 });
       }

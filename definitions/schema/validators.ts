@@ -38,6 +38,18 @@ export function createAjv(overrides: Options = {}): Ajv2020 {
   return ajv;
 }
 
+let testValidator: ValidateFunction | undefined;
+
+/** The validator of test files (kind Test, `*.test.yaml`), compiled on the first call. */
+export function testFileValidator(): ValidateFunction {
+  if (testValidator === undefined) {
+    const ajv = createAjv();
+    ajv.addSchema(readKindSchema('common'));
+    testValidator = ajv.compile(readKindSchema('Test'));
+  }
+  return testValidator;
+}
+
 function build(specs: ConnectorSpecs): DefinitionValidators {
   const connectorNames = [...specs.keys()];
   const ajv = createAjv();

@@ -3,16 +3,22 @@
  * so `validate` in CI does not pay for loading the HTTP server; this file wires them to commander
  * and maps usage errors to exit code 2.
  */
-import { Command, CommanderError } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { packageVersion } from '../package-info.js';
 import type { DaemonFlags } from './daemon-command.js';
+import type { RunFlags } from './run-start.js';
+import { completionShells, type CompletionShell } from './completion/completion-scripts.js';
+import { validateFormats } from './reports/validate-formats.js';
 import type { ServeCommandFlags } from './serve-command.js';
 
 /** Exit codes: 0 success, 1 problems found (or the command failed), 2 unusable arguments. */
 export const exitUsage = 2;
 
-export async function main(argv: readonly string[]): Promise<number> {
-  let exitCode = 0;
+/**
+ * The whole command line as a commander program; each action hands its exit code to
+ * `setExitCode`. Completion reads its commands and options from here (completion/complete-words.ts).
+ */
+export function synclineProgram(setExitCode: (code: number) => void): Command {
   const program = new Command()
     .name('syncline')
     .description('Declarative integration runtime: systems, syncs, webhooks and flows as YAML.')
@@ -25,10 +31,26 @@ export async function main(argv: readonly string[]): Promise<number> {
     .command('validate')
     .description('check definition files; one line per problem: file:line:col: Kind/id: message')
     .argument('<dir...>', 'definitions directories or files')
-    .option('--format <format>', 'text or json', 'text')
-    .action(async (dirs: string[], options: { format: string }) => {
+    .addOption(
+      new Option('--format <format>', 'the report: github writes Actions annotations, junit a test report, sarif a code scanning log')
+        .choices(validateFormats)
+        .default('text'),
+    )
+    .option('--strict', 'warnings fail the check too (exit 1)')
+    .action(async (dirs: string[], options: { format: string; strict?: boolean }) => {
       const { validateCommand } = await import('./validate-command.js');
-      exitCode = await validateCommand(dirs, options);
+      setExitCode(await validateCommand(dirs, options));
+    });
+
+  program
+    .command('test')
+    .description('run the cases of test files (*.test.yaml) offline against the definitions they test (exit 1 when a case fails)')
+    .argument('[dir...]', 'directories or test files (default: the definitions directory)')
+    .addOption(new Option('--format <format>', 'the report: junit for CI test reports').choices(['text', 'json', 'junit']).default('text'))
+    .option('--definitions <dir>', 'the definitions under test (default: each directory given; env SYNCLINE_DEFINITIONS without one)')
+    .action(async (dirs: string[], options: { format: string; definitions?: string }) => {
+      const { testCommand } = await import('./test-command.js');
+      setExitCode(await testCommand(dirs, options));
     });
 
   program
@@ -37,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--out <file>', 'write to this file instead of standard output')
     .action(async (options: { out?: string }) => {
       const { schemaCommand } = await import('./schema-command.js');
-      exitCode = await schemaCommand(options);
+      setExitCode(await schemaCommand(options));
     });
 
   program
@@ -46,7 +68,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--dir <dir>', 'the reference pages (docs/definitions of this checkout)')
     .action(async (options: { dir?: string }) => {
       const { docsCommand } = await import('./docs-command.js');
-      exitCode = await docsCommand(options);
+      setExitCode(await docsCommand(options));
     });
 
   program
@@ -65,7 +87,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--no-daemon', 'serve the API only; queued items stay Pending until a daemon runs them')
     .action(async (options: ServeCommandFlags & { daemon: boolean }) => {
       const { serveCommand } = await import('./serve-command.js');
-      exitCode = await serveCommand(options);
+      setExitCode(await serveCommand(options));
     });
 
   program
@@ -78,7 +100,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--http-host <host>', 'address of the probe port (env SYNCLINE_DAEMON_HTTP_HOST, then SYNCLINE_HOST; default 127.0.0.1)')
     .action(async (options: DaemonFlags) => {
       const { daemonCommand } = await import('./daemon-command.js');
-      exitCode = await daemonCommand(options);
+      setExitCode(await daemonCommand(options));
     });
 
   program
@@ -87,12 +109,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
     .action(async (options: { db?: string }) => {
       const { migrateCommand } = await import('./migrate-command.js');
-      exitCode = await migrateCommand(options);
+      setExitCode(await migrateCommand(options));
     });
 
   program
     .command('run')
-    .description('run a sync or flow now, in this process, with progress and a statistics table (exit 1 when it fails or records fail)')
+    .description(
+      'run a sync or flow now, in this process, with progress and a statistics table (exit 1 when it fails or records fail); --dry-run plans it instead',
+    )
     .argument('<id>', 'the sync or flow to run')
     .option('--definitions <dir>', 'definitions directory (env SYNCLINE_DEFINITIONS)')
     .option('--db <url>', 'runtime database: postgres://…, mysql://…, sqlite:file.db or a file (env SYNCLINE_DB)')
@@ -102,9 +126,22 @@ export async function main(argv: readonly string[]): Promise<number> {
       'an action parameter ($params.name, #params.name#); repeat for more',
       (value: string, list: string[] = []) => [...list, value],
     )
-    .action(async (id: string, options: { definitions?: string; db?: string; where?: string; param?: string[] }) => {
+    .option('--dry-run', 'read and match for real, write nothing, and print the plan: creates, updates field by field, skips, failures')
+    .addOption(new Option('--format <format>', 'the plan as text or one JSON document (with --dry-run)').choices(['text', 'json']))
+    .option('--verbose', 'list unchanged records too, and every record of each section (with --dry-run)')
+    .action(async (id: string, options: RunFlags) => {
+      if (options.dryRun) {
+        const { dryRunCommand } = await import('./dry-run-command.js');
+        setExitCode(await dryRunCommand(id, options));
+        return;
+      }
+      if (options.format !== undefined || options.verbose) {
+        process.stderr.write(`error: ${options.format !== undefined ? '--format' : '--verbose'} is for the plan of --dry-run\n`);
+        setExitCode(exitUsage);
+        return;
+      }
       const { runCommand } = await import('./run-command.js');
-      exitCode = await runCommand(id, options);
+      setExitCode(await runCommand(id, options));
     });
 
   program
@@ -117,7 +154,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--object <name>', 'only this object (a table, an entity set, a file)')
     .action(async (system: string, options: { definitions?: string; object?: string }) => {
       const { discoverCommand } = await import('./discover-command.js');
-      exitCode = await discoverCommand(system, options);
+      setExitCode(await discoverCommand(system, options));
     });
 
   const webhook = program.command('webhook').description('work with webhooks');
@@ -129,7 +166,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--out <file>', 'append the definition to this YAML file')
     .action(async (options: { name?: string; sync?: string; out?: string }) => {
       const { webhookNewCommand } = await import('./webhook-new-command.js');
-      exitCode = await webhookNewCommand(options);
+      setExitCode(await webhookNewCommand(options));
     });
   webhook
     .command('test')
@@ -143,9 +180,36 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--token <token>', 'a token with the console scope (env SYNCLINE_TOKEN, then SYNCLINE_ADMIN_TOKEN)')
     .action(async (id: string, options: { data?: string; pin?: string; url?: string; token?: string }) => {
       const { webhookTestCommand } = await import('./webhook-test-command.js');
-      exitCode = await webhookTestCommand(id, options);
+      setExitCode(await webhookTestCommand(id, options));
     });
 
+  program
+    .command('completion')
+    .description('print the completion script of a shell; docs/cli.md says how to install it')
+    .addArgument(new Argument('<shell>', 'the shell').choices(completionShells))
+    .action(async (shell: CompletionShell) => {
+      const { completionCommand } = await import('./completion/completion-command.js');
+      setExitCode(completionCommand(shell));
+    });
+
+  // What the completion scripts ask on Tab: the candidates for the last of the words after `--`.
+  program
+    .command('__complete', { hidden: true })
+    .argument('[words...]')
+    .helpOption(false)
+    .action(async (words: string[]) => {
+      const { completeCommand } = await import('./completion/completion-command.js');
+      setExitCode(await completeCommand(program, words));
+    });
+
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode = 0;
+  const program = synclineProgram((code) => {
+    exitCode = code;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * The runtime database of a command: opened and migrated, or one clear line on standard error.
- * Long-running commands migrate at start so a fresh database needs no separate step.
+ * Long-running commands migrate at start so a fresh database needs no separate step; a dry run
+ * only reads it.
  */
 import type { DatabaseLocation } from '../database/database-url.js';
 import { migrate } from '../database/migrate.js';
@@ -25,6 +26,30 @@ export async function openMigratedDatabase(location: DatabaseLocation, log?: Log
     return undefined;
   }
   return db;
+}
+
+/**
+ * The database opened to read only (a dry run reading a record store): never created or migrated;
+ * undefined after printing why it cannot be read — also when it has no record store yet.
+ */
+export async function openReadableDatabase(location: DatabaseLocation): Promise<RuntimeDatabase | undefined> {
+  let db: RuntimeDatabase;
+  try {
+    db = await openDatabase(location, { readOnly: true });
+  } catch (error) {
+    process.stderr.write(`error: ${oneLine(error)}\n`);
+    return undefined;
+  }
+  try {
+    if (await db.knex.schema.hasTable('record_store')) return db;
+    process.stderr.write(
+      `error: the runtime database ${location.display} has no record store yet; \`syncline migrate\` creates it (a dry run changes nothing)\n`,
+    );
+  } catch (error) {
+    process.stderr.write(`error: ${oneLine(error)}\n`);
+  }
+  await db.close();
+  return undefined;
 }
 
 /** A driver's message may span lines (MariaDB's, a stack in a cause); the first says what happened. */

@@ -10,7 +10,6 @@
  * queue, because an operator who stopped a run by hand does not want a daemon to redo it.
  */
 import { ConnectionPool } from '../../connectors/connection-pool.js';
-import type { Snapshot } from '../../definitions/snapshot.js';
 import { newWorkerId } from '../daemon/worker-id.js';
 import { awaitTurn, followUntilEnd } from '../execution/await-turn.js';
 import { concurrencyOf } from '../execution/concurrency-of.js';
@@ -19,63 +18,28 @@ import { createLogger } from '../log.js';
 import { cancelPending } from '../queue/cancel.js';
 import { completeItem } from '../queue/complete.js';
 import { getItem } from '../queue/get-item.js';
-import type { ActionParam, ItemStatistics, QueueRow } from '../queue/queue-item.js';
+import type { QueueRow } from '../queue/queue-item.js';
 import { startItem } from '../queue/start-item.js';
-import { connectionContext, defaults, queueSettings, SettingsError, type QueueSettings } from '../settings.js';
+import { connectionContext, queueSettings, SettingsError, type QueueSettings } from '../settings.js';
 import { runProcess } from '../sync/run-process.js';
-import { paramPlaceholders, paramsObject } from '../sync/action-params.js';
-import { parseWhereClause, WhereClauseError } from '../sync/where-clause.js';
-import { loadCommandDefinitions } from './load-command-definitions.js';
 import { openMigratedDatabase } from './open-runtime-database.js';
 import { ProgressLine } from './progress-line.js';
-
-export interface RunFlags {
-  definitions?: string;
-  db?: string;
-  where?: string;
-  param?: string[];
-}
-
-/** `Name=Value` → an ActionParam; the first `=` separates, so values may hold more. */
-function parseParam(text: string): ActionParam {
-  const at = text.indexOf('=');
-  if (at <= 0) throw new SettingsError(`--param must be Name=Value, not '${text}'`);
-  return { Name: text.slice(0, at), Value: text.slice(at + 1) };
-}
+import { prepareRun, type RunFlags } from './run-start.js';
+import { sourceTotal } from './source-total.js';
+import { elapsedText, statisticsTable } from './statistics-table.js';
 
 export async function runCommand(processId: string, flags: RunFlags): Promise<number> {
-  let definitionsDir: string;
   let queue: QueueSettings;
-  let actionParams: ActionParam[];
   try {
-    definitionsDir = flags.definitions ?? process.env.SYNCLINE_DEFINITIONS ?? defaults.definitions;
     queue = queueSettings({ ...(flags.db === undefined ? {} : { db: flags.db }) });
-    actionParams = (flags.param ?? []).map(parseParam);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);
     return 2;
   }
-
-  const loaded = await loadCommandDefinitions(definitionsDir, 'not running');
-  if (typeof loaded === 'number') return loaded;
-  const { snapshot } = loaded;
-
-  const sync = snapshot.syncs.get(processId);
-  if (sync === undefined && !snapshot.flows.has(processId)) {
-    const known = [...snapshot.syncs.keys(), ...snapshot.flows.keys()];
-    process.stderr.write(`error: there is no sync or flow '${processId}' in ${definitionsDir}; known: ${known.join(', ') || 'none'}\n`);
-    return 2;
-  }
-  if (flags.where !== undefined) {
-    try {
-      parseWhereClause(snapshot, processId, flags.where);
-    } catch (error) {
-      if (!(error instanceof WhereClauseError)) throw error;
-      process.stderr.write(`error: --where: ${error.message}\n`);
-      return 2;
-    }
-  }
+  const prepared = await prepareRun(processId, flags, 'not running');
+  if (typeof prepared === 'number') return prepared;
+  const { definitionsDir, snapshot, actionParams, whereClause } = prepared;
 
   // The log goes to standard error, warnings only unless asked: the progress line is the news.
   const log = createLogger(process.env.SYNCLINE_LOG_LEVEL ?? 'warn', 'stderr');
@@ -120,7 +84,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
     }
     let finished = item;
     if (item.status === 'InProgress' && item.lockedBy === workerId) {
-      progress.start(item.id, flags.where === undefined ? await sourceTotal(snapshot, processId, connections, actionParams) : undefined);
+      progress.start(`item ${item.id}`, await sourceTotal(snapshot, processId, connections, actionParams, whereClause));
       finished = await runHeldItem({ db, snapshot: () => snapshot, connections, log, runProcess, workerId, leaseMs }, item, {
         signal: stop.signal,
         onProgress: (statistics) => progress.update(statistics),
@@ -151,53 +115,12 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
   }
 }
 
-/**
- * How many records an object source holds under the sync's own filter, for the progress bar;
- * undefined when that cannot be known cheaply (a query, the record store, a flow) or the count fails
- * (the run itself then reports the problem properly).
- */
-async function sourceTotal(
-  snapshot: Snapshot,
-  processId: string,
-  connections: ConnectionPool,
-  actionParams: readonly ActionParam[],
-): Promise<number | undefined> {
-  const sync = snapshot.syncs.get(processId);
-  const source = sync?.definition.source;
-  if (sync === undefined || source?.system === undefined || source.object === undefined) return undefined;
-  const system = snapshot.systems.get(source.system);
-  if (system === undefined) return undefined;
-  try {
-    const connection = await connections.get(system.definition);
-    return await connection.count(source.object, {
-      ...(sync.where === undefined ? {} : { filter: sync.where }),
-      placeholders: paramPlaceholders(paramsObject(actionParams)),
-    });
-  } catch {
-    return undefined;
-  }
-}
-
 const shownErrors = 10;
 
 /** The statistics table, the status and the first errors, as plain text. */
 function summary(item: QueueRow, elapsedMs: number): string {
-  const statistics: ItemStatistics = item.statistics ?? { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 };
-  const rows: Array<[string, number]> = [
-    ['Read', statistics.read],
-    ['Created', statistics.created],
-    ['Updated', statistics.updated],
-    ['Skipped', statistics.skipped],
-    ['Failed', statistics.failed],
-  ];
-  const width = Math.max(...rows.map(([, value]) => value.toLocaleString('en').length));
-  const seconds = elapsedMs / 1000;
-  const lines = [
-    `${item.processId}: ${item.status} in ${seconds < 1 ? `${Math.round(elapsedMs)} ms` : `${seconds.toFixed(1)} s`} (item ${item.id})`,
-    '',
-    ...rows.map(([label, value]) => `  ${label.padEnd(8)} ${value.toLocaleString('en').padStart(width)}`),
-  ];
-  if (statistics.read > 0 && seconds >= 1) lines.push('', `  ${Math.round(statistics.read / seconds).toLocaleString('en')} records/s read`);
+  const statistics = item.statistics ?? { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 };
+  const lines = statisticsTable(`${item.processId}: ${item.status} in ${elapsedText(elapsedMs)} (item ${item.id})`, statistics, elapsedMs);
   if (item.errors.length > 0) {
     lines.push('', `Errors (${item.errors.length}${item.errors.length > shownErrors ? `, first ${shownErrors}` : ''}):`);
     for (const error of item.errors.slice(0, shownErrors))

@@ -35,13 +35,21 @@ export interface OpenOptions {
   poolSize?: number;
   /** How long SQLite waits for another writer before giving up, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * Only read (a dry run reading a record store): sessions refuse writes, and an SQLite file that
+   * does not exist is an error rather than created.
+   */
+  readOnly?: boolean;
 }
 
 export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';
 }
 
-function prepareSqliteFile(location: Extract<DatabaseLocation, { dialect: 'sqlite' }>): void {
+function prepareSqliteFile(location: Extract<DatabaseLocation, { dialect: 'sqlite' }>, readOnly: boolean): void {
+  if (readOnly && !existsSync(location.filename)) {
+    throw new DatabaseOpenError(`cannot read the runtime database ${location.display}: ${location.filename} does not exist`);
+  }
   const folder = dirname(location.filename);
   if (location.createFolder) mkdirSync(folder, { recursive: true });
   else if (!existsSync(folder)) {
@@ -60,13 +68,17 @@ async function checkServer(knex: Knex, engine: Engine, display: string): Promise
   if (unsupported !== undefined) throw new DatabaseOpenError(`the runtime database ${display} ${unsupported}`);
 }
 
-/** Opens (and for SQLite creates) the runtime database; no tables are created here (see migrate.ts). */
+/** Opens (and for SQLite creates, unless read-only) the runtime database; no tables are created here (see migrate.ts). */
 export async function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): Promise<RuntimeDatabase> {
   const engine = engines[location.dialect];
-  if (location.dialect === 'sqlite') prepareSqliteFile(location);
+  if (location.dialect === 'sqlite') prepareSqliteFile(location, options.readOnly ?? false);
   const target = location.dialect === 'sqlite' ? { filename: location.filename } : { url: location.url };
   const knex = knexFactory(
-    engine.runtimeConfig(target, { poolSize: options.poolSize ?? 10, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }),
+    engine.runtimeConfig(target, {
+      poolSize: options.poolSize ?? 10,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      ...(options.readOnly ? { readOnly: true } : {}),
+    }),
   );
   try {
     await checkServer(knex, engine, location.display);

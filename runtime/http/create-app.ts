@@ -135,6 +135,7 @@ export function createApp(options: AppOptions): Koa {
   consoleInfoRoutes(api, {
     db: options.db,
     holder,
+    connections: options.connections,
     definitionsDir: options.definitionsDir,
     version,
     role: options.runsDaemon ? 'api+daemon' : 'api',

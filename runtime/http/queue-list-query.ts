@@ -10,12 +10,23 @@ import { isUuid } from '../database/column-values.js';
 import { HttpProblem } from '../errors.js';
 import type { QueueListQuery, QueuePosition } from '../queue/list-items.js';
 import { parseStartType, queueStatuses, startTypes, valueLimits, type QueueStatus } from '../queue/queue-item.js';
+import { parseQueryTimeRange } from './query-time.js';
 
 export const defaultQueuePageSize = 50;
 export const maxQueuePageSize = 500;
 
 /** The parameters GET /api/queue takes. */
-export const queueListParameters = ['sync', 'status', 'startType', 'createdFrom', 'createdTo', 'limit', 'cursor'] as const;
+export const queueListParameters = [
+  'sync',
+  'status',
+  'startType',
+  'createdFrom',
+  'createdTo',
+  'finishedFrom',
+  'finishedTo',
+  'limit',
+  'cursor',
+] as const;
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -33,18 +44,18 @@ export function parseQueueListQuery(query: RawQuery): ParsedQueueQuery {
   const startTypeText = single(query, 'startType');
   const startType = startTypeText === undefined ? undefined : parseStartType(startTypeText);
   if (startTypeText !== undefined && startType === undefined) invalid('startType', `one of ${startTypes.join(', ')} (any case)`);
-  const createdFrom = timeOf(query, 'createdFrom');
-  const createdTo = timeOf(query, 'createdTo');
-  if (createdFrom && createdTo && createdFrom >= createdTo)
-    invalid('createdTo', 'a time after createdFrom (createdFrom is inclusive, createdTo exclusive)');
+  const created = parseQueryTimeRange('createdFrom', single(query, 'createdFrom'), 'createdTo', single(query, 'createdTo'));
+  const finished = parseQueryTimeRange('finishedFrom', single(query, 'finishedFrom'), 'finishedTo', single(query, 'finishedTo'));
   const statuses = statusesOf(query);
   const after = cursorOf(query);
   return {
     ...(sync === undefined ? {} : { sync }),
     ...(statuses === undefined ? {} : { statuses }),
     ...(startType === undefined ? {} : { startType }),
-    ...(createdFrom === undefined ? {} : { createdFrom }),
-    ...(createdTo === undefined ? {} : { createdTo }),
+    ...(created.from === undefined ? {} : { createdFrom: created.from }),
+    ...(created.to === undefined ? {} : { createdTo: created.to }),
+    ...(finished.from === undefined ? {} : { finishedFrom: finished.from }),
+    ...(finished.to === undefined ? {} : { finishedTo: finished.to }),
     ...(after === undefined ? {} : { after }),
     limit: limitOf(query),
   };
@@ -84,34 +95,6 @@ function limitOf(query: RawQuery): number {
   if (!(size >= 1 && size <= maxQueuePageSize))
     invalid('limit', `a whole number from 1 to ${maxQueuePageSize} (default ${defaultQueuePageSize})`);
   return size;
-}
-
-/**
- * An ISO 8601 date (`2030-01-31`, midnight UTC) or date and time with a zone (`…T12:00:00Z`,
- * `…T12:00:00.5+02:00`). A time without a zone is refused: it would be read in the server's zone.
- */
-const isoTime = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
-function timeOf(query: RawQuery, name: string): Date | undefined {
-  const text = single(query, name);
-  if (text === undefined) return undefined;
-  const match = isoTime.exec(text);
-  const fix = 'an ISO 8601 date (2030-01-31) or date and time with a zone (2030-01-31T12:00:00Z, 2030-01-31T14:00:00+02:00)';
-  if (!match) invalid(name, fix);
-  const [, year, month, day, hour = '0', minute = '0', second = '0'] = match;
-  // Date.parse would roll 2030-02-30 over into March: each part must be in its range.
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (
-    date.getUTCMonth() !== Number(month) - 1 ||
-    date.getUTCDate() !== Number(day) ||
-    Number(hour) > 23 ||
-    Number(minute) > 59 ||
-    Number(second) > 59
-  )
-    invalid(name, `${text} is no such time; ${fix}`);
-  const time = new Date(match[4] === undefined ? `${text}T00:00:00Z` : text);
-  if (Number.isNaN(time.getTime())) invalid(name, fix);
-  return time;
 }
 
 function cursorOf(query: RawQuery): QueuePosition | undefined {

@@ -2,7 +2,7 @@
  * The webhook routes of the operator console (scope `console`), the API the console's webhook
  * pages and the test dialog use (DESIGN §9), and `syncline webhook test`:
  *
- *   GET    /api/console/webhooks/:id/log                      entries, newest first (limit, cursor, pinned)
+ *   GET    /api/console/webhooks/:id/log                      entries, newest first, filtered (webhook-log-query.ts)
  *   GET    /api/console/webhooks/:id/log/:entryId             one entry: ticker, payload, response
  *   POST   /api/console/webhooks/:id/log/:entryId/pin         pin (kept past the retention)
  *   DELETE /api/console/webhooks/:id/log/:entryId/pin         unpin
@@ -39,7 +39,7 @@ import { HttpProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { noteCallOrigin, type CallOrigin } from '../webhooks/log/call-origin.js';
 import { requestFromData, requestFromPayload } from '../webhooks/log/console-request.js';
-import { decodeCursor, getLogEntry, listLogEntries, setPinned, type LogEntry } from '../webhooks/log/log-entries.js';
+import { getLogEntry, listLogEntries, setPinned, type LogEntry } from '../webhooks/log/log-entries.js';
 import { redactHeaders, redactionOf, redactValue, type Redaction } from '../webhooks/log/redact.js';
 import { signatureHeaderOf } from '../webhooks/signatures/index.js';
 import { tickerBus, type TickerMessage } from '../webhooks/ticker.js';
@@ -51,6 +51,7 @@ import { relayItem, type EventStreamSlots } from './item-events.js';
 import { mayRead } from './resolve-process.js';
 import { readJsonBody } from '../request/read-body.js';
 import { requestIdOf, requestLogger } from './request-id.js';
+import { parseWebhookLogQuery } from './webhook-log-query.js';
 
 /** What a webhook call answered, as the caller of the URL would have received it. */
 export interface ExecutedWebhookCall {
@@ -84,9 +85,6 @@ export interface WebhookConsoleOptions {
   eventStreams: EventStreamSlots;
 }
 
-const defaultPageSize = 50;
-const maxPageSize = 200;
-
 export function webhookConsoleRoutes(
   router: Router,
   { db, log, runWebhook, bodyLimit, adminTokenHash, eventStreams }: WebhookConsoleOptions,
@@ -99,22 +97,7 @@ export function webhookConsoleRoutes(
 
   router.get(`${base}/log`, async (ctx) => {
     const webhook = consoleWebhook(ctx);
-    const limit = pageSizeOf(ctx.query.limit);
-    const cursor = single(ctx.query.cursor, 'cursor');
-    if (cursor !== undefined && decodeCursor(cursor) === undefined)
-      throw new HttpProblem('invalid-request', 'cursor is not a cursor this log handed out; pass the `next` of the previous page.', {
-        errors: [{ path: 'query.cursor', message: 'unknown cursor' }],
-      });
-    const pinned = single(ctx.query.pinned, 'pinned');
-    if (pinned !== undefined && pinned !== 'true' && pinned !== 'false')
-      throw new HttpProblem('invalid-request', 'pinned is true or false.', {
-        errors: [{ path: 'query.pinned', message: 'true or false' }],
-      });
-    ctx.body = await listLogEntries(db, webhook.definition.id, {
-      limit,
-      ...(cursor === undefined ? {} : { cursor }),
-      pinnedOnly: pinned === 'true',
-    });
+    ctx.body = await listLogEntries(db, webhook.definition.id, parseWebhookLogQuery(ctx.query));
   });
 
   router.get(`${base}/log/:entryId`, async (ctx) => {
@@ -296,25 +279,6 @@ function redactedBody(text: string, contentType: string, redaction: Redaction): 
     }
   }
   return redaction.values.redact(text);
-}
-
-function single(value: string | string[] | undefined, name: string): string | undefined {
-  if (Array.isArray(value))
-    throw new HttpProblem('invalid-request', `${name} is given more than once.`, {
-      errors: [{ path: `query.${name}`, message: 'once only' }],
-    });
-  return value;
-}
-
-function pageSizeOf(value: string | string[] | undefined): number {
-  const text = single(value, 'limit');
-  if (text === undefined) return defaultPageSize;
-  const size = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(size >= 1 && size <= maxPageSize))
-    throw new HttpProblem('invalid-request', `limit is a whole number from 1 to ${maxPageSize}.`, {
-      errors: [{ path: 'query.limit', message: `1 to ${maxPageSize}` }],
-    });
-  return size;
 }
 
 /** The console request's id, for the call it makes: its log entry and what it starts name the request. */

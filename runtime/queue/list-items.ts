@@ -5,6 +5,7 @@
  *    WHERE [process_id IN (?, …)]                 -- the sync filter and the client's allow-list
  *      [AND status IN (?, …)] [AND start_type = ?]
  *      [AND created_at >= ?] [AND created_at < ?]
+ *      [AND finished_at >= ?] [AND finished_at < ?]  -- only finished items then
  *      [AND (created_at < ? OR (created_at = ? AND id < ?))]   -- after the cursor
  *    ORDER BY created_at DESC, id DESC
  *    LIMIT ? + 1
@@ -38,6 +39,10 @@ export interface QueueListQuery {
   createdFrom?: Date;
   /** Created before. */
   createdTo?: Date;
+  /** Finished (Complete or Failed) at or after; an unfinished item has no finish time and is left out. */
+  finishedFrom?: Date;
+  /** Finished before; an unfinished item is left out. */
+  finishedTo?: Date;
   after?: QueuePosition;
   limit: number;
 }
@@ -60,6 +65,9 @@ export async function listItems(db: RuntimeDatabase, query: QueueListQuery): Pro
   if (query.startType !== undefined) select.where('start_type', query.startType);
   if (query.createdFrom !== undefined) select.where('created_at', '>=', time(query.createdFrom));
   if (query.createdTo !== undefined) select.where('created_at', '<', time(query.createdTo));
+  // finished_at is NULL until the item ends, and NULL compares to nothing: unfinished items drop out.
+  if (query.finishedFrom !== undefined) select.where('finished_at', '>=', time(query.finishedFrom));
+  if (query.finishedTo !== undefined) select.where('finished_at', '<', time(query.finishedTo));
   const after = query.after;
   if (after !== undefined) {
     const at = time(after.createdAt);

@@ -139,7 +139,9 @@ async function readChunk(
   const pages = connection.read(object, {
     filter: chunkFilter(equalities, chunk.length),
     placeholders: (path) => bound[Number(path[0])],
-    pageSize: Math.max(chunk.length, 100),
+    // One more than the tuples: where the match fields are unique (the usual key match) every
+    // record found fits in the first page, and a page short of full ends the read — one statement.
+    pageSize: Math.max(chunk.length + 1, 100),
     ...(signal === undefined ? {} : { signal }),
   });
   const records: RecordData[] = [];

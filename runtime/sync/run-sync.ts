@@ -11,14 +11,7 @@
  * Statistics count source records: read = created + updated + skipped + failed for every record
  * read, including under updateAll (one source record updating three targets is one update).
  */
-import type {
-  Connection,
-  ObjectDescription,
-  PlaceholderValues,
-  RecordData,
-  WriteRequest,
-  WriteResult,
-} from '../../connectors/connection.js';
+import type { Connection, ObjectDescription, RecordData, WriteRequest, WriteResult } from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import type { SyncEntry } from '../../definitions/snapshot.js';
 import type { SyncDefinition } from '../../definitions/types.js';
@@ -30,6 +23,7 @@ import { MatchIndex } from './batched-search.js';
 import { equalityValues, matchPlan, type MatchPlan } from './match-plan.js';
 import { prefetchPages } from './prefetch-pages.js';
 import { abortMessage, isRecordRejection, RunReport, RunStop, stopFor } from './run-report.js';
+import { targetWriter, type Mapped, type PendingWrite, type RecordFate, type RunWriter, type SkipReason } from './run-writer.js';
 import { settleReceipt, settleSource } from './settle-source.js';
 import { andFilters, sourcePages, type SourceRecord } from './source-pages.js';
 import { parseWhereClause, WhereClauseError } from './where-clause.js';
@@ -42,23 +36,6 @@ export interface SyncOutcome extends RunOutcome {
     /** Those among them that failed (a flow keeps them for another try). */
     failed: string[];
   };
-}
-
-type Groups = NonNullable<WriteRequest['groups']>;
-
-/** The writes one source record needs (one, or one per target under updateAll). */
-interface PendingWrite {
-  record: Mapped;
-  requests: WriteRequest[];
-}
-
-/** A source record past its precondition and mapping, ready to be matched and written. */
-interface Mapped {
-  source: SourceRecord;
-  values: RecordData;
-  groups: Groups;
-  /** `#Field#` of the match search: the mapped record; `#params.Name#`: the ActionParams. */
-  placeholders: PlaceholderValues;
 }
 
 class SyncRun {
@@ -80,6 +57,7 @@ class SyncRun {
     private readonly description: ObjectDescription,
     private readonly plan: MatchPlan,
     private readonly signal: AbortSignal | undefined,
+    private readonly writer: RunWriter,
   ) {
     this.definition = sync.definition;
     this.report = new RunReport(sync.definition.maxErrors);
@@ -91,13 +69,19 @@ class SyncRun {
     this.report.recordFailed(source.sourceId, message);
     if (source.guid !== undefined) this.guidsFailed.push(source.guid);
     this.onRecord?.({ sourceId: source.sourceId, result: 'failed', message });
+    this.settled({ result: 'failed', source, message });
   }
 
   /** Counts a record the match rules skip. */
-  private skip(record: Mapped): undefined {
+  private skip(record: Mapped, reason: SkipReason): undefined {
     this.report.statistics.skipped += 1;
     this.onRecord?.({ sourceId: record.source.sourceId, result: 'skipped' });
+    this.settled({ result: 'skipped', source: record.source, reason });
     return undefined;
+  }
+
+  private settled(fate: RecordFate): void {
+    this.writer.settled?.(fate);
   }
 
   private checkSignal(): void {
@@ -105,7 +89,10 @@ class SyncRun {
   }
 
   async page(page: readonly SourceRecord[]): Promise<void> {
-    for (const source of page) if (source.guid !== undefined) this.guidsRead.push(source.guid);
+    for (const [index, source] of page.entries()) {
+      source.position = this.report.statistics.read + index + 1;
+      if (source.guid !== undefined) this.guidsRead.push(source.guid);
+    }
     this.report.statistics.read += page.length;
     const mapped: Mapped[] = [];
     for (const source of page) {
@@ -128,8 +115,11 @@ class SyncRun {
       }
       const writes: PendingWrite[] = [];
       // Match values this page creates: a later record with the same values finds that record
-      // (writeMany writes in order and looks again), so the match rules treat it as one match.
+      // (writeMany writes in order and looks again), so the match rules treat it as one match. A
+      // plan writes nothing: what its earlier records would create, of this page or another, it
+      // remembers (this.writer.planned), and it takes each record's writes at once.
       const creating = new Set<string>();
+      const planned = this.writer.planned;
       for (const [i, record] of mapped.entries()) {
         const values = tuples[i];
         const refused = values === undefined ? undefined : index.refused(values);
@@ -138,16 +128,24 @@ class SyncRun {
           continue;
         }
         const equalities = values === undefined ? {} : Object.fromEntries(plan.equalities.map((e, j) => [e.field, values[j]]));
-        let matches = values === undefined ? [] : index.find(values);
+        const matches = values === undefined ? [] : index.find(values);
         const created = values === undefined ? undefined : JSON.stringify(values);
-        if (matches.length === 0 && created !== undefined && creating.has(created)) matches = [equalities];
+        const earlier =
+          matches.length > 0 || values === undefined
+            ? undefined
+            : planned !== undefined
+              ? planned.withValues(values)
+              : creating.has(created!)
+                ? equalities
+                : undefined;
         const pending =
-          matches.length === 1 && matches[0] === equalities
-            ? this.decideRepeat(record, equalities)
-            : this.decide(record, matches, matches.length, equalities);
+          earlier !== undefined ? this.decideRepeat(record, equalities, earlier) : this.decide(record, matches, matches.length, equalities);
         if (pending === undefined) continue;
-        if (matches.length === 0 && created !== undefined) creating.add(created);
-        writes.push(pending);
+        if (planned !== undefined) await this.writeAll([pending]);
+        else {
+          if (matches.length === 0 && created !== undefined) creating.add(created);
+          writes.push(pending);
+        }
       }
       await this.writeAll(writes);
     } else if (plan.kind === 'create') {
@@ -168,15 +166,11 @@ class SyncRun {
    */
   private map(source: SourceRecord): Mapped | undefined | Promise<Mapped | undefined> {
     const { record } = source;
-    if (this.sync.precondition !== undefined) {
-      const scope = {
-        field: (path: readonly string[]) => resolvePath(record, path),
-        placeholder: recordOrParamPlaceholders(record, this.params),
-      };
-      if (!evaluateCondition(this.sync.precondition, scope)) {
-        this.report.statistics.skipped += 1;
-        return undefined;
-      }
+    if (!passesPrecondition(this.sync, record, this.params)) {
+      // Not an outcome of the match rules: not told to onRecord (ProcessStart.onRecord).
+      this.report.statistics.skipped += 1;
+      this.settled({ result: 'skipped', source, reason: { rule: 'precondition' } });
+      return undefined;
     }
     // One bindings object for the run: neither JSONata nor the compiled closures change it.
     this.bindings ??= { params: this.params };
@@ -198,17 +192,15 @@ class SyncRun {
 
   /** The mapping's result split into target fields and typed groups, or a failure. */
   private mapped(source: SourceRecord, result: unknown): Mapped | undefined {
-    if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-      this.fail(
-        source,
-        `mapping: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object of target fields`,
-      );
+    const refused = notTargetFields(result);
+    if (refused !== undefined) {
+      this.fail(source, refused);
       return undefined;
     }
     const values: RecordData = {};
     const groups: Record<string, Record<string, RecordData>> = {};
     let grouped = false;
-    for (const name of Object.keys(result)) {
+    for (const name of Object.keys(result as RecordData)) {
       const value = (result as RecordData)[name];
       if (this.groupNames.has(name) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
         groups[name] = value as Record<string, RecordData>;
@@ -222,7 +214,10 @@ class SyncRun {
     return { source, values, groups, placeholders: recordOrParamPlaceholders(mapped, this.params) };
   }
 
-  /** Record-by-record search: at most 2 found tell one from several, except for updateAll. */
+  /**
+   * Record-by-record search: at most 2 found tell one from several, except for updateAll. A plan
+   * adds what its earlier records would have created and `where` finds.
+   */
   private async applySearched(record: Mapped, where: Expression): Promise<void> {
     const object = this.definition.target.object;
     const all = this.definition.match?.onMultipleMatches === 'updateAll';
@@ -231,10 +226,12 @@ class SyncRun {
     let count: number;
     try {
       for await (const page of this.target.read(object, { ...request, ...(all ? {} : { limit: 2, pageSize: 2 }) })) matches.push(...page);
+      const planned = this.writer.planned?.matching(where, record.placeholders) ?? [];
       count =
         matches.length > 1 && this.definition.match?.onMultipleMatches === 'fail'
-          ? await this.target.count(object, request)
-          : matches.length;
+          ? (await this.target.count(object, request)) + planned.length
+          : matches.length + planned.length;
+      matches.push(...(all ? planned : planned.slice(0, Math.max(0, 2 - matches.length))));
     } catch (error) {
       if (isRecordRejection(error)) {
         // A mapped value the search cannot use (text for an Integer field): this record's problem.
@@ -254,21 +251,26 @@ class SyncRun {
   private decide(record: Mapped, matches: readonly RecordData[], count: number, equalities: RecordData): PendingWrite | undefined {
     const match = this.definition.match;
     const request = (identity: RecordData): WriteRequest => ({ values: record.values, groups: record.groups, match: identity });
+    const keyOf = (target: RecordData): RecordData => Object.fromEntries(this.description.key.map((field) => [field, target[field]]));
     if (matches.length === 0) {
-      if (match?.onNoMatch === 'skip') return this.skip(record);
+      if (match?.onNoMatch === 'skip') return this.skip(record, { rule: 'onNoMatch' });
       // With a batched match the key values go along, so the connector upserts by them, atomically
       // per key: a record created since the search (another run or sync, a retry after a crash, an
       // earlier record of this page) is a match — updated, or left under onMatch skip — not doubled.
-      return { record, requests: [{ ...request(equalities), ...(match?.onMatch === 'skip' ? { onMatch: 'skip' as const } : {}) }] };
+      return {
+        record,
+        requests: [{ ...request(equalities), ...(match?.onMatch === 'skip' ? { onMatch: 'skip' as const } : {}) }],
+        found: [undefined],
+      };
     }
     let targets: readonly RecordData[];
     if (matches.length === 1) {
-      if (match?.onMatch === 'skip') return this.skip(record);
+      if (match?.onMatch === 'skip') return this.skip(record, { rule: 'onMatch', key: keyOf(matches[0]!) });
       targets = matches;
     } else {
       switch (match?.onMultipleMatches) {
         case 'skip':
-          return this.skip(record);
+          return this.skip(record, { rule: 'onMultipleMatches', count });
         case 'updateFirst':
           targets = matches.slice(0, 1);
           break;
@@ -284,34 +286,31 @@ class SyncRun {
       }
     }
     // The found record's own key identifies it: the match fields may not be unique.
-    return {
-      record,
-      requests: targets.map((target) => request(Object.fromEntries(this.description.key.map((field) => [field, target[field]])))),
-    };
-  }
-
-  /** A record whose match values an earlier record of this page creates: one match, by those values. */
-  private decideRepeat(record: Mapped, equalities: RecordData): PendingWrite | undefined {
-    if (this.definition.match?.onMatch === 'skip') return this.skip(record);
-    return { record, requests: [{ values: record.values, groups: record.groups, match: equalities }] };
+    return { record, requests: targets.map((target) => request(keyOf(target))), found: targets };
   }
 
   /**
-   * The writes of a page in one call to the connector (one transaction, batched statements). A
-   * rejected record fails alone; anything else stops the run — after every record that was written
-   * is counted, since writeMany answers the writes made even when the system failed partway. A
-   * record deleted since the search is created again by the connector; the statistics count what
-   * happened.
+   * A record whose match values an earlier record creates (of this page; in a plan, of the run):
+   * one match, by those values. `earlier` is that record as far as the run knows it.
+   */
+  private decideRepeat(record: Mapped, equalities: RecordData, earlier: RecordData): PendingWrite | undefined {
+    if (this.definition.match?.onMatch === 'skip') return this.skip(record, { rule: 'onMatch', key: equalities });
+    return { record, requests: [{ values: record.values, groups: record.groups, match: equalities }], found: [earlier] };
+  }
+
+  /**
+   * The writes of a page in one call to the writer (for a run, one writeMany: one transaction,
+   * batched statements). A rejected record fails alone; anything else stops the run — after every
+   * record that was written is counted, since writeMany answers the writes made even when the
+   * system failed partway. A record deleted since the search is created again by the connector;
+   * the statistics count what happened.
    */
   private async writeAll(writes: readonly PendingWrite[]): Promise<void> {
     if (writes.length === 0) return;
     this.checkSignal();
     let results: Array<WriteResult | ConnectorError>;
     try {
-      results = await this.target.writeMany(
-        this.definition.target.object,
-        writes.flatMap((write) => write.requests),
-      );
+      results = await this.writer.write(writes);
     } catch (error) {
       throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
     }
@@ -326,19 +325,53 @@ class SyncRun {
         else stop ??= error;
         continue;
       }
-      const created = own.filter((result) => (result as WriteResult).action === 'created').length;
-      const skipped = own.filter((result) => (result as WriteResult).action === 'skipped').length;
+      const written = own as WriteResult[];
+      const created = written.filter((result) => result.action === 'created').length;
+      const skipped = written.filter((result) => result.action === 'skipped').length;
       // A record found at write time under onMatch skip was left as it is: a skip.
       const result = skipped === own.length ? 'skipped' : created === own.length ? 'created' : 'updated';
       this.report.statistics[result] += 1;
-      this.onRecord?.({ sourceId: write.record.source.sourceId, result, keys: own.map((written) => (written as WriteResult).key) });
+      this.onRecord?.({ sourceId: write.record.source.sourceId, result, keys: written.map((answer) => answer.key) });
+      this.settled({ result: 'written', write, results: written });
     }
     if (stop !== undefined) throw stopFor(stop, `writing ${this.targetLabel}`, this.signal);
   }
 }
 
+/**
+ * Whether a source record passes the sync's precondition (none: every record does): `#field#` reads
+ * the source record, `#params.Name#` the ActionParams. A record that does not pass is skipped.
+ */
+export function passesPrecondition(sync: SyncEntry, record: RecordData, params: Params): boolean {
+  if (sync.precondition === undefined) return true;
+  const scope = { field: (path: readonly string[]) => resolvePath(record, path), placeholder: recordOrParamPlaceholders(record, params) };
+  return evaluateCondition(sync.precondition, scope);
+}
+
+/** Why a mapping's result cannot be written (the record fails), or undefined for an object of target fields. */
+export function notTargetFields(result: unknown): string | undefined {
+  if (result !== null && typeof result === 'object' && !Array.isArray(result)) return undefined;
+  return `mapping: produced ${result === undefined ? 'nothing' : Array.isArray(result) ? 'an array' : JSON.stringify(result)}, not an object of target fields`;
+}
+
+/**
+ * What a sync run needs of the process around it: a run's environment, where the runtime database
+ * is needed only to read a record store (a dry run of another source opens none).
+ */
+export type SyncEnvironment = Omit<RunEnvironment, 'db'> & { db?: RunEnvironment['db'] };
+
+/** How a run carries out the writes it decides: makes them, or plans them (a dry run). */
+export interface Writing {
+  writer(run: { target: Connection; object: string; description: ObjectDescription; plan: MatchPlan }): RunWriter;
+  /** Whether the run may settle its source (archive the files of a drop folder it read whole). */
+  settles: boolean;
+}
+
+/** A run's writing: every page's writes made by the target connector, the source settled. */
+export const MAKE_WRITES: Writing = { writer: ({ target, object }) => targetWriter(target, object), settles: true };
+
 /** The WhereClause of a start as a filter; a bad one stops the run for good. */
-function whereClauseFilter(environment: RunEnvironment, sync: SyncEntry, text: string | null | undefined): Expression | undefined {
+function whereClauseFilter(environment: SyncEnvironment, sync: SyncEntry, text: string | null | undefined): Expression | undefined {
   if (text === null || text === undefined || text.trim() === '') return undefined;
   try {
     return parseWhereClause(environment.snapshot, sync.definition.id, text);
@@ -348,7 +381,7 @@ function whereClauseFilter(environment: RunEnvironment, sync: SyncEntry, text: s
   }
 }
 
-async function connect(environment: RunEnvironment, systemId: string, role: string, signal: AbortSignal | undefined): Promise<Connection> {
+async function connect(environment: SyncEnvironment, systemId: string, role: string, signal: AbortSignal | undefined): Promise<Connection> {
   const system = environment.snapshot.systems.get(systemId);
   if (system === undefined) throw new RunStop(`${role} system '${systemId}' is not defined`, false);
   try {
@@ -359,7 +392,12 @@ async function connect(environment: RunEnvironment, systemId: string, role: stri
 }
 
 /** Runs `sync` for `start` to its outcome; never throws for a failed run. */
-export async function runSync(environment: RunEnvironment, start: ProcessStart, sync: SyncEntry): Promise<SyncOutcome> {
+export async function runSync(
+  environment: SyncEnvironment,
+  start: ProcessStart,
+  sync: SyncEntry,
+  writing: Writing = MAKE_WRITES,
+): Promise<SyncOutcome> {
   const definition = sync.definition;
   const signal = start.signal;
   const params = paramsObject(start.actionParams);
@@ -386,9 +424,11 @@ export async function runSync(environment: RunEnvironment, start: ProcessStart, 
       definition.source.recordStore || given !== undefined
         ? undefined
         : await connect(environment, definition.source.system!, 'source', signal);
-    run = new SyncRun(sync, params, target, description, matchPlan(sync.matchWhere, description), signal);
+    const plan = matchPlan(sync.matchWhere, description);
+    const writer = writing.writer({ target, object: definition.target.object, description, plan });
+    run = new SyncRun(sync, params, target, description, plan, signal, writer);
     run.onRecord = start.onRecord;
-    const receipt = settleReceipt(source, sync, start);
+    const receipt = writing.settles ? settleReceipt(source, sync, start) : undefined;
     const pages = prefetchPages(
       sourcePages({
         snapshot: environment.snapshot,

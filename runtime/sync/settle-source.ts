@@ -36,7 +36,7 @@ function readsParams(expression: Expression | undefined): boolean {
 
 /** Settles the source after a run that used every record it read; a failure is noted, and the run stays Complete. */
 export async function settleSource(
-  environment: RunEnvironment,
+  environment: Pick<RunEnvironment, 'log'>,
   sync: SyncEntry,
   source: Connection,
   receipt: ReadReceipt,

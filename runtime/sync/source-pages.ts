@@ -36,6 +36,8 @@ export interface SourceRecord {
   sourceId: string | undefined;
   /** Set for a record-store record. */
   guid?: string;
+  /** Its place among the records the run read, from 1; set by the run as it takes the page. */
+  position?: number;
 }
 
 export interface SourceRequest {
@@ -43,7 +45,8 @@ export interface SourceRequest {
   sync: SyncEntry;
   /** The source system's connection; absent for a record-store source. */
   connection: Connection | undefined;
-  db: RuntimeDatabase;
+  /** The runtime database; needed for a record-store source only. */
+  db: RuntimeDatabase | undefined;
   filter: Expression | undefined;
   placeholders: PlaceholderValues;
   sourceId: string | undefined;
@@ -147,8 +150,11 @@ async function* queryPages(request: SourceRequest, name: string): AsyncGenerator
   }
 }
 
-/** A filter over records in memory: they have no connector to push it to. */
-function memoryFilter(filter: Expression | undefined, placeholders: PlaceholderValues): (record: RecordData) => boolean {
+/**
+ * A filter over records in memory: they have no connector to push it to. `syncline test`'s filter
+ * cases judge a record with it too.
+ */
+export function memoryFilter(filter: Expression | undefined, placeholders: PlaceholderValues): (record: RecordData) => boolean {
   if (filter === undefined) return () => true;
   return (record) => evaluateCondition(filter, { field: (path) => resolvePath(record, path), placeholder: placeholders });
 }
@@ -162,6 +168,8 @@ async function* givenPages(request: SourceRequest, records: ReadonlyArray<Record
 
 async function* recordStorePages(request: SourceRequest): AsyncGenerator<SourceRecord[]> {
   const { db, sync, filter, placeholders } = request;
+  if (db === undefined)
+    throw new RunStop(`the record store of ${sync.definition.id} is in the runtime database, and none was given`, false);
   const syncId = sync.definition.id;
   // Stored records have no declared shape and no connector to push a filter to: filtered here.
   const scope = { field: (_path: readonly string[]) => undefined as unknown, placeholder: placeholders };

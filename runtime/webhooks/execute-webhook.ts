@@ -192,8 +192,27 @@ async function stages(
       );
     }
   }
+  request = acceptedRequest(entry, request);
+  if (entry.condition) {
+    if (!conditionHolds(entry, request)) {
+      ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, {
+        condition: definition.condition,
+      });
+      return { status: 204, headers: {} };
+    }
+    ticker.say('condition', 'the execution condition is true', { condition: definition.condition });
+  }
+  return definition.idempotency ? runOnce(deps, entry, request, ticker, options) : runAction(deps, entry, request, ticker, options);
+}
+
+/**
+ * The request with its data as the request schema means it (text fields converted), once it
+ * passed that schema and has a shape the action can work with; a 400 HttpProblem otherwise.
+ * What the condition and the action see (and what `syncline test`'s condition cases judge).
+ */
+export function acceptedRequest(entry: WebhookEntry, request: WebhookRequest): WebhookRequest {
+  const definition = entry.definition;
   const schema = definition.requestSchema;
-  // From here on the action sees the data as the schema means it (text fields converted).
   if (schema && hasTextFields(request)) request = { ...request, data: coerceTextFields(request.data, schema) };
   if (entry.validateRequest && !entry.validateRequest(request.data)) {
     const errors = schemaErrors(entry.validateRequest.errors ?? []);
@@ -204,16 +223,12 @@ async function stages(
     );
   }
   checkRequestShape(definition, request.data);
-  if (entry.condition) {
-    if (!evaluateCondition(entry.condition, recordScope(request.data))) {
-      ticker.say('condition', `the execution condition is false, so the action does not run: ${definition.condition}`, {
-        condition: definition.condition,
-      });
-      return { status: 204, headers: {} };
-    }
-    ticker.say('condition', 'the execution condition is true', { condition: definition.condition });
-  }
-  return definition.idempotency ? runOnce(deps, entry, request, ticker, options) : runAction(deps, entry, request, ticker, options);
+  return request;
+}
+
+/** Whether the webhook's execution condition holds for an accepted request (none: it always does). */
+export function conditionHolds(entry: WebhookEntry, request: WebhookRequest): boolean {
+  return entry.condition === undefined || evaluateCondition(entry.condition, recordScope(request.data));
 }
 
 /** The action with idempotency: a key's first call runs, a repeat gets its answer. */

@@ -25,14 +25,47 @@ type Fields = Record<string, string | string[]>;
 export async function readWebhookRequest(ctx: Context, limit: number): Promise<WebhookRequest> {
   const query = fieldsOf(new URLSearchParams(ctx.querystring));
   const headers = { ...ctx.headers };
-  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  // Refused before the body is read: a compressed body is not worth reading up to the limit.
+  refuseContentEncoding(headers['content-encoding']);
+  const rawBody = await readRawBody(ctx, limit);
+  return webhookRequestOf({ method: ctx.method, query, headers, rawBody });
+}
+
+/** A request as it arrived, before its body is read as data: what `webhookRequestOf` judges. */
+export interface ReceivedRequest {
+  method: string;
+  query: Readonly<Record<string, string | string[]>>;
+  /** Lower-case names. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  rawBody: Buffer;
+}
+
+/**
+ * The WebhookRequest of a request received whole: its data read from the body by its content type
+ * (or from the query on GET), or the HttpProblem the endpoint answers. The endpoint calls it with
+ * what it read from the socket; `syncline test` with a request written in a test case, so that a
+ * test call's body is judged exactly as a real one.
+ */
+export async function webhookRequestOf(received: ReceivedRequest): Promise<WebhookRequest> {
+  const { query, headers, rawBody } = received;
+  refuseContentEncoding(headers['content-encoding']);
+  const method = received.method.toUpperCase();
+  if (method !== 'POST') return { method, data: query, query, headers, rawBody };
+  const contentType = headers['content-type'];
+  return {
+    method,
+    data: await parseBody(Array.isArray(contentType) ? contentType.join(', ') : (contentType ?? ''), rawBody),
+    query,
+    headers,
+    rawBody,
+  };
+}
+
+function refuseContentEncoding(header: string | string[] | undefined): void {
+  const encoding = (Array.isArray(header) ? header.join(', ') : (header ?? '')).trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
     throw new HttpProblem('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`);
   }
-  const rawBody = await readRawBody(ctx, limit);
-  const method = ctx.method.toUpperCase();
-  if (method !== 'POST') return { method, data: query, query, headers, rawBody };
-  return { method, data: await parseBody(ctx.get('content-type'), rawBody), query, headers, rawBody };
 }
 
 async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {

@@ -1,9 +1,11 @@
 /**
- * The scenario the sync benchmarks share: `people` in one SQLite file become `contacts` in
- * another, through a JSONata mapping and a key-match upsert — once by Syncline's sync engine, and
- * once by the copy an engineer would write by hand with Knex and plain JavaScript (keyset pages,
- * the same mapping as a function, one multi-row upsert per page in a transaction). Both produce
- * the same target rows; `targetDigest` proves it.
+ * The scenario the sync benchmarks share: `people` in one database become `contacts` in another
+ * (two SQLite files, or two PostgreSQL databases), through a JSONata mapping and a key-match
+ * upsert — once by Syncline's sync engine, and once by the copy an engineer would write by hand
+ * with Knex and the same driver (keyset pages, the same mapping as a function, multi-row upserts
+ * in a transaction per page). Both produce the same target rows; `targetDigest` proves it.
+ *
+ * A database is a `Store`; a plain string is the file name of a SQLite one.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -27,15 +29,46 @@ export const pageSize = 1000;
 
 const cities = ['Lisbon', 'Porto', 'Braga', 'Coimbra', 'Faro', 'Aveiro', 'Évora', 'Leiria'];
 
-function sqlite(filename: string): Knex {
-  return knexFactory({ client: 'sqlite3', connection: { filename }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+/** One database of the scenario: how the benchmark reaches it, and how a System definition does. */
+export interface Store {
+  engine: 'sqlite' | 'postgres';
+  open(): Knex;
+  /** The `connection` block of its System definition. */
+  connection: Record<string, unknown>;
 }
 
-/** Writes `count` people to a new SQLite file (one transaction, multi-row inserts). */
-export async function createSource(filename: string, count: number): Promise<void> {
-  const knex = sqlite(filename);
+export function sqliteStore(filename: string): Store {
+  return {
+    engine: 'sqlite',
+    open: () => knexFactory({ client: 'sqlite3', connection: { filename }, useNullAsDefault: true, pool: { min: 1, max: 1 } }),
+    connection: { client: 'sqlite3', filename },
+  };
+}
+
+/** A PostgreSQL database by URL, through the pg driver the connector uses. */
+export function postgresStore(url: string): Store {
+  return {
+    engine: 'postgres',
+    open: () => knexFactory({ client: 'pg', connection: { connectionString: url }, pool: { min: 1, max: 1 } }),
+    connection: { client: 'pg', url },
+  };
+}
+
+function storeOf(store: Store | string): Store {
+  return typeof store === 'string' ? sqliteStore(store) : store;
+}
+
+async function openStore(store: Store | string): Promise<Knex> {
+  const { engine, open } = storeOf(store);
+  const knex = open();
+  if (engine === 'sqlite') await knex.raw('PRAGMA journal_mode = WAL');
+  return knex;
+}
+
+/** Writes `count` people to a new database (one transaction, multi-row inserts). */
+export async function createSource(store: Store | string, count: number): Promise<void> {
+  const knex = await openStore(store);
   try {
-    await knex.raw('PRAGMA journal_mode = WAL');
     await knex.schema.createTable('people', (table) => {
       table.integer('id').primary();
       table.string('first_name').notNullable();
@@ -63,10 +96,9 @@ export async function createSource(filename: string, count: number): Promise<voi
 }
 
 /** An empty `contacts` table keyed by ContactNumber. */
-export async function createTarget(filename: string): Promise<void> {
-  const knex = sqlite(filename);
+export async function createTarget(store: Store | string): Promise<void> {
+  const knex = await openStore(store);
   try {
-    await knex.raw('PRAGMA journal_mode = WAL');
     await knex.schema.createTable('contacts', (table) => {
       table.string('ContactNumber').primary();
       table.string('FullName').notNullable();
@@ -79,13 +111,13 @@ export async function createTarget(filename: string): Promise<void> {
 }
 
 /** The definitions of the two systems and the sync, in a new directory. */
-export function writeDefinitions(directory: string, files: { source: string; target: string }): void {
+export function writeDefinitions(directory: string, stores: { source: Store | string; target: Store | string }): void {
   writeFileSync(
     join(directory, 'benchmark.yaml'),
     `kind: System
 id: people
 connector: sql
-connection: { client: sqlite3, filename: ${JSON.stringify(files.source)} }
+connection: ${JSON.stringify(storeOf(stores.source).connection)}
 objects:
   Person:
     table: people
@@ -100,7 +132,7 @@ objects:
 kind: System
 id: contacts
 connector: sql
-connection: { client: sqlite3, filename: ${JSON.stringify(files.target)} }
+connection: ${JSON.stringify(storeOf(stores.target).connection)}
 objects:
   Contact:
     table: contacts
@@ -138,9 +170,12 @@ function mapPerson(person: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** The hand-written copy: keyset pages, map, one upsert per page. Answers the records copied. */
-export async function handWrittenCopy(files: { source: string; target: string }): Promise<number> {
-  const source = sqlite(files.source);
-  const target = sqlite(files.target);
+export async function handWrittenCopy(stores: { source: Store | string; target: Store | string }): Promise<number> {
+  const source = storeOf(stores.source).open();
+  const target = storeOf(stores.target).open();
+  // Four bindings per row: SQLite's multi-row INSERT is a compound SELECT (500 terms at most);
+  // PostgreSQL takes the whole page in one statement.
+  const perStatement = storeOf(stores.target).engine === 'sqlite' ? 250 : pageSize;
   let copied = 0;
   try {
     for (let after = 0; ; ) {
@@ -148,10 +183,9 @@ export async function handWrittenCopy(files: { source: string; target: string })
       if (page.length === 0) break;
       const rows = page.map(mapPerson);
       await target.transaction(async (trx) => {
-        // Four bindings per row; 250 rows per statement.
-        for (let start = 0; start < rows.length; start += 250) {
+        for (let start = 0; start < rows.length; start += perStatement) {
           await trx('contacts')
-            .insert(rows.slice(start, start + 250))
+            .insert(rows.slice(start, start + perStatement))
             .onConflict('ContactNumber')
             .merge();
         }
@@ -166,8 +200,8 @@ export async function handWrittenCopy(files: { source: string; target: string })
 }
 
 /** SHA-256 over every target row in key order, and how many there are. */
-export async function targetDigest(filename: string): Promise<{ rows: number; digest: string }> {
-  const knex = sqlite(filename);
+export async function targetDigest(store: Store | string): Promise<{ rows: number; digest: string }> {
+  const knex = storeOf(store).open();
   try {
     const hash = createHash('sha256');
     let rows = 0;
@@ -193,9 +227,9 @@ export interface SyncBench {
 }
 
 /** Definitions for the two files, loaded, with a migrated runtime database beside them. */
-export async function syncEnvironment(files: { source: string; target: string }): Promise<SyncBench> {
+export async function syncEnvironment(stores: { source: Store | string; target: Store | string }): Promise<SyncBench> {
   const directory = mkdtempSync(join(tmpdir(), 'syncline-bench-defs-'));
-  writeDefinitions(directory, files);
+  writeDefinitions(directory, stores);
   const loaded = await loadDefinitions([directory], { connectors });
   if (!loaded.ok) throw new Error(`benchmark definitions do not load: ${JSON.stringify(loaded.problems)}`);
   const snapshot: Snapshot = loaded.snapshot;

@@ -1,6 +1,7 @@
 /**
- * The console's Systems and Definitions pages in Chromium against a served quickstart: the crm
- * Customer read with a WHERE, ORDER and LIMIT shows its fields and rows, a bad WHERE shows the
+ * The console's Systems and Definitions pages in Chromium against a served quickstart: a system's
+ * capabilities, objects, fields (with key, required, read-only and typed groups) and queries shown
+ * before anything is read, the crm Customer read with a WHERE, ORDER and LIMIT showing its rows, a bad WHERE shows the
  * API's problem, a free SQLite query shows its rows; Definitions lists the quickstart's
  * definitions, and a broken YAML file written into the served definitions directory shows its
  * problem as file:line:col once the runtime has reloaded (the page is refreshed through its own
@@ -48,16 +49,42 @@ describe('the console: systems and definitions', { skip }, () => {
     return { page, cspViolations: () => messages.filter((text) => /Content Security Policy|Refused to/i.test(text)) };
   }
 
-  test('a read of crm Customer with WHERE, ORDER and LIMIT shows its fields and rows; a bad WHERE shows the problem', async () => {
+  test("a system's objects and fields show before any read; a read of crm Customer with WHERE, ORDER and LIMIT shows its rows; a bad WHERE shows the problem", async () => {
     const { page, cspViolations } = await openSignedIn('Systems');
     const systems = page.getByRole('table', { name: 'Connected systems and their objects' });
     await systems.getByRole('rowheader', { name: 'crm' }).waitFor();
     assert.deepEqual(await systems.getByRole('row').nth(1).getByRole('cell').allTextContents(), [
       'CRM (customers and their addresses)',
+      'sql',
       'Customer',
       'systems.yaml:6',
     ]);
     await page.getByLabel('System').selectOption('crm');
+    // Before any read: what the connector can do, the object's key and fields with its typed group, the queries.
+    await page.getByText(/^Connector sql\. Can: filters run in the system, limit, skip, order, count, typed groups/).waitFor();
+    const fields = page.getByRole('table', { name: 'Fields of crm Customer' });
+    await fields.waitFor();
+    assert.deepEqual(await fields.getByRole('row', { name: /^id / }).getByRole('cell').allTextContents(), ['Integer', 'key', '', 'yes']);
+    assert.deepEqual(
+      await fields
+        .getByRole('row', { name: /^name / })
+        .getByRole('cell')
+        .allTextContents(),
+      ['String', '', 'yes', ''],
+    );
+    await fields.getByRole('rowheader', { name: 'addresses[main|invoice].city' }).waitFor();
+    const queries = page.getByRole('table', { name: 'Queries of crm' });
+    assert.deepEqual(
+      await queries
+        .getByRole('row', { name: /^activeCustomersByCity / })
+        .getByRole('cell')
+        .first()
+        .textContent(),
+      'id:Integer, name:String, email:String, city:String',
+    );
+    assert.equal(await page.getByRole('table', { name: 'Records of crm Customer' }).count(), 0, 'nothing is read yet');
+    await screenshot(page, 'systems-objects');
+
     const read = page.getByRole('form', { name: 'Read crm' });
     await read.getByLabel('Object').selectOption('Customer');
     await read.getByLabel('WHERE').fill('active = 1 AND id > 1');
@@ -69,8 +96,6 @@ describe('the console: systems and definitions', { skip }, () => {
     const names = await records.getByRole('row').evaluateAll((rows) => rows.slice(1).map((row) => row.children[1]?.textContent));
     assert.deepEqual(names, ['Grace Hopper', 'Katherine Johnson']);
     await page.getByRole('status').getByText('2 of 4 matching record(s).').waitFor();
-    const fields = page.getByRole('table', { name: 'Fields of crm Customer' });
-    assert.deepEqual(await fields.getByRole('row', { name: /^id / }).getByRole('cell').allTextContents(), ['Integer', 'key', '', 'yes']);
     await screenshot(page, 'systems');
 
     await read.getByLabel('WHERE').fill('nosuchfield = 1');
@@ -80,6 +105,7 @@ describe('the console: systems and definitions', { skip }, () => {
       .getByText(/nosuchfield/)
       .waitFor();
     assert.equal(await records.count(), 0, 'a refused read shows no records');
+    assert.equal(await fields.count(), 1, 'the fields stay');
     assert.deepEqual(cspViolations(), []);
     await page.close();
   });

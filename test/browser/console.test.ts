@@ -1,17 +1,21 @@
 /**
  * The operator console in a real browser (Debian's Chromium driven by playwright-core) against a
  * served quickstart, asserting what an operator sees: sign-in (a wrong token, a token without the
- * console scope, the admin token), the overview's counts, a sync started from the Queue page and
- * watched to Complete with its record error and source id, a Pending item cancelled (it ends
- * Failed with its error) and retried, and sign-out. Every page is saved as a screenshot: into
+ * console scope, the admin token), the overview's counts, a sync started from the Queue page with
+ * a start type, WhereClause and ActionParams and watched to Complete with its record error and
+ * source id, the queue list filtered by time of creation and of finish, a sync that really fails
+ * (its target table is missing) shown Failed after both its attempts with its record errors,
+ * source ids and timeline, a Pending item cancelled (it ends Failed with its error) and retried,
+ * and sign-out. Every page is saved as a screenshot: into
  * docs/console/, which README.md shows, when SYNCLINE_UPDATE_SCREENSHOTS=1 (ids and times differ
  * on every run, so an ordinary `npm test` must not leave the checkout changed), else into a
  * temporary folder. No page may log a Content-Security-Policy violation.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { projectRoot } from '../support/cli-process.js';
@@ -45,6 +49,46 @@ async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('API token').press('Enter');
 }
 
+/** The browser's local time `offsetMs` from now, as a datetime-local input takes it (to the second). */
+function localInput(page: Page, offsetMs: number): Promise<string> {
+  // No named helper inside: the test's compiler would wrap it in a function the page lacks.
+  return page.evaluate((offset) => {
+    const at = new Date(Date.now() + offset);
+    return [at.getFullYear(), at.getMonth() + 1, at.getDate(), at.getHours(), at.getMinutes(), at.getSeconds()]
+      .map((part, index) => (index === 0 ? String(part) : String(part).padStart(2, '0')))
+      .reduce((text, part, index) => text + ['', '-', '-', 'T', ':', ':'][index] + part, '');
+  }, offsetMs);
+}
+
+/**
+ * A sync that fails for real: its target, a System on the ERP database, names a table that does not
+ * exist, so the run stops at the match search (retryable: a table may come back) after its mapping
+ * failed customer 4 on purpose; with one retry a second later the item ends Failed after two
+ * attempts, each with its stop and its record error.
+ */
+const failingSync = `kind: System
+id: archive
+name: Archive (its table is missing)
+connector: sql
+connection: { client: sqlite3, filename: "\${env:ERP_DB}" }
+objects:
+  Account:
+    table: archived_accounts
+    key: [AccountNumber]
+    fields:
+      AccountNumber: { type: String, required: true }
+      AccountName: { type: String }
+---
+kind: Sync
+id: crm-customers-to-archive
+name: CRM customers → a missing archive table
+source: { system: crm, object: Customer, where: "active = 1", order: id asc }
+target: { system: archive, object: Account }
+mapping: 'id = 4 ? $error("customer 4 is not to be archived") : { "AccountNumber": "C-" & $string(id), "AccountName": name }'
+match: { where: "AccountNumber = #AccountNumber#", onNoMatch: create, onMatch: update }
+retries: { max: 1, backoff: 1s }
+`;
+
 describe('the operator console', { skip }, () => {
   let served: ServedConsole;
   let idle: ServedConsole;
@@ -56,7 +100,7 @@ describe('the operator console', { skip }, () => {
     const hold =
       "CREATE TRIGGER hold BEFORE UPDATE ON accounts WHEN NEW.AccountNumber = 'C-2' BEGIN SELECT RAISE(ABORT, 'account C-2 is on hold'); END;";
     [served, idle, browser] = await Promise.all([
-      serveQuickstart({ daemon: true, erpSql: hold }),
+      serveQuickstart({ daemon: true, erpSql: hold, files: { 'failing.yaml': failingSync } }),
       // Without a daemon items stay Pending, so one can be cancelled.
       serveQuickstart({ daemon: false }),
       launchChromium(),
@@ -107,7 +151,7 @@ describe('the operator console', { skip }, () => {
     await page.close();
   });
 
-  test('a sync started from the Queue page is watched to Complete, with its record error and source id', async () => {
+  test('a sync started with a start type, WhereClause and ActionParams is watched to Complete, with its record error and source id', async () => {
     const { page, cspViolations } = await openPage(browser, served.base);
     await signIn(page, adminToken);
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Queue' }).click();
@@ -115,12 +159,16 @@ describe('the operator console', { skip }, () => {
     const start = page.getByRole('form', { name: 'Start a sync' });
     await start.getByLabel('Sync or flow').fill('crm-customers-to-erp');
     await start.getByLabel('Start type').selectOption('manual');
+    await start.getByLabel('WhereClause (optional)').fill('id <= 4');
+    // The quickstart's filter takes #params.id#: only customer 2, whose account the ERP holds.
+    await start.getByLabel('ActionParams (optional JSON)').fill('{"id": "2"}');
     await start.getByRole('button', { name: 'Start' }).click();
     await page.getByRole('heading', { name: /^Queue item / }).waitFor();
     // The page follows the item's event stream until the run ends.
     await page.getByRole('status').getByText('Complete').waitFor({ timeout: 30_000 });
+    await page.getByText('id <= 4').waitFor();
     const statistics = page.getByRole('table', { name: 'Statistics of the last attempt' });
-    assert.deepEqual(await statistics.getByRole('cell').allTextContents(), ['5', '3', '0', '1', '1']);
+    assert.deepEqual(await statistics.getByRole('cell').allTextContents(), ['1', '0', '0', '0', '1']);
     const errors = page.getByRole('table', { name: 'Errors of every attempt, oldest first' });
     // The row of the refused record: its source id, and the runtime's message (driver text stays in the log).
     const cells = await errors.getByRole('row').nth(1).getByRole('cell').allTextContents();
@@ -132,11 +180,104 @@ describe('the operator console', { skip }, () => {
     const list = page.getByRole('table', { name: 'Queue items, newest first' });
     await list.getByRole('cell', { name: 'Complete' }).waitFor();
     await screenshot(page, 'queue');
-    // A filter that matches nothing says so.
+    assert.deepEqual(cspViolations(), []);
+    await page.close();
+  });
+
+  test('the queue list is filtered by the time items were created or finished', async () => {
+    const { page, cspViolations } = await openPage(browser, served.base);
+    await signIn(page, adminToken);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Queue' }).click();
     const filters = page.getByRole('form', { name: 'Filter the queue' });
-    await filters.getByLabel('Status').selectOption('Failed');
-    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    const list = page.getByRole('table', { name: 'Queue items, newest first' });
+    const apply = async (timeOf: 'creation' | 'finish', from: string, to: string) => {
+      await filters.getByLabel('Time of').selectOption({ label: timeOf });
+      await filters.getByLabel('From').fill(from);
+      await filters.getByLabel('To').fill(to);
+      await filters.getByRole('button', { name: 'Apply filters' }).click();
+    };
+    const hourAgo = await localInput(page, -3_600_000);
+    const inAnHour = await localInput(page, 3_600_000);
+    const tomorrow = await localInput(page, 86_400_000);
+    // Created from tomorrow on: nothing yet.
+    await filters.getByLabel('Sync').fill('crm-customers-to-erp');
+    await apply('creation', tomorrow, '');
     await page.getByText('No queue items match.').waitFor();
+    // Finished within the last hour: the run of the test before, and only finished items.
+    await apply('finish', hourAgo, inAnHour);
+    await list.getByRole('cell', { name: 'Complete', exact: true }).first().waitFor();
+    const finished = await list
+      .getByRole('row')
+      .evaluateAll((rows) => rows.slice(1).map((row) => [row.children[2]?.textContent, row.children[5]?.textContent]));
+    assert.ok(finished.length >= 1, 'at least the run of the test before');
+    assert.ok(
+      finished.every(([status, at]) => (status === 'Complete' || status === 'Failed') && at !== '—'),
+      JSON.stringify(finished),
+    );
+    await screenshot(page, 'queue-filtered');
+    // Finished from tomorrow on: nothing.
+    await apply('finish', tomorrow, '');
+    await page.getByText('No queue items match.').waitFor();
+    // A range that ends before it starts is the API's 400, said on the page.
+    await apply('creation', inAnHour, hourAgo);
+    await page
+      .getByRole('alert')
+      .getByText(/createdTo: a time after createdFrom/)
+      .waitFor();
+    assert.deepEqual(cspViolations(), []);
+    await page.close();
+  });
+
+  test('a sync that fails for real shows Failed after both attempts, with its record errors, source ids and timeline', async () => {
+    const { page, cspViolations } = await openPage(browser, served.base);
+    await signIn(page, adminToken);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Queue' }).click();
+    const start = page.getByRole('form', { name: 'Start a sync' });
+    await start.getByLabel('Sync or flow').fill('crm-customers-to-archive');
+    await start.getByLabel('Start type').selectOption('manual');
+    await start.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('heading', { name: /^Queue item / }).waitFor();
+    // The first attempt fails, the item waits its backoff (1 s), the second fails for good.
+    await page.getByRole('status').getByText('Failed').waitFor({ timeout: 30_000 });
+    const fields = page.locator('dl.fields');
+    assert.equal(await fields.locator('dt:text-is("Attempts") + dd').textContent(), '2');
+    const statistics = page.getByRole('table', { name: 'Statistics of the last attempt' });
+    // Customers 1, 2, 4, 5 and 6 are active; 4 failed in the mapping; the run stopped before writing.
+    assert.deepEqual(await statistics.getByRole('cell').allTextContents(), ['5', '0', '0', '0', '1']);
+
+    const errors = page.getByRole('table', { name: 'Errors of every attempt, oldest first' });
+    const rows = await errors
+      .getByRole('row')
+      .evaluateAll((all) => all.slice(1).map((row) => [...row.children].slice(1).map((cell) => cell.textContent ?? '')));
+    assert.equal(rows.length, 4, JSON.stringify(rows));
+    for (const attempt of [rows.slice(0, 2), rows.slice(2)]) {
+      // Each attempt: the reason it stopped (no source id), then the failed record with its source id.
+      const [stop, record] = attempt as [string[], string[]];
+      assert.equal(stop[0], '—');
+      assert.match(stop[1]!, /^searching archive\/Account: system 'archive': .*a table that does not exist/, stop[1]);
+      assert.deepEqual(record, ['4', 'mapping: customer 4 is not to be archived']);
+    }
+
+    const timeline = page.getByRole('list', { name: 'Timeline' });
+    const moments = (await timeline.getByRole('listitem').allInnerTexts()).map((line) =>
+      line.replace(/^.*?(Created|Started|Attempt|Error|Finished)/, '$1'),
+    );
+    assert.match(moments[0]!, /^Created \(manual\)$/);
+    assert.equal(moments.at(-1), 'Finished Failed');
+    assert.ok(moments.includes('Attempt 2 started'), moments.join(' | '));
+    assert.equal(
+      moments.filter((line) => line === 'Error (source id 4): mapping: customer 4 is not to be archived').length,
+      2,
+      moments.join(' | '),
+    );
+    // The second attempt starts after the first one's errors and before its own.
+    const second = moments.indexOf('Attempt 2 started');
+    assert.deepEqual(
+      moments.slice(1, second).map((line) => line.slice(0, 5)),
+      ['Error', 'Error'],
+      moments.join(' | '),
+    );
+    await screenshot(page, 'failed-item');
     assert.deepEqual(cspViolations(), []);
     await page.close();
   });
@@ -156,7 +297,6 @@ describe('the operator console', { skip }, () => {
     await page.getByRole('status').getByText('Failed').waitFor();
     const errors = page.getByRole('table', { name: 'Errors of every attempt, oldest first' });
     await errors.getByRole('cell', { name: /cancelled by client admin/ }).waitFor();
-    await screenshot(page, 'failed-item');
     const failedUrl = page.url();
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.waitForURL((url) => url.href !== failedUrl);
@@ -202,5 +342,13 @@ describe('the operator console', { skip }, () => {
     assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.match(asset.headers.get('content-type') ?? '', /javascript/);
     assert.equal((await fetch(`${served.base}/console/assets/missing.js`)).status, 404);
+  });
+
+  test('the console is small: its JavaScript, compressed, stays under 150 KB', () => {
+    const assets = join(projectRoot, 'dist', 'console', 'assets');
+    const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
+    assert.ok(scripts.length > 0, 'a built script');
+    const compressed = scripts.reduce((total, name) => total + gzipSync(readFileSync(join(assets, name)), { level: 9 }).length, 0);
+    assert.ok(compressed < 150 * 1024, `${compressed} bytes of compressed JavaScript`);
   });
 });

@@ -46,14 +46,20 @@ export interface ServedConsole {
 
 /**
  * `serve` over a fresh quickstart. `erpSql`: statements run on the ERP database after its demo
- * data (a trigger that refuses one account, so a run has a record error to show).
+ * data (a trigger that refuses one account, so a run has a record error to show). `files`: more
+ * definition files beside the quickstart's, by name.
  */
-export async function serveQuickstart(options: { daemon: boolean; erpSql?: string }): Promise<ServedConsole> {
+export async function serveQuickstart(options: {
+  daemon: boolean;
+  erpSql?: string;
+  files?: Record<string, string>;
+}): Promise<ServedConsole> {
   const dir = mkdtempSync(join(tmpdir(), 'syncline-console-'));
   const quickstart = join(projectRoot, 'examples', 'quickstart');
   for (const name of readdirSync(quickstart).filter((file) => file.endsWith('.yaml'))) {
     writeFileSync(join(dir, name), readFileSync(join(quickstart, name)));
   }
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), text);
   await createSqliteFromScript(join(dir, 'crm.sqlite'), join(quickstart, 'data', 'crm.sql'));
   const erpScript = join(dir, 'erp.sql');
   writeFileSync(erpScript, `${readFileSync(join(quickstart, 'data', 'erp.sql'), 'utf8')}\n${options.erpSql ?? ''}\n`);

@@ -6,13 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConnectorSpecs } from '../../connectors/index.js';
 import { loadDefinitions } from '../../definitions/load-definitions.js';
 import { formatProblem } from '../../definitions/problem.js';
+import { findTestFiles } from '../../definitions/load/find-files.js';
+import { caseRunners } from '../../runtime/testing/case-runners.js';
+import { loadTestFiles } from '../../runtime/testing/load-test-files.js';
+import { runSuites } from '../../runtime/testing/run-tests.js';
 import {
   curlLines,
   docsDefinitionFiles,
@@ -25,6 +29,7 @@ import {
 } from '../support/doc-examples.js';
 import type { HttpApp } from '../support/http-app.js';
 import { runCli } from '../support/cli-process.js';
+import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
 
 /** The registered connectors, which the definitions are checked against. */
 const connectors = await loadConnectorSpecs();
@@ -43,6 +48,35 @@ test('every YAML example of docs/ validates together with the quickstart', async
     assert.ok(result.snapshot.webhooks.has('wh_openOrdersPaged0001'));
     assert.ok(result.snapshot.webhooks.has('wh_contactFormToCrm01'));
     assert.ok(result.snapshot.apiClients.has('erp-integration'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(mount, { recursive: true, force: true });
+  }
+});
+
+/**
+ * The test files of docs/testing.md against the quickstart and the other examples: every case is
+ * well formed and names what exists, and the cases of each kind this build runs pass as the page
+ * says they do.
+ */
+test('every test file example of docs/ loads, and its cases pass', async () => {
+  const { files, env, mount } = docsDefinitionFiles();
+  const dir = mkdtempSync(join(tmpdir(), 'syncline-docs-tests-'));
+  try {
+    cpSync(join(repoRoot, 'examples/quickstart'), dir, { recursive: true, filter: (path) => !path.endsWith('.sqlite') });
+    for (const [name, block] of Object.entries(files)) writeFileSync(join(dir, name), block);
+    const loaded = await loadDefinitions([dir], { connectors, env });
+    assert.ok(loaded.ok, loaded.ok ? '' : loaded.problems.map(formatProblem).join('\n'));
+    const testFiles = (await findTestFiles([dir])).filter((file) => file.displayPath.includes('docs-'));
+    const kinds = ['mapping', 'filter', 'condition', 'webhook', 'sync'];
+    const tests = await loadTestFiles(testFiles, loaded.snapshot);
+    assert.deepEqual(tests.problems.map(formatProblem), []);
+    const cases = tests.suites.flatMap((suite) => suite.cases);
+    assert.deepEqual([...new Set(cases.map((testCase) => testCase.kind))].sort(), [...kinds].sort(), 'docs/testing.md shows every kind');
+    const runnable = tests.suites.map((suite) => ({ ...suite, cases: suite.cases.filter((testCase) => caseRunners[testCase.kind]) }));
+    for (const { results } of await runSuites(runnable, loaded.snapshot, { runners: caseRunners })) {
+      for (const { testCase, outcome } of results) assert.deepEqual(outcome.failures, [], `${testCase.file}: ${testCase.name}`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(mount, { recursive: true, force: true });
@@ -246,6 +280,30 @@ test('the migrate transcript of the Operations page is what syncline migrate pri
     const run = await runCli(['migrate', '--db', file]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal((run.stdout + run.stderr).replaceAll(file, shownPath!), shownOutput);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The dry-run transcript of the Command line page: the quickstart sync planned on fresh demo data. */
+test('the dry-run transcript of the Command line page is what syncline run --dry-run prints on the demo data', async () => {
+  const transcript = /^```text\n\$ npx syncline run crm-customers-to-erp --dry-run\n([\s\S]*?)^```$/m.exec(page('docs/cli.md'));
+  assert.ok(transcript, 'the page shows a dry-run transcript');
+  const dir = mkdtempSync(join(tmpdir(), 'syncline-docs-dry-run-'));
+  try {
+    const quickstart = join(repoRoot, 'examples', 'quickstart');
+    await createSqliteFromScript(join(dir, 'crm.sqlite'), join(quickstart, 'data', 'crm.sql'));
+    await createSqliteFromScript(join(dir, 'erp.sqlite'), join(quickstart, 'data', 'erp.sql'));
+    const run = await runCli(['run', 'crm-customers-to-erp', '--dry-run'], {
+      env: { CRM_DB: join(dir, 'crm.sqlite'), ERP_DB: join(dir, 'erp.sqlite'), SYNCLINE_DB: join(dir, 'runtime.db') },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    // $now() and the time taken differ from run to run.
+    const steady = (text: string) =>
+      text.replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"<now>"').replace(/ in [\d.]+ m?s /, ' in <time> ');
+    assert.equal(steady(run.stdout), steady(transcript[1]!));
+    assert.match(run.stderr, /^running crm-customers-to-erp \(dry run\), 5 source records\n/);
+    assert.equal(existsSync(join(dir, 'runtime.db')), false, 'no runtime database was made');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -43,7 +43,8 @@ const docsVariables = {
 };
 
 /**
- * Every YAML example of docs/ as a definition file (`docs-<page>-<n>.yaml`), with the environment
+ * Every YAML example of docs/ as a definition file (`docs-<page>-<n>.yaml`; a test file's example
+ * as `docs-<page>-<n>.test.yaml`), with the environment
  * they load in. Secrets the examples read from an orchestrator's mount (`${file:/run/secrets/…}`)
  * are read from a scratch directory standing in for it, listed in SYNCLINE_SECRET_DIRS as an
  * operator would list /run/secrets, with a file for each name.
@@ -57,7 +58,9 @@ export function docsDefinitionFiles(): { files: Record<string, string>; env: Rec
         mkdirSync(mount, { recursive: true });
         writeFileSync(join(mount, name!), `docs-${name}\n`);
       }
-      files[`${path.replaceAll('/', '-')}-${index}.yaml`] = block.replaceAll('${file:/run/secrets/', `\${file:${mount}/`);
+      // A test file's example keeps a test file's name, so it is read as one (never as a definition).
+      const extension = /^kind: Test$/m.test(block) ? 'test.yaml' : 'yaml';
+      files[`${path.replaceAll('/', '-')}-${index}.${extension}`] = block.replaceAll('${file:/run/secrets/', `\${file:${mount}/`);
     }
   }
   return { files, env: { ...docsVariables, SYNCLINE_SECRET_DIRS: mount }, mount };

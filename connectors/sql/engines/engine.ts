@@ -31,6 +31,11 @@ export interface RuntimeOptions {
   poolSize: number;
   /** How long SQLite waits for another writer, in ms. */
   busyTimeoutMs: number;
+  /**
+   * Sessions that refuse every write, for a command that only reads the runtime database (a dry
+   * run reading a record store): the SQLite file opened read-only, server sessions read-only.
+   */
+  readOnly?: boolean;
 }
 
 export interface Engine {

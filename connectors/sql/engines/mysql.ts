@@ -126,7 +126,10 @@ export const mysql = Object.freeze<Engine>({
         min: 0,
         max: options.poolSize,
         afterCreate(connection: MysqlConnection, done: AfterCreateDone) {
-          connection.query(SESSION_SETUP, (error) => done(error, connection));
+          connection.query(SESSION_SETUP, (error) => {
+            if (error || !options.readOnly) done(error, connection);
+            else connection.query('SET SESSION TRANSACTION READ ONLY', (readOnly) => done(readOnly, connection));
+          });
         },
       },
     };

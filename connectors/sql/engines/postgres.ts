@@ -87,7 +87,11 @@ export const postgres = Object.freeze<Engine>({
     if (!('url' in target)) throw new TypeError('the PostgreSQL runtime database is a URL, not a file');
     return {
       client: 'pg',
-      connection: { connectionString: target.url, application_name: 'syncline', options: '-c TimeZone=UTC' } as Knex.PgConnectionConfig,
+      connection: {
+        connectionString: target.url,
+        application_name: 'syncline',
+        options: options.readOnly ? '-c TimeZone=UTC -c default_transaction_read_only=on' : '-c TimeZone=UTC',
+      } as Knex.PgConnectionConfig,
       log: quietLog,
       pool: { min: 0, max: options.poolSize },
     };

@@ -12,7 +12,7 @@
  *   and `file:` URIs keep everything on the `data` connection (another connection could open a
  *   different, empty, database there), so their reads are not timed.
  * - The runtime database: WAL journal (readers never wait for the writer), a busy timeout, foreign
- *   keys on, one connection whose transactions begin IMMEDIATE.
+ *   keys on, one connection whose transactions begin IMMEDIATE; read-only, the file opened so.
  *
  * Times are ISO 8601 text; booleans 0/1; no row locks, since a write transaction already keeps
  * every other writer out.
@@ -35,6 +35,11 @@ const SQLITE_READERS = 4;
 interface SqliteDatabase {
   configure(option: 'busyTimeout', value: number): void;
   exec(sql: string, callback: (error: Error | null) => void): void;
+}
+
+/** `file:` URI of a file opened read-only; `%`, `?` and `#` escaped, as they would start URI syntax. */
+function readOnlyUri(filename: string): string {
+  return `file:${filename.replace(/[%?#]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)}?mode=ro`;
 }
 
 /** The SQLite file a System opens: relative paths are taken from the base directory (the definitions directory). */
@@ -115,6 +120,24 @@ export const sqlite = Object.freeze<Engine>({
 
   runtimeConfig(target, options): Knex.Config {
     if (!('filename' in target)) throw new TypeError('the SQLite runtime database is a file, not a URL');
+    if (options.readOnly) {
+      // A URI opens the file read-only (the driver's flags alone always add read-write); its
+      // journal mode is left as it is, since setting it writes.
+      return {
+        client: 'sqlite3',
+        connection: { filename: readOnlyUri(target.filename), flags: ['OPEN_URI'] },
+        useNullAsDefault: true,
+        log: quietLog,
+        pool: {
+          min: 1,
+          max: 1,
+          afterCreate(connection: SqliteDatabase, done: AfterCreateDone) {
+            connection.configure('busyTimeout', options.busyTimeoutMs);
+            connection.exec('PRAGMA query_only = ON;', (error) => done(error, connection));
+          },
+        },
+      };
+    }
     return {
       client: SqliteImmediateClient as unknown as typeof Knex.Client,
       connection: { filename: target.filename },

@@ -1,26 +1,11 @@
 /**
  * The console's API client: every call carries the signed-in token as a bearer header and
- * answers typed values (types.ts), or throws an ApiError holding the problem the API answered.
- * Each call names the scope its route needs, so a 403 can say which one the token lacks.
+ * answers the value its operation's answer type says (openapi-types.ts, generated from the API's
+ * own description: each call names its operationId), or throws an ApiError holding the problem the
+ * API answered. Each call names the scope its route needs, so a 403 can say which one the token lacks.
  */
-import type {
-  AddActionBody,
-  ConsoleOverview,
-  DefinitionsAnswer,
-  Problem,
-  QueryAnswer,
-  QueryBody,
-  QueueItem,
-  QueuePage,
-  QueueStatus,
-  ReadAnswer,
-  ReadParameters,
-  StartType,
-  WebhookLogEntry,
-  WebhookLogPage,
-  WebhookReplay,
-  WebhookSummary,
-} from './types.js';
+import type { Operations } from './openapi-types.js';
+import type { Answer, Problem, QueueFilter, WebhookLogFilter } from './types.js';
 
 export type Scope = 'console' | 'queue:read' | 'queue:write' | 'systems:read' | 'systems:query';
 
@@ -43,7 +28,13 @@ export function describeError(error: unknown): string {
   return [error.problem?.detail ?? error.message, ...fields].join(' ');
 }
 
-async function call<T>(token: string, scope: Scope, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+async function call<K extends keyof Operations>(
+  token: string,
+  scope: Scope,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: Operations[K]['body'],
+): Promise<Answer<K>> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const answer = await fetch(path, {
@@ -58,7 +49,19 @@ async function call<T>(token: string, scope: Scope, method: 'GET' | 'POST' | 'DE
     const problem = (await answer.json().catch(() => undefined)) as Problem | undefined;
     throw new ApiError(answer.status, problem, scope);
   }
-  return (await answer.json()) as T;
+  return (await answer.json()) as Answer<K>;
+}
+
+/** `?name=value&…` of the parameters given (a list repeats its name), or nothing. */
+function queryString(query: Record<string, string | number | readonly string[] | undefined> | undefined): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === '') continue;
+    if (Array.isArray(value)) for (const each of value) search.append(name, each);
+    else search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
 }
 
 /** One server-sent event: its name and its data, parsed as JSON. */
@@ -126,64 +129,41 @@ async function stream(
   }
 }
 
-export interface QueueFilter {
-  sync?: string;
-  status?: QueueStatus | '';
-  startType?: StartType | '';
-  cursor?: string;
-  limit?: number;
-}
-
 const hook = (id: string) => `/api/console/webhooks/${encodeURIComponent(id)}`;
+
+const enc = encodeURIComponent;
 
 /** The routes the console uses, bound to one token. */
 export function apiFor(token: string) {
   return {
-    overview: () => call<ConsoleOverview>(token, 'console', 'GET', '/api/console/overview'),
-    queue: (filter: QueueFilter) => {
-      const query = new URLSearchParams();
-      for (const [name, value] of Object.entries(filter)) if (value !== undefined && value !== '') query.set(name, String(value));
-      const text = query.toString();
-      return call<QueuePage>(token, 'queue:read', 'GET', `/api/queue${text ? `?${text}` : ''}`);
-    },
-    item: (id: string) => call<QueueItem>(token, 'queue:read', 'GET', `/api/GetAction/${encodeURIComponent(id)}`),
+    overview: () => call<'consoleOverview'>(token, 'console', 'GET', '/api/console/overview'),
+    queue: (filter: QueueFilter) => call<'ListQueueItems'>(token, 'queue:read', 'GET', `/api/queue${queryString(filter)}`),
+    item: (id: string) => call<'GetAction'>(token, 'queue:read', 'GET', `/api/GetAction/${enc(id)}`),
     /** The item's progress as it runs: `item`, then `progress` on every change, then `done` (each the item as GetAction answers it). */
     itemEvents: (id: string, onEvent: (event: StreamEvent) => void, signal: AbortSignal) =>
-      stream(token, 'queue:read', `/api/queue/${encodeURIComponent(id)}/events`, undefined, onEvent, signal),
-    cancel: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/cancel`),
-    retry: (id: string) => call<QueueItem>(token, 'queue:write', 'POST', `/api/queue/${encodeURIComponent(id)}/retry`),
-    addAction: (body: AddActionBody) => call<QueueItem>(token, 'queue:write', 'POST', '/api/AddAction', body),
-    definitions: () => call<DefinitionsAnswer>(token, 'console', 'GET', '/api/definitions'),
-    /** The objects of every system the token may use: the record schemas (Record.{system}.{object}) of the interface description. */
-    objects: async () => {
-      const document = await call<{ components: { schemas: Record<string, unknown> } }>(token, 'console', 'GET', '/api/openapi.json');
-      const objects: Record<string, string[]> = {};
-      for (const name of Object.keys(document.components.schemas)) {
-        const match = /^Record\.([^.]+)\.(.+)$/.exec(name);
-        if (match) (objects[match[1]!] ??= []).push(match[2]!);
-      }
-      return objects;
-    },
-    read: (system: string, object: string, parameters: ReadParameters) =>
-      call<ReadAnswer>(
-        token,
-        'systems:read',
-        'POST',
-        `/api/RunConnectionGetData/${encodeURIComponent(system)}/${encodeURIComponent(object)}`,
-        parameters,
-      ),
-    query: (system: string, body: QueryBody) =>
-      call<QueryAnswer>(token, 'systems:query', 'POST', `/api/RunConnectionGetQueryData/${encodeURIComponent(system)}`, body),
-    webhooks: () => call<{ webhooks: WebhookSummary[] }>(token, 'console', 'GET', '/api/webhooks'),
-    webhookLog: (id: string, pinned = false) =>
-      call<WebhookLogPage>(token, 'console', 'GET', `${hook(id)}/log?limit=50${pinned ? '&pinned=true' : ''}`),
-    webhookEntry: (id: string, entry: string) =>
-      call<WebhookLogEntry>(token, 'console', 'GET', `${hook(id)}/log/${encodeURIComponent(entry)}`),
+      stream(token, 'queue:read', `/api/queue/${enc(id)}/events`, undefined, onEvent, signal),
+    cancel: (id: string) => call<'CancelQueueItem'>(token, 'queue:write', 'POST', `/api/queue/${enc(id)}/cancel`),
+    retry: (id: string) => call<'RetryQueueItem'>(token, 'queue:write', 'POST', `/api/queue/${enc(id)}/retry`),
+    addAction: (body: Operations['AddAction']['body']) => call<'AddAction'>(token, 'queue:write', 'POST', '/api/AddAction', body),
+    definitions: () => call<'listDefinitions'>(token, 'console', 'GET', '/api/definitions'),
+    /** The systems the token may use, with their objects and queries by name. */
+    systems: () => call<'listSystems'>(token, 'console', 'GET', '/api/systems'),
+    /** One system with each object's key, fields and groups: what a read would answer, before any read. */
+    system: (id: string) => call<'getSystem'>(token, 'console', 'GET', `/api/systems/${enc(id)}`),
+    read: (system: string, object: string, parameters: Operations['RunConnectionGetData']['body']) =>
+      call<'RunConnectionGetData'>(token, 'systems:read', 'POST', `/api/RunConnectionGetData/${enc(system)}/${enc(object)}`, parameters),
+    query: (system: string, body: Operations['RunConnectionGetQueryData']['body']) =>
+      call<'RunConnectionGetQueryData'>(token, 'systems:query', 'POST', `/api/RunConnectionGetQueryData/${enc(system)}`, body),
+    webhooks: () => call<'listWebhooks'>(token, 'console', 'GET', '/api/webhooks'),
+    webhookLog: (id: string, filter: WebhookLogFilter) =>
+      call<'webhookLog'>(token, 'console', 'GET', `${hook(id)}/log${queryString(filter)}`),
+    webhookEntry: (id: string, entry: string) => call<'webhookLogEntry'>(token, 'console', 'GET', `${hook(id)}/log/${enc(entry)}`),
     pin: (id: string, entry: string, pinned: boolean) =>
-      call<WebhookLogEntry>(token, 'console', pinned ? 'POST' : 'DELETE', `${hook(id)}/log/${encodeURIComponent(entry)}/pin`),
-    replay: (id: string, entry: string) =>
-      call<WebhookReplay>(token, 'console', 'POST', `${hook(id)}/log/${encodeURIComponent(entry)}/replay`),
-    testWebhook: (id: string, body: { data: unknown } | { pin: string }, onEvent: (event: StreamEvent) => void, signal: AbortSignal) =>
+      pinned
+        ? call<'pinWebhookLogEntry'>(token, 'console', 'POST', `${hook(id)}/log/${enc(entry)}/pin`)
+        : call<'unpinWebhookLogEntry'>(token, 'console', 'DELETE', `${hook(id)}/log/${enc(entry)}/pin`),
+    replay: (id: string, entry: string) => call<'replayWebhookLogEntry'>(token, 'console', 'POST', `${hook(id)}/log/${enc(entry)}/replay`),
+    testWebhook: (id: string, body: Operations['testWebhook']['body'], onEvent: (event: StreamEvent) => void, signal: AbortSignal) =>
       stream(token, 'console', `${hook(id)}/test`, body, onEvent, signal),
   };
 }

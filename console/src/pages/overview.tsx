@@ -27,7 +27,7 @@ export function OverviewPage({ api }: { api: Api }) {
               <thead>
                 <tr>
                   {statuses.map((status) => (
-                    <th scope="col" key={status}>
+                    <th scope="col" key={status} class="number">
                       {status}
                     </th>
                   ))}

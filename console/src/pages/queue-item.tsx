@@ -1,5 +1,6 @@
 /**
- * One queue item (GetAction): its fields, statistics, errors with their source ids; Retry when it
+ * One queue item (GetAction): its fields, statistics, errors with their source ids, and its
+ * timeline (created, each error as it came, the last attempt's start, the end); Retry when it
  * Failed, Cancel while it is Pending. While it is Pending or InProgress the page follows the item's
  * event stream (GET /api/queue/{id}/events), so a started run is watched to its end as it goes;
  * where the stream cannot be had (the server's streams are all taken) it asks again every second.
@@ -10,6 +11,30 @@ import type { QueueItem } from '../api/types.js';
 import { navigate } from '../route.js';
 import { useLoad, when } from '../use-load.js';
 import { ErrorLine } from '../page-parts.js';
+
+/** One moment of an item's life, for the timeline. */
+interface Moment {
+  at: string;
+  what: string;
+}
+
+/**
+ * The item's moments in time order: created, every error (with its source id), the start of the
+ * last attempt, the end. Earlier attempts show through their errors: GetAction keeps the errors of
+ * every attempt but the start of the last one only.
+ */
+function timelineOf(item: QueueItem): Moment[] {
+  const moments: Moment[] = [{ at: item.CreatedDate, what: `Created (${item.StartType})` }];
+  if (item.StartedDate) moments.push({ at: item.StartedDate, what: item.Attempts > 1 ? `Attempt ${item.Attempts} started` : 'Started' });
+  for (const error of item.Errors)
+    moments.push({ at: error.At, what: `Error${error.SourceId === undefined ? '' : ` (source id ${error.SourceId})`}: ${error.Message}` });
+  if (item.FinishedDate) moments.push({ at: item.FinishedDate, what: `Finished ${item.Status}` });
+  // Stable: moments of the same instant keep the order above (a start before its errors, errors before the end).
+  return moments
+    .map((moment, index) => ({ moment, index }))
+    .sort((a, b) => Date.parse(a.moment.at) - Date.parse(b.moment.at) || a.index - b.index)
+    .map(({ moment }) => moment);
+}
 
 export function QueueItemPage({ api, id }: { api: Api; id: string }) {
   const { value: loaded, error, reload: load } = useLoad(() => api.item(id), [api, id]);
@@ -123,11 +148,21 @@ export function QueueItemPage({ api, id }: { api: Api; id: string }) {
             <caption>Statistics of the last attempt</caption>
             <thead>
               <tr>
-                <th scope="col">Read</th>
-                <th scope="col">Created</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Skipped</th>
-                <th scope="col">Failed</th>
+                <th scope="col" class="number">
+                  Read
+                </th>
+                <th scope="col" class="number">
+                  Created
+                </th>
+                <th scope="col" class="number">
+                  Updated
+                </th>
+                <th scope="col" class="number">
+                  Skipped
+                </th>
+                <th scope="col" class="number">
+                  Failed
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -140,6 +175,14 @@ export function QueueItemPage({ api, id }: { api: Api; id: string }) {
               </tr>
             </tbody>
           </table>
+          <h2 id="timeline">Timeline</h2>
+          <ol class="timeline" aria-labelledby="timeline">
+            {timelineOf(item).map((moment, index) => (
+              <li key={index}>
+                <time dateTime={moment.at}>{when(moment.at)}</time> {moment.what}
+              </li>
+            ))}
+          </ol>
           <h2>Errors</h2>
           {item.Errors.length === 0 ? (
             <p>No errors.</p>

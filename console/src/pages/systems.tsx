@@ -1,13 +1,18 @@
 /**
- * Systems: the connected systems and their objects; a read of an object (RunConnectionGetData with
- * WHERE, ORDER, LIMIT and SKIP) shows its fields and the records, and a free query
- * (RunConnectionGetQueryData, scope systems:query) shows its rows. A refused call shows the problem.
+ * Systems: the connected systems with their objects (GET /api/systems); the chosen system's
+ * capabilities, each object's key, fields and typed groups, and its queries' columns
+ * (GET /api/systems/{id}) before anything is read; a read of an object (RunConnectionGetData with
+ * WHERE, ORDER, LIMIT and SKIP) shows the records, and a free query (RunConnectionGetQueryData,
+ * scope systems:query) its rows. A refused call shows the problem.
  */
 import { useState } from 'preact/hooks';
 import { describeError, type Api } from '../api/client.js';
-import type { FieldType, QueryAnswer, QueryColumn, ReadAnswer, ReadParameters } from '../api/types.js';
+import type { FieldType, QueryAnswer, QueryColumn, ReadAnswer, ReadParameters, SystemDetail } from '../api/types.js';
 import { useLoad } from '../use-load.js';
-import { ErrorLine } from '../page-parts.js';
+import { ErrorLine, PageTitle } from '../page-parts.js';
+
+type ObjectDetail = SystemDetail['objects'][number];
+type Capabilities = SystemDetail['capabilities'];
 
 const fieldTypes: FieldType[] = ['String', 'Integer', 'Number', 'Boolean', 'Date', 'DateTime', 'Json'];
 
@@ -56,12 +61,56 @@ function parseColumns(text: string): QueryColumn[] {
     });
 }
 
-function ReadForm({ api, system, objects }: { api: Api; system: string; objects: string[] }) {
-  const [object, setObject] = useState(objects[0] ?? '');
+/** An object's fields and its typed groups' fields, with which of them make its key. */
+function FieldsTable({ caption, object }: { caption: string; object: ObjectDetail }) {
+  const key = new Set(object.key);
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Type</th>
+          <th scope="col">Key</th>
+          <th scope="col">Required</th>
+          <th scope="col">Read-only</th>
+        </tr>
+      </thead>
+      <tbody>
+        {object.fields.map((description) => (
+          <tr key={description.name}>
+            <th scope="row">{description.name}</th>
+            <td>{description.type}</td>
+            <td>{key.has(description.name) ? 'key' : ''}</td>
+            <td>{description.required ? 'yes' : ''}</td>
+            <td>{description.readOnly ? 'yes' : ''}</td>
+          </tr>
+        ))}
+        {object.groups.flatMap((group) =>
+          group.fields.map((description) => (
+            <tr key={`${group.name}.${description.name}`}>
+              <th scope="row">
+                {group.name}[{group.types.join('|')}].{description.name}
+              </th>
+              <td>{description.type}</td>
+              <td />
+              <td>{description.required ? 'yes' : ''}</td>
+              <td>{description.readOnly ? 'yes' : ''}</td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function ReadForm({ api, system, objects }: { api: Api; system: string; objects: ObjectDetail[] }) {
+  const [objectName, setObjectName] = useState(objects[0]?.name ?? '');
   const [form, setForm] = useState({ where: '', order: '', limit: '', skip: '' });
   const [answer, setAnswer] = useState<{ label: string; value: ReadAnswer } | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const object = objects.find((candidate) => candidate.name === objectName);
 
   const read = async () => {
     const parameters: ReadParameters = [];
@@ -71,7 +120,7 @@ function ReadForm({ api, system, objects }: { api: Api; system: string; objects:
     if (form.skip.trim()) parameters.push({ name: 'GETDATA_SKIP', value: form.skip.trim() });
     setBusy(true);
     try {
-      setAnswer({ label: `${system} ${object}`, value: await api.read(system, object, parameters) });
+      setAnswer({ label: `${system} ${objectName}`, value: await api.read(system, objectName, parameters) });
       setProblem(undefined);
     } catch (error) {
       setAnswer(undefined);
@@ -92,7 +141,6 @@ function ReadForm({ api, system, objects }: { api: Api; system: string; objects:
     </label>
   );
   const value = answer?.value;
-  const key = new Set(value?.key ?? []);
   return (
     <section aria-labelledby={`read-${system}`}>
       <h3 id={`read-${system}`}>Read an object of {system}</h3>
@@ -106,9 +154,15 @@ function ReadForm({ api, system, objects }: { api: Api; system: string; objects:
       >
         <label>
           Object
-          <select value={object} onChange={(event) => setObject(event.currentTarget.value)}>
-            {objects.map((name) => (
-              <option key={name}>{name}</option>
+          <select
+            value={objectName}
+            onChange={(event) => {
+              setObjectName(event.currentTarget.value);
+              setAnswer(undefined);
+            }}
+          >
+            {objects.map((candidate) => (
+              <option key={candidate.name}>{candidate.name}</option>
             ))}
           </select>
         </label>
@@ -120,45 +174,19 @@ function ReadForm({ api, system, objects }: { api: Api; system: string; objects:
           Read
         </button>
       </form>
+      {object && (
+        <>
+          <p>
+            {object.description ? `${object.description} ` : ''}
+            Key: <code>{object.key.join(', ')}</code>
+            {object.readOnly ? '; read-only.' : '.'}
+          </p>
+          <FieldsTable caption={`Fields of ${system} ${object.name}`} object={object} />
+        </>
+      )}
       <ErrorLine error={problem} />
       {value && answer && (
         <>
-          <table>
-            <caption>Fields of {answer.label}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Type</th>
-                <th scope="col">Key</th>
-                <th scope="col">Required</th>
-                <th scope="col">Read-only</th>
-              </tr>
-            </thead>
-            <tbody>
-              {value.fields.map((description) => (
-                <tr key={description.name}>
-                  <th scope="row">{description.name}</th>
-                  <td>{description.type}</td>
-                  <td>{key.has(description.name) ? 'key' : ''}</td>
-                  <td>{description.required ? 'yes' : ''}</td>
-                  <td>{description.readOnly ? 'yes' : ''}</td>
-                </tr>
-              ))}
-              {value.groups.flatMap((group) =>
-                group.fields.map((description) => (
-                  <tr key={`${group.name}.${description.name}`}>
-                    <th scope="row">
-                      {group.name}[{group.types.join('|')}].{description.name}
-                    </th>
-                    <td>{description.type}</td>
-                    <td />
-                    <td>{description.required ? 'yes' : ''}</td>
-                    <td>{description.readOnly ? 'yes' : ''}</td>
-                  </tr>
-                )),
-              )}
-            </tbody>
-          </table>
           <p role="status">
             {value.records.length} of {value.total} matching record(s).
           </p>
@@ -227,20 +255,70 @@ function QueryForm({ api, system }: { api: Api; system: string }) {
   );
 }
 
+const capabilityLabels: Record<keyof Capabilities, string> = {
+  filterPushDown: 'filters run in the system',
+  limit: 'limit',
+  skip: 'skip',
+  order: 'order',
+  count: 'count',
+  typedGroups: 'typed groups',
+  transactions: 'transactions',
+  readOnlyQuery: 'read-only free queries',
+};
+
+/** The chosen system: what its connector can do, its objects to read and its queries' columns. */
+function SystemPanel({ api, id }: { api: Api; id: string }) {
+  const { value: system, error } = useLoad(() => api.system(id), [api, id]);
+  if (error) return <ErrorLine error={error} />;
+  if (!system) return null;
+  const names = Object.keys(capabilityLabels) as Array<keyof Capabilities>;
+  const can = names.filter((name) => system.capabilities[name]).map((name) => capabilityLabels[name]);
+  const cannot = names.filter((name) => !system.capabilities[name]).map((name) => capabilityLabels[name]);
+  return (
+    <section aria-labelledby={`system-${system.id}`}>
+      <h2 id={`system-${system.id}`}>{system.name ? `${system.name} (${system.id})` : system.id}</h2>
+      <p>
+        Connector <code>{system.connector}</code>
+        {system.readOnly ? ', read-only' : ''}. Can: {can.join(', ') || 'nothing beyond reading'}
+        {cannot.length > 0 ? `; cannot: ${cannot.join(', ')}` : ''}.
+      </p>
+      <ReadForm api={api} system={system.id} objects={system.objects} />
+      {system.queries.length > 0 && (
+        <table>
+          <caption>Queries of {system.id}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Query</th>
+              <th scope="col">Columns</th>
+              <th scope="col">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {system.queries.map((query) => (
+              <tr key={query.name}>
+                <th scope="row">{query.name}</th>
+                <td>{query.columns.map((column) => `${column.name}:${column.type}`).join(', ')}</td>
+                <td>{query.description ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <QueryForm api={api} system={system.id} />
+    </section>
+  );
+}
+
 export function SystemsPage({ api }: { api: Api }) {
-  const { value, error } = useLoad(async () => {
-    const [definitions, objects] = await Promise.all([api.definitions(), api.objects()]);
-    return { systems: definitions.definitions.System, objects };
-  }, [api]);
+  const { value, error, loading, reload } = useLoad(() => api.systems(), [api]);
   const [chosen, setChosen] = useState('');
-  const system = value?.systems.find((candidate) => candidate.id === chosen) ?? value?.systems[0];
+  const systems = value?.systems ?? [];
+  const system = systems.find((candidate) => candidate.id === chosen) ?? systems[0];
   return (
     <>
-      <div class="title">
-        <h1 tabIndex={-1}>Systems</h1>
-      </div>
+      <PageTitle title="Systems" loading={loading} onRefresh={() => void reload()} />
       <ErrorLine error={error} />
-      {value && value.systems.length === 0 && <p>No system is loaded, or this token may use none.</p>}
+      {value && systems.length === 0 && <p>No system is loaded, or this token may use none.</p>}
       {value && system && (
         <>
           <table>
@@ -249,16 +327,18 @@ export function SystemsPage({ api }: { api: Api }) {
               <tr>
                 <th scope="col">System</th>
                 <th scope="col">Name</th>
+                <th scope="col">Connector</th>
                 <th scope="col">Objects</th>
                 <th scope="col">File</th>
               </tr>
             </thead>
             <tbody>
-              {value.systems.map((candidate) => (
+              {systems.map((candidate) => (
                 <tr key={candidate.id}>
                   <th scope="row">{candidate.id}</th>
                   <td>{candidate.name ?? '—'}</td>
-                  <td>{(value.objects[candidate.id] ?? []).join(', ') || '—'}</td>
+                  <td>{candidate.connector}</td>
+                  <td>{candidate.objects.join(', ') || '—'}</td>
                   <td>
                     <code>
                       {candidate.file}:{candidate.line}
@@ -268,18 +348,17 @@ export function SystemsPage({ api }: { api: Api }) {
               ))}
             </tbody>
           </table>
-          <label>
+          <label class="inline">
             System
             <select value={system.id} onChange={(event) => setChosen(event.currentTarget.value)}>
-              {value.systems.map((candidate) => (
+              {systems.map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
                   {candidate.id}
                 </option>
               ))}
             </select>
           </label>
-          <ReadForm key={system.id} api={api} system={system.id} objects={value.objects[system.id] ?? []} />
-          <QueryForm key={`query-${system.id}`} api={api} system={system.id} />
+          <SystemPanel key={system.id} api={api} id={system.id} />
         </>
       )}
     </>

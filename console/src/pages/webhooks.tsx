@@ -7,8 +7,8 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, type Api, type StreamEvent } from '../api/client.js';
-import type { QueueItem, TickerMessage, WebhookResponse } from '../api/types.js';
-import { useLoad, when } from '../use-load.js';
+import type { QueueItem, TickerMessage, WebhookLogFilter, WebhookResponse } from '../api/types.js';
+import { isoOfLocal, useLoad, when } from '../use-load.js';
 import { ErrorLine, PageTitle } from '../page-parts.js';
 
 export function WebhooksPage({ api }: { api: Api }) {
@@ -79,11 +79,50 @@ export function WebhooksPage({ api }: { api: Api }) {
   );
 }
 
+type Outcome = '' | '2xx' | '3xx' | '4xx' | '5xx';
+type Origin = '' | 'call' | 'test' | 'replay';
+
+/** The call log's filter form as typed: times as the browser's local date and time inputs hold them. */
+interface LogDraft {
+  outcome: Outcome;
+  origin: Origin;
+  from: string;
+  to: string;
+  pinned: boolean;
+}
+
+const emptyLogDraft: LogDraft = { outcome: '', origin: '', from: '', to: '', pinned: false };
+
+/** The API's filter for a draft; a time it cannot read throws. */
+function logFilterOf(draft: LogDraft): WebhookLogFilter {
+  const from = isoOfLocal(draft.from, 'From');
+  const to = isoOfLocal(draft.to, 'To');
+  return {
+    ...(draft.outcome ? { status: [draft.outcome] } : {}),
+    ...(draft.origin ? { origin: [draft.origin] } : {}),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+    ...(draft.pinned ? { pinned: 'true' as const } : {}),
+  };
+}
+
+const logPageSize = 50;
+
 export function WebhookPage({ api, id }: { api: Api; id: string }) {
   // Bumped after a test or a replay, so the call log shows the new entry.
   const [version, setVersion] = useState(0);
-  const log = useLoad(() => api.webhookLog(id), [api, id, version]);
-  const pinned = useLoad(() => api.webhookLog(id, true), [api, id, version]);
+  const [draft, setDraft] = useState<LogDraft>(emptyLogDraft);
+  const [filter, setFilter] = useState<WebhookLogFilter>({});
+  const [draftError, setDraftError] = useState<string | undefined>();
+  // The cursors of the pages before the current one, so "Newer" can go back without the API paging backwards.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const log = useLoad(
+    () => api.webhookLog(id, { ...filter, ...(cursor ? { cursor } : {}), limit: logPageSize }),
+    [api, id, filter, cursor, version],
+  );
+  // Every pinned entry, for the test dialog to offer (200, the most a page holds).
+  const pinned = useLoad(() => api.webhookLog(id, { pinned: 'true', limit: 200 }), [api, id, version]);
   const changed = () => setVersion((v) => v + 1);
 
   return (
@@ -100,8 +139,70 @@ export function WebhookPage({ api, id }: { api: Api; id: string }) {
             Refresh log
           </button>
         </div>
-        <ErrorLine error={log.error} />
-        {log.value && log.value.entries.length === 0 && <p>No calls are logged.</p>}
+        <form
+          class="filters"
+          aria-label="Filter the call log"
+          onSubmit={(event) => {
+            event.preventDefault();
+            try {
+              const next = logFilterOf(draft);
+              setDraftError(undefined);
+              setCursors([]);
+              setFilter(next);
+            } catch (failure) {
+              setDraftError((failure as Error).message);
+            }
+          }}
+        >
+          <label>
+            Outcome
+            <select value={draft.outcome} onChange={(event) => setDraft({ ...draft, outcome: event.currentTarget.value as Outcome })}>
+              <option value="">any</option>
+              <option value="2xx">2xx success</option>
+              <option value="3xx">3xx redirect</option>
+              <option value="4xx">4xx refused</option>
+              <option value="5xx">5xx failed</option>
+            </select>
+          </label>
+          <label>
+            Origin
+            <select value={draft.origin} onChange={(event) => setDraft({ ...draft, origin: event.currentTarget.value as Origin })}>
+              <option value="">any</option>
+              <option value="call">call of the URL</option>
+              <option value="test">test</option>
+              <option value="replay">replay</option>
+            </select>
+          </label>
+          <label>
+            From
+            <input
+              type="datetime-local"
+              step={1}
+              value={draft.from}
+              onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })}
+            />
+          </label>
+          <label>
+            To
+            <input
+              type="datetime-local"
+              step={1}
+              value={draft.to}
+              onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })}
+            />
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={draft.pinned}
+              onChange={(event) => setDraft({ ...draft, pinned: event.currentTarget.checked })}
+            />
+            Pinned only
+          </label>
+          <button type="submit">Apply filters</button>
+        </form>
+        <ErrorLine error={draftError ?? log.error} />
+        {log.value && log.value.entries.length === 0 && <p>No calls match.</p>}
         {log.value && log.value.entries.length > 0 && (
           <table>
             <caption>Calls, newest first</caption>
@@ -131,6 +232,19 @@ export function WebhookPage({ api, id }: { api: Api; id: string }) {
             </tbody>
           </table>
         )}
+        <nav class="pager" aria-label="Call log pages">
+          <button type="button" class="secondary" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={!log.value?.next}
+            onClick={() => log.value?.next && setCursors([...cursors, log.value.next])}
+          >
+            Older
+          </button>
+        </nav>
       </section>
       <EntryDetail api={api} id={id} onChanged={changed} />
     </>
@@ -248,7 +362,35 @@ function Ticker({ lines, label, live }: { lines: string[]; label: string; live: 
   );
 }
 
-/** The seed's test function: send typed JSON or a pinned entry, watch the call and the run it queued. */
+/** What can take the focus inside an element, in order. */
+const focusable = 'a[href], button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea:not(:disabled)';
+
+/**
+ * Tab from the dialog's last control goes to its first, Shift+Tab from the first to the last: a
+ * modal dialog keeps the page behind it inert, but the browser would let Tab leave the page.
+ */
+function keepFocusInside(event: KeyboardEvent): void {
+  if (event.key !== 'Tab') return;
+  const controls = [...(event.currentTarget as HTMLElement).querySelectorAll<HTMLElement>(focusable)];
+  const first = controls[0];
+  const last = controls.at(-1);
+  if (!first || !last) return;
+  if (event.shiftKey && document.activeElement === first) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && document.activeElement === last) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * The seed's test function, in a modal dialog: send typed JSON or a pinned entry, watch the call
+ * and the run it queued. Opening moves focus into the dialog (its first field), the page behind it
+ * is inert while it is open, and Escape or Close shuts it and gives focus back to the button that
+ * opened it; Tab and Shift+Tab go round its controls. Closing stops following the stream; the call
+ * and its run go on.
+ */
 function TestDialog({ api, id, pinned, onDone }: { api: Api; id: string; pinned: string[]; onDone: () => void }) {
   const [source, setSource] = useState('');
   const [json, setJson] = useState('{\n  "id": 42,\n  "event": "customer.updated"\n}');
@@ -258,7 +400,19 @@ function TestDialog({ api, id, pinned, onDone }: { api: Api; id: string; pinned:
   const [running, setRunning] = useState(false);
   const [failure, setFailure] = useState<string | undefined>();
   const abort = useRef<AbortController | undefined>(undefined);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const first = useRef<HTMLSelectElement>(null);
   useEffect(() => () => abort.current?.abort(), []);
+
+  const open = () => {
+    dialog.current?.showModal();
+    first.current?.focus();
+  };
+  const onClosed = () => {
+    abort.current?.abort();
+    opener.current?.focus();
+  };
 
   const send = async () => {
     let body: { data: unknown } | { pin: string };
@@ -305,50 +459,78 @@ function TestDialog({ api, id, pinned, onDone }: { api: Api; id: string; pinned:
     <section aria-labelledby="test">
       <h2 id="test">Test the webhook</h2>
       <p class="help">Sends to the real webhook: its action runs for real (not a simulation) and the call is logged.</p>
-      <form
-        class="start"
-        aria-label="Test the webhook"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void send();
-        }}
-      >
-        <label>
-          Send
-          <select value={source} onChange={(event) => setSource(event.currentTarget.value)}>
-            <option value="">typed JSON</option>
-            {pinned.map((entry) => (
-              <option key={entry} value={entry}>
-                pinned entry {entry.slice(0, 8)}
-              </option>
-            ))}
-          </select>
-        </label>
-        {!source && (
-          <label>
-            JSON data
-            <textarea rows={5} value={json} onInput={(event) => setJson(event.currentTarget.value)} />
-          </label>
-        )}
-        <div class="actions">
-          <button type="submit" disabled={running}>
-            Send test
-          </button>
-          <button type="button" class="secondary" disabled={!running} onClick={() => abort.current?.abort()}>
-            Stop
+      <button type="button" ref={opener} onClick={open}>
+        Open the test dialog
+      </button>
+      <dialog ref={dialog} class="test-dialog" aria-labelledby="test-title" onClose={onClosed} onKeyDown={keepFocusInside}>
+        <div class="title">
+          <h2 id="test-title">Test webhook {id}</h2>
+          <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
+            Close
           </button>
         </div>
-      </form>
-      <ErrorLine error={failure} />
-      <h3>Sent</h3>
-      <pre class="sent">{sent === undefined ? '—' : JSON.stringify(sent, null, 2)}</pre>
-      <h3>Response</h3>
-      <p role="status" class="response-status">
-        {response ? `HTTP ${response.status}` : running ? 'Waiting…' : '—'}
-      </p>
-      <pre class="response-body">{response?.body ?? ''}</pre>
-      <h3>Ticker</h3>
-      <Ticker lines={lines} label="Ticker" live={true} />
+        <form
+          class="start"
+          aria-label="Test the webhook"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void send();
+          }}
+        >
+          <label>
+            Send
+            <select ref={first} value={source} onChange={(event) => setSource(event.currentTarget.value)}>
+              <option value="">typed JSON</option>
+              {pinned.map((entry) => (
+                <option key={entry} value={entry}>
+                  pinned entry {entry.slice(0, 8)}
+                </option>
+              ))}
+            </select>
+          </label>
+          {!source && (
+            <label>
+              JSON data
+              <textarea
+                rows={5}
+                value={json}
+                aria-describedby="json-help"
+                onInput={(event) => setJson(event.currentTarget.value)}
+                onKeyDown={(event) => {
+                  // Enter writes a new line in the JSON; Ctrl+Enter (⌘+Enter) sends it.
+                  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !running) {
+                    event.preventDefault();
+                    void send();
+                  }
+                }}
+              />
+            </label>
+          )}
+          {!source && (
+            <p id="json-help" class="help">
+              Enter writes a new line; Ctrl+Enter sends.
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" disabled={running}>
+              Send test
+            </button>
+            <button type="button" class="secondary" disabled={!running} onClick={() => abort.current?.abort()}>
+              Stop
+            </button>
+          </div>
+        </form>
+        <ErrorLine error={failure} />
+        <h3>Sent</h3>
+        <pre class="sent">{sent === undefined ? '—' : JSON.stringify(sent, null, 2)}</pre>
+        <h3>Response</h3>
+        <p role="status" class="response-status">
+          {response ? `HTTP ${response.status}` : running ? 'Waiting…' : '—'}
+        </p>
+        <pre class="response-body">{response?.body ?? ''}</pre>
+        <h3>Ticker</h3>
+        <Ticker lines={lines} label="Ticker" live={true} />
+      </dialog>
     </section>
   );
 }

@@ -5,7 +5,7 @@
  */
 import { queueStatuses } from '../../queue/queue-item.js';
 import { readKindSchema } from '../../../definitions/schema/kind-schemas.js';
-import { definitionKinds } from '../../../definitions/types.js';
+import { definitionKinds, fieldTypes } from '../../../definitions/types.js';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -36,9 +36,66 @@ const enumOf = (schema: EnumSchema | undefined, what: string): string[] => {
 const webhookActions = enumOf(webhookSchema.properties.action, 'action');
 const signatureProfiles = enumOf(webhookSchema.properties.signature?.properties?.profile, 'signature.profile');
 
+/** The connector capabilities, each a yes or no (definitions/connector-spec.ts). */
+const capabilityNames = ['filterPushDown', 'limit', 'skip', 'order', 'count', 'typedGroups', 'transactions', 'readOnlyQuery'] as const;
+
 export function consoleInfoSchemas() {
   const file = { type: 'string', description: 'Relative to the definitions directory.' };
+  const systemIdentity = {
+    id: text,
+    name: text,
+    description: text,
+    connector: { type: 'string', description: 'The connector kind: sql, odata, http, file.' },
+    readOnly: { type: 'boolean', description: 'The system refuses writes.' },
+    capabilities: closed(
+      [...capabilityNames],
+      Object.fromEntries(capabilityNames.map((name) => [name, { type: 'boolean' }])),
+      "What the system's connector can do; a request needing a capability it lacks is answered 422.",
+    ),
+    file,
+    line: position,
+  };
+  const systemRequired = ['id', 'connector', 'readOnly', 'capabilities', 'objects', 'queries', 'file', 'line'];
+  const names = { type: 'array', items: text };
   return {
+    SystemSummary: closed(
+      systemRequired,
+      { ...systemIdentity, objects: { ...names, description: 'Object names, as the connection routes take them.' }, queries: names },
+      'A connected system: no connection settings, only what it holds.',
+    ),
+    SystemDetail: closed(
+      systemRequired,
+      {
+        ...systemIdentity,
+        objects: {
+          type: 'array',
+          items: closed(
+            ['name', 'key', 'fields', 'groups', 'readOnly'],
+            {
+              name: text,
+              description: text,
+              key: { type: 'array', items: text, description: 'The fields that identify a record.' },
+              fields: { type: 'array', items: schema('FieldDescription') },
+              groups: { type: 'array', items: schema('GroupDescription') },
+              readOnly: { type: 'boolean', description: 'Writes are refused (the object or its system is read-only).' },
+            },
+            'An object as RunConnectionGetData describes it.',
+          ),
+        },
+        queries: {
+          type: 'array',
+          items: closed(['name', 'columns'], {
+            name: text,
+            description: text,
+            columns: {
+              type: 'array',
+              items: closed(['name', 'type'], { name: text, type: { enum: [...fieldTypes] } }),
+            },
+          }),
+        },
+      },
+      "A connected system with each object's key, fields and typed groups and each query's columns (never the statement).",
+    ),
     ReloadProblem: closed(['file', 'line', 'column', 'code', 'message', 'severity'], {
       file,
       line: position,
@@ -192,6 +249,35 @@ export function consoleInfoPaths(): Record<string, unknown> {
             content: json(closed(['webhooks'], { webhooks: { type: 'array', items: schema('WebhookSummary') } })),
           },
           ...errors,
+        },
+      },
+    },
+    '/api/systems': {
+      get: {
+        operationId: 'listSystems',
+        summary: 'The systems the client may use: connector, capabilities, objects and queries (scope console).',
+        tags: ['console'],
+        responses: {
+          200: {
+            description: 'The systems.',
+            content: json(closed(['systems'], { systems: { type: 'array', items: schema('SystemSummary') } })),
+          },
+          ...errors,
+        },
+      },
+    },
+    '/api/systems/{systemId}': {
+      get: {
+        operationId: 'getSystem',
+        summary: "A system's objects with their key, fields and typed groups, and its queries' columns (scope console).",
+        tags: ['console'],
+        parameters: [{ name: 'systemId', in: 'path', required: true, schema: { type: 'string' }, description: 'The system (any case).' }],
+        responses: {
+          200: { description: 'The system.', content: json(schema('SystemDetail')) },
+          401: ref('Unauthorized'),
+          403: ref('Forbidden'),
+          404: ref('NotFound'),
+          default: ref('Problem'),
         },
       },
     },

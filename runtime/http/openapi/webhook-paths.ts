@@ -11,6 +11,9 @@
  * no 204 unless it has an execution condition: it answers a page, empty or not.
  */
 import type { Snapshot, WebhookEntry } from '../../../definitions/snapshot.js';
+import { callOrigins } from '../../webhooks/log/log-entries.js';
+import { queryTimeForm } from '../query-time.js';
+import { defaultLogPageSize, maxLogPageSize } from '../webhook-log-query.js';
 import { pagingAnswer, pagingParameters, pagingRequest } from './webhook-paging.js';
 
 const problem = (description: string) => ({
@@ -226,6 +229,15 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
     schema: ids.length ? { type: 'string', enum: ids } : { type: 'string' },
   };
   const entryId = { name: 'entryId', in: 'path', required: true, schema: { type: 'string' } };
+  const query = (name: string, description: string, schema: unknown, extra: Record<string, unknown> = {}) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    description,
+    ...extra,
+  });
+  const time = { type: 'string', description: `ISO 8601: ${queryTimeForm}.` };
   const errors = {
     401: ref('Unauthorized'),
     403: ref('Forbidden'),
@@ -239,13 +251,27 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
     [`${base}/log`]: {
       get: {
         operationId: 'webhookLog',
-        summary: 'Log entries of a webhook, newest first (scope console).',
+        summary: 'Log entries of a webhook, newest first, filtered and paged (scope console); unknown parameters are refused.',
         tags: ['console'],
         parameters: [
           webhookId,
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
-          { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The `next` of the previous page.' },
-          { name: 'pinned', in: 'query', schema: { enum: ['true', 'false'] }, description: 'true: pinned entries only.' },
+          query('limit', 'Entries per page.', { type: 'integer', minimum: 1, maximum: maxLogPageSize, default: defaultLogPageSize }),
+          query('cursor', 'The `next` of the previous page, with the same filters; absent for the first (newest) page.', text),
+          query('pinned', 'true: pinned entries only.', { enum: ['true', 'false'] }),
+          query(
+            'status',
+            'Only entries that answered these HTTP statuses: classes (`2xx`, `4xx`) or codes (`404`), the parameter repeated or comma-separated.',
+            { type: 'array', items: { type: 'string', pattern: '^([1-5]xx|[1-5][0-9]{2})$' } },
+            { style: 'form', explode: true },
+          ),
+          query(
+            'origin',
+            'Only entries of these origins: `call` (a call of the webhook URL), `test`, `replay`; repeated or comma-separated.',
+            { type: 'array', items: { enum: [...callOrigins] } },
+            { style: 'form', explode: true },
+          ),
+          query('from', 'Only entries at or after this time.', time),
+          query('to', 'Only entries before this time; after from.', time),
         ],
         responses: {
           200: {
@@ -253,7 +279,13 @@ export function webhookConsolePaths(snapshot: Snapshot): Record<string, unknown>
             content: json({
               type: 'object',
               required: ['entries', 'next'],
-              properties: { entries: { type: 'array', items: { $ref: '#/components/schemas/WebhookLogSummary' } }, next: nullableText },
+              properties: {
+                entries: { type: 'array', items: { $ref: '#/components/schemas/WebhookLogSummary' } },
+                next: {
+                  ...nullableText,
+                  description: 'Pass as `cursor`, with the same filters, for the next (older) page; null on the last page.',
+                },
+              },
             }),
           },
           400: ref('BadRequest'),

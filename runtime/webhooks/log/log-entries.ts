@@ -3,8 +3,11 @@
  *
  *   list:  SELECT id, webhook_id, at, … FROM webhook_log
  *           WHERE webhook_id = ? [AND pinned = true]
+ *             [AND ((status >= ? AND status < ?) OR …)]  -- status classes and codes
+ *             [AND (origin IS NULL OR origin IN (?, …))] -- call, test, replay
+ *             [AND at >= ?] [AND at < ?]
  *             [AND (at < ? OR (at = ? AND id < ?))]      -- after the cursor
- *           ORDER BY at DESC, id DESC LIMIT ?
+ *           ORDER BY at DESC, id DESC LIMIT ? + 1
  *   get:   SELECT * FROM webhook_log WHERE webhook_id = ? AND id = ?
  *   pin:   UPDATE webhook_log SET pinned = ? WHERE webhook_id = ? AND id = ?
  *   count pinned: below
@@ -13,7 +16,9 @@
  * ago is already listed, shown and pinnable.
  *
  * Paging is by keyset (time, id), not offset: the log grows while someone pages through it, and
- * an offset would show entries twice. The cursor is opaque to callers.
+ * an offset would show entries twice. The cursor is opaque to callers. The filters are conditions
+ * of the query itself, so every page is full of matching entries; the (webhook_id, at, id) index
+ * keeps the order, and the filters thin the entries it walks.
  */
 import type { RuntimeDatabase } from '../../database/open-database.js';
 import { fromJsonColumn } from '../../database/column-values.js';
@@ -58,6 +63,31 @@ export interface LogPage {
   next: string | null;
 }
 
+/** Who made a call: its URL called from outside, or the console's test or replay. */
+export const callOrigins = ['call', 'test', 'replay'] as const;
+export type CallOriginFilter = (typeof callOrigins)[number];
+
+/** HTTP statuses from `from` up to, not including, `to`. */
+export interface StatusRange {
+  from: number;
+  to: number;
+}
+
+export interface LogListQuery {
+  limit: number;
+  /** The `next` of the previous page. */
+  cursor?: string;
+  pinnedOnly?: boolean;
+  /** Entries whose status is in any of these ranges; undefined: any. */
+  statuses?: readonly StatusRange[];
+  /** Entries of any of these origins; undefined: any. */
+  origins?: readonly CallOriginFilter[];
+  /** At or after. */
+  from?: Date;
+  /** Before. */
+  to?: Date;
+}
+
 const summaryColumns = [
   'id',
   'webhook_id',
@@ -73,12 +103,9 @@ const summaryColumns = [
   'payload_truncated',
 ] as const;
 
-export async function listLogEntries(
-  db: RuntimeDatabase,
-  webhookId: string,
-  options: { limit: number; cursor?: string; pinnedOnly?: boolean },
-): Promise<LogPage> {
+export async function listLogEntries(db: RuntimeDatabase, webhookId: string, options: LogListQuery): Promise<LogPage> {
   await flushCallLog(db);
+  const time = (value: Date) => toDatabaseTime(db.dialect, value);
   // The payload itself (up to 64 KiB) is not read for a list, only whether there is one.
   const hasPayload = db.knex.raw('CASE WHEN ?? IS NULL THEN 0 ELSE 1 END AS ??', ['payload', 'has_payload']);
   let query = db
@@ -86,9 +113,26 @@ export async function listLogEntries(
     .select(...summaryColumns, hasPayload)
     .where({ webhook_id: webhookId });
   if (options.pinnedOnly) query = query.andWhere({ pinned: true });
+  const statuses = options.statuses;
+  if (statuses !== undefined) {
+    query = query.andWhere((any) => {
+      for (const range of statuses) any.orWhere((one) => one.where('status', '>=', range.from).andWhere('status', '<', range.to));
+    });
+  }
+  const origins = options.origins;
+  if (origins !== undefined) {
+    // A call of the URL has no origin noted (NULL); the console's calls say test or replay.
+    const named = origins.filter((origin) => origin !== 'call');
+    query = query.andWhere((any) => {
+      if (origins.includes('call')) any.orWhereNull('origin');
+      if (named.length > 0) any.orWhereIn('origin', named);
+    });
+  }
+  if (options.from !== undefined) query = query.andWhere('at', '>=', time(options.from));
+  if (options.to !== undefined) query = query.andWhere('at', '<', time(options.to));
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   if (after) {
-    const at = toDatabaseTime(db.dialect, after.at);
+    const at = time(after.at);
     query = query.andWhere((where) =>
       where.where('at', '<', at).orWhere((same) => same.where('at', '=', at).andWhere('id', '<', after.id)),
     );

@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RecordData } from '../../../connectors/connection.js';
+import type { RecordData, WriteRequest } from '../../../connectors/connection.js';
+import { ConnectorError, type ConnectorErrorCode } from '../../../connectors/connector-error.js';
 import { readAll, rejectsWith, type SuiteContext } from './conformance.js';
 
 async function readOne(context: SuiteContext, object: string, id: Record<string, unknown>): Promise<RecordData | undefined> {
@@ -178,5 +179,56 @@ export function writeConformance(context: SuiteContext): void {
       0,
       'nothing of a refused write remains',
     );
+  });
+
+  test('checkWrite answers, without asking the system, what write refuses before it asks', async () => {
+    const counts = await target.counts();
+    /** checkWrite's answer is write's refusal, code and message. */
+    const alike = async (
+      object: string,
+      request: WriteRequest,
+      action: 'create' | 'update',
+      code: ConnectorErrorCode,
+      message?: RegExp,
+    ) => {
+      const checked = connection().checkWrite(object, request, action);
+      const refused = await rejectsWith(() => connection().write(object, request), code, message);
+      assert.ok(checked instanceof ConnectorError, `checkWrite passed what write refuses: ${refused.message}`);
+      assert.deepEqual([checked.code, checked.message], [refused.code, refused.message]);
+    };
+    const refusedValues: Array<[RecordData, ConnectorErrorCode]> = [
+      [{ name: 'x', score: 'abc' }, 'invalid-value'],
+      [{ name: 'x'.repeat(201) }, 'invalid-value'],
+      [{ name: null }, 'invalid-value'],
+      [{ name: 'x', nope: 1 }, 'unknown-field'],
+    ];
+    for (const [values, code] of refusedValues) await alike('Customer', { values }, 'create', code);
+    await alike('Customer', { values: { email: 'no-name@example.com' } }, 'create', 'rejected', /a new record needs name/);
+    await alike('Customer', { match: { nope: 1 }, values: { name: 'x' } }, 'create', 'unknown-field');
+    await alike('Customer', { values: { id: 2 }, groups: { contacts: {} } }, 'update', 'unknown-field');
+    await alike('ReadOnlyCustomer', { values: { id: 1, name: 'x' } }, 'update', 'read-only');
+    await alike('Nope', { values: {} }, 'create', 'unknown-object');
+    if (typedGroups) {
+      await alike('Customer', { values: { id: 2 }, groups: { addresses: { home: { city: 'x' } } } }, 'update', 'invalid-value');
+      await alike('Customer', { values: { id: 2 }, groups: { addresses: { main: { planet: 'x' } } } }, 'update', 'unknown-field');
+    }
+    if (target.generatedKeys) {
+      await alike('Customer', { values: { id: 999_999, name: 'x' } }, 'create', 'read-only', /Customer\.id is read-only/);
+      await alike('Customer', { match: { id: 1 }, values: { id: 5, name: 'x' } }, 'update', 'read-only');
+    }
+    const readOnlySystem = target.module.createConnection(target.system({ readOnly: true }), { baseDirectory: target.baseDirectory() });
+    try {
+      assert.equal(readOnlySystem.checkWrite('Customer', { values: { id: 1, name: 'x' } }, 'update')?.code, 'read-only');
+    } finally {
+      await readOnlySystem.close();
+    }
+    // What only a create needs, an update does not; writes that fit pass.
+    assert.equal(connection().checkWrite('Customer', { values: { email: 'no-name@example.com' } }, 'update'), undefined);
+    assert.equal(connection().checkWrite('Customer', { values: { id: 3, email: 'fits@example.com', score: '77' } }, 'update'), undefined);
+    assert.equal(
+      connection().checkWrite('Account', { match: { AccountNumber: 'Z-1' }, values: { AccountName: 'New' } }, 'create'),
+      undefined,
+    );
+    assert.deepEqual(await target.counts(), counts, 'nothing was written');
   });
 }

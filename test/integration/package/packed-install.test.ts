@@ -177,6 +177,12 @@ describe('the packed package', () => {
     assert.match(out, /^valid: 4 files/);
   });
 
+  test('`npx syncline test definitions` runs the test files beside the definitions, and they pass', () => {
+    const out = succeeded(run('npx', ['syncline', 'test', 'definitions'], consumer), 'npx syncline test');
+    assert.match(out, /^definitions\/syncs\.test\.yaml$/m);
+    assert.match(out, /^(\d+) cases: \1 passed, 0 failed/m);
+  });
+
   test('the editor modeline points at the installed schema, which accepts every document', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     for (const name of readdirSync(join(consumer, 'definitions'))) {

@@ -1,110 +1,148 @@
 /**
- * The console's hand-written API types (console/src/api/types.ts) against the OpenAPI schemas of
- * the same name: each interface has exactly the schema's properties, optional exactly where the
- * schema does not require them. Read with the TypeScript compiler, so the check sees the file as
- * the console's build does. When this fails, the API changed and the console must follow.
+ * The console's API types are generated from the OpenAPI document (runtime/http/openapi/
+ * typescript-types.ts, written by `node bin/console-api-types.js`): this test fails while
+ * console/src/api/openapi-types.ts differs from what the document makes, checks the translation
+ * of each JSON Schema construct the document uses, and keeps the console from declaring a type of
+ * its own under the name of one the API describes.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
-import type { Snapshot } from '../../../definitions/snapshot.js';
-import { connectionPaths } from '../../../runtime/http/openapi/connection-paths.js';
-import { consoleInfoPaths, consoleInfoSchemas } from '../../../runtime/http/openapi/console-info-paths.js';
-import { queueSchemas } from '../../../runtime/http/openapi/queue-paths.js';
-import { webhookConsolePaths, webhookConsoleSchemas } from '../../../runtime/http/openapi/webhook-paths.js';
-import { sharedComponents } from '../../../runtime/http/openapi/shared-components.js';
-import { addActionBody } from '../../../runtime/http/queue-body.js';
+import {
+  consoleApiTypes,
+  consoleApiTypesPath,
+  openApiTypeScript,
+  openApiWithoutDefinitions,
+  schemaType,
+} from '../../../runtime/http/openapi/typescript-types.js';
 import { repoRoot } from '../../support/doc-examples.js';
 
-interface ObjectSchema {
-  required?: string[];
-  properties: Record<string, ObjectSchema & { items?: ObjectSchema }>;
-}
+test(`${consoleApiTypesPath} is what the OpenAPI document makes`, () => {
+  const written = readFileSync(join(repoRoot, consoleApiTypesPath), 'utf8');
+  assert.ok(written === consoleApiTypes(), `${consoleApiTypesPath} is stale: run \`node bin/console-api-types.js\``);
+});
 
-type Schemas = Record<string, ObjectSchema>;
-const components = {
-  ...sharedComponents(1).schemas,
-  ...queueSchemas(),
-  ...consoleInfoSchemas(),
-  ...webhookConsoleSchemas(),
-} as unknown as Schemas;
-const overviewPath = consoleInfoPaths()['/api/console/overview'] as {
-  get: { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
-};
-const overview = overviewPath.get.responses[200].content['application/json'].schema;
-type Answered = { post?: Answer; get?: Answer };
-type Answer = { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
-const answerOf = (paths: Record<string, unknown>, path: string) => {
-  const route = paths[path] as Answered;
-  return (route.post ?? route.get)!.responses[200].content['application/json'].schema;
-};
-// The connection routes' answers are the same whatever is loaded; no system is needed to read them.
-const connections = connectionPaths({ systems: new Map() } as unknown as Snapshot);
-type JsonAnswer = { responses: { 200: { content: { 'application/json': { schema: ObjectSchema } } } } };
-const webhookRoutes = webhookConsolePaths({ webhooks: new Map() } as unknown as Parameters<typeof webhookConsolePaths>[0]) as Record<
-  string,
-  Record<string, JsonAnswer>
->;
-const webhookAnswerOf = (path: string, method: string) =>
-  webhookRoutes[`/api/console/webhooks/{webhookId}${path}`]![method]!.responses[200].content['application/json'].schema;
+test('objects: required and optional properties, quoted names, descriptions, records and open objects', () => {
+  assert.equal(
+    schemaType({
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string', description: 'The id.' }, 'content-type': { type: 'integer', minimum: 0 } },
+      additionalProperties: false,
+    }),
+    "{\n  /** The id. */\n  id: string;\n  'content-type'?: number;\n}",
+  );
+  assert.equal(schemaType({ type: 'object', additionalProperties: { type: 'string' } }), 'Record<string, string>');
+  assert.equal(schemaType({ type: 'object' }), 'Record<string, unknown>');
+  assert.equal(
+    schemaType({ type: 'object', properties: { a: { type: 'boolean' } } }),
+    '{\n  a?: boolean;\n}',
+    'no additionalProperties: open',
+  );
+  assert.equal(
+    schemaType({ type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties: { type: 'string' } }),
+    '{\n  a?: boolean;\n  [name: string]: unknown;\n}',
+  );
+  assert.equal(
+    schemaType(
+      { type: 'object', properties: { inner: { type: 'object', required: ['x'], properties: { x: { type: 'number' } } } } },
+      'x',
+      '  ',
+    ),
+    '{\n    inner?: {\n      x: number;\n    };\n  }',
+    'nested objects indent',
+  );
+});
 
-/** The schema each interface mirrors: a component, or one inline in a route or another schema. */
-const schemaOf: Record<string, ObjectSchema> = {
-  Problem: components.Problem!,
-  QueueItem: components.QueueItem!,
-  QueueListItem: components.QueueListItem!,
-  QueuePage: components.QueuePage!,
-  QueueStatistics: components.QueueItem!.properties.Statistics!,
-  QueueError: components.QueueItem!.properties.Errors!.items!,
-  AddActionBody: addActionBody.schema as unknown as ObjectSchema,
-  ReloadProblem: components.ReloadProblem!,
-  LastReload: components.LastReload!,
-  Schedule: components.Schedule!,
-  Daemon: overview.properties.daemons!.properties.daemons!.items!,
-  ConsoleOverview: overview,
-  DefinitionSummary: components.DefinitionSummary!,
-  DefinitionsAnswer: answerOf(consoleInfoPaths(), '/api/definitions'),
-  FieldDescription: components.FieldDescription!,
-  GroupDescription: components.GroupDescription!,
-  ReadAnswer: answerOf(connections, '/api/RunConnectionGetData/{system_key}/{object_type}'),
-  QueryColumn: components.QueryColumn!,
-  QueryBody: components.QueryBody!,
-  QueryAnswer: answerOf(connections, '/api/RunConnectionGetQueryData/{system_key}'),
-  WebhookSummary: components.WebhookSummary!,
-  TickerMessage: components.TickerMessage!,
-  WebhookLogSummary: components.WebhookLogSummary!,
-  WebhookLogEntry: components.WebhookLogEntry!,
-  WebhookPayload: components.WebhookLogEntry!.properties.payload!,
-  WebhookLogPage: webhookAnswerOf('/log', 'get'),
-  WebhookResponse: components.WebhookResponse!,
-  WebhookReplay: webhookAnswerOf('/log/{entryId}/replay', 'post'),
-};
+test('arrays, enums, consts, refs, nullable, anyOf and oneOf', () => {
+  assert.equal(schemaType({ type: 'array', items: { $ref: '#/components/schemas/QueueItem' } }), 'Array<QueueItem>');
+  assert.equal(schemaType({ type: 'array' }), 'Array<unknown>');
+  assert.equal(schemaType({ enum: ['a', "it's", null] }), "'a' | 'it\\'s' | null");
+  assert.equal(schemaType({ const: 'ready' }), "'ready'");
+  assert.equal(schemaType({ const: 3 }), '3');
+  assert.equal(schemaType({ type: ['string', 'null'], format: 'date-time' }), 'string | null');
+  assert.equal(
+    schemaType({ type: ['object', 'null'], required: ['a'], properties: { a: { type: 'integer' } } }),
+    '{\n  a: number;\n} | null',
+  );
+  assert.equal(schemaType({ type: 'string', nullable: true }), 'string | null', "OpenAPI 3.0's nullable");
+  assert.equal(schemaType({ enum: ['x'], nullable: true }), "'x' | null");
+  assert.equal(schemaType({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }), 'string | Array<string>');
+  assert.equal(schemaType({ oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Item' }] }), 'null | Item');
+  assert.equal(schemaType({ anyOf: [{ type: 'string' }, {}] }), 'unknown', 'anything absorbs the union');
+  assert.equal(schemaType({}), 'unknown');
+  assert.equal(schemaType(true), 'unknown');
+  assert.equal(schemaType(false), 'never');
+  assert.equal(schemaType({ type: ['integer', 'number'] }), 'number');
+});
 
-/** interface name → property → optional, as the console's types file declares them. */
-function declaredInterfaces(): Map<string, Map<string, boolean>> {
-  const path = join(repoRoot, 'console', 'src', 'api', 'types.ts');
-  const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, true);
-  const found = new Map<string, Map<string, boolean>>();
-  for (const statement of source.statements) {
-    if (!ts.isInterfaceDeclaration(statement)) continue;
-    const members = new Map<string, boolean>();
-    for (const member of statement.members) {
-      if (ts.isPropertySignature(member)) members.set(member.name.getText(source), member.questionToken !== undefined);
+test('a keyword it cannot translate, a ref outside the components and an unknown type are errors naming the place', () => {
+  assert.throws(() => schemaType({ type: 'object', properties: { a: { allOf: [] } } }, 'components.schemas.X'), {
+    message: /^components\.schemas\.X\.properties\.a: the keyword allOf is not translated to TypeScript/,
+  });
+  assert.throws(() => schemaType({ $ref: '#/components/responses/Problem' }, 'here'), {
+    message: /^here: \$ref #\/components\/responses\/Problem/,
+  });
+  assert.throws(() => schemaType({ type: 'date' }, 'here'), { message: /^here: unknown type "date"/ });
+  assert.throws(() => openApiTypeScript({ components: { schemas: { 'Record.crm.Customer': {} } } }, ''), { message: /not a plain name/ });
+});
+
+test('operations: path and query parameters, the JSON body, the answer of the first success status, never where there is none', () => {
+  const text = openApiTypeScript(
+    {
+      paths: {
+        '/api/things/{id}': {
+          post: {
+            operationId: 'makeThing',
+            summary: 'Makes one.',
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+              { name: 'mode', in: 'query', schema: { enum: ['a', 'b'] }, description: 'How.' },
+            ],
+            requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+            responses: {
+              201: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+              400: { content: { 'application/problem+json': { schema: { type: 'object' } } } },
+            },
+          },
+          get: { operationId: 'followThing', responses: { 200: { content: { 'text/event-stream': { schema: { type: 'string' } } } } } },
+        },
+      },
+    },
+    '',
+  );
+  assert.match(text, /\/\*\* POST \/api\/things\/\{id\}: Makes one\. \*\/\n {2}makeThing: \{\n {4}path: \{\n {6}id: string;\n {4}\};/);
+  assert.match(text, /query: \{\n {6}\/\*\* How\. \*\/\n {6}mode\?: 'a' \| 'b';\n {4}\};\n {4}body: Thing;\n {4}answer: Thing;/);
+  assert.match(text, /followThing: \{\n {4}path: never;\n {4}query: never;\n {4}body: never;\n {4}answer: never;/);
+});
+
+test('every component and operation of the served document is translated', () => {
+  const document = openApiWithoutDefinitions() as { components: { schemas: Record<string, unknown> }; paths: Record<string, object> };
+  const text = consoleApiTypes();
+  for (const name of Object.keys(document.components.schemas)) assert.match(text, new RegExp(`^export type ${name} = `, 'm'), name);
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Array<{ operationId: string }>)
+      assert.match(text, new RegExp(`^ {2}${operation.operationId}: \\{$`, 'm'), operation.operationId);
+  }
+});
+
+test('no console source declares a type under the name of one the API describes: it uses the generated one', () => {
+  const generated = join(repoRoot, consoleApiTypesPath);
+  const described = new Set(Object.keys((openApiWithoutDefinitions() as { components: { schemas: object } }).components.schemas));
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? sources(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : [],
+    );
+  const copies: string[] = [];
+  for (const path of sources(join(repoRoot, 'console', 'src'))) {
+    if (path === generated) continue;
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, true);
+    for (const statement of source.statements) {
+      if ((ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) && described.has(statement.name.text))
+        copies.push(`${path.slice(repoRoot.length + 1)}: ${statement.name.text}`);
     }
-    found.set(statement.name.text, members);
   }
-  return found;
-}
-
-test('every interface of the console types mirrors its OpenAPI schema: the same properties, optional where not required', () => {
-  const declared = declaredInterfaces();
-  assert.deepEqual([...declared.keys()].sort(), Object.keys(schemaOf).sort(), 'each interface names the schema it mirrors here');
-  for (const [name, schema] of Object.entries(schemaOf)) {
-    const members = declared.get(name)!;
-    const required = new Set(schema.required ?? []);
-    const expected = Object.fromEntries(Object.keys(schema.properties).map((property) => [property, !required.has(property)]));
-    assert.deepEqual(Object.fromEntries(members), expected, `${name} in console/src/api/types.ts`);
-  }
+  assert.deepEqual(copies, []);
 });

@@ -58,11 +58,15 @@ describe('globs', () => {
     );
   });
 
-  test('filters, ids, orders and counts take every file of the glob', async () => {
+  test('filters, ids, orders and counts take every file of the glob; writes are refused', async () => {
     const connection = world.connect(system());
     assert.equal(await connection.count('Order'), 5);
     assert.equal(await connection.count('Order', { filter: parseExpression("customer = 'one' OR total > 2") }), 3);
     assert.deepEqual(await readAll(connection, 'Order', { id: { number: '20' } }), [{ number: 20, customer: 'two', total: 3 }]);
+    assert.match(
+      connection.checkWrite('Order', { values: { number: 1, customer: 'x', total: 1 } }, 'create')?.message ?? '',
+      /reads the files of a glob .*writes need path to name one file/,
+    );
     assert.deepEqual(
       (await readAll(connection, 'Order', { order: parseOrder('total desc'), limit: 2 })).map((record) => record.number),
       [11, 12],
@@ -99,6 +103,11 @@ describe('encodings, delimiters, byte order marks and layouts', () => {
     await connection.write('P', { values: { id: 2, name: 'Müller' } });
     assert.equal(world.text('latin.csv', 'latin1'), 'id;name\n1;Zoë\n2;Müller\n');
     await refused(() => connection.write('P', { values: { id: 3, name: 'Łukasz' } }), 'invalid-value', /P\.name: .*encoding \(latin1\)/);
+    assert.match(
+      connection.checkWrite('P', { values: { id: 3, name: 'Łukasz' } }, 'create')?.message ?? '',
+      /P\.name: .*encoding \(latin1\)/,
+    );
+    assert.equal(connection.checkWrite('P', { values: { id: 3, name: 'Müller' } }, 'create'), undefined);
   });
 
   test('UTF-16 with a byte order mark is read, and a rewrite keeps the mark; a UTF-8 mark is kept too', async () => {

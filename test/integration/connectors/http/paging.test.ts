@@ -147,6 +147,11 @@ describe('offset', () => {
       await connection.count('Item', { filter: parseExpression('rank >= 3') }),
       ITEMS.filter((item) => Number(item.rank) >= 3).length,
     );
+    // Only the told total is cheap: a filtered count, or one without a total, reads the records.
+    assert.equal(connection.countsCheaply?.('Item'), true);
+    assert.equal(connection.countsCheaply?.('Item', { filter: parseExpression('rank >= 3') }), false);
+    const untold = itemConnection(server.base, { list: { path: '/offset-total' }, records: 'items', paging: { style: 'offset' } });
+    assert.equal(untold.countsCheaply?.('Item'), false);
   });
 });
 

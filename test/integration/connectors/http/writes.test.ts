@@ -192,6 +192,21 @@ describe('refusals', () => {
     assert.equal(error.code, 'unsupported');
     assert.match(error.message, /needs objects\.Item\.create/);
   });
+
+  test('checkWrite says so without a request: a create without create, an update that changes more than its key without update', () => {
+    const requests = server.requests.length;
+    const bare = itemConnection(server.base, { list: { path: '/items' }, records: 'data' });
+    assert.match(bare.checkWrite('Item', { values: { name: 'x' } }, 'create')?.message ?? '', /needs objects\.Item\.create/);
+    assert.match(bare.checkWrite('Item', { values: { id: 5, name: 'x' } }, 'update')?.message ?? '', /needs objects\.Item\.update/);
+    assert.equal(bare.checkWrite('Item', { match: { id: 5 }, values: { id: 5 } }, 'update'), undefined, 'only the key: nothing to send');
+    const paths = itemConnection(server.base, { list: { path: '/items' }, records: 'data', create: { path: '/items/{name}' } });
+    assert.match(
+      paths.checkWrite('Item', { values: { name: '..' } }, 'create')?.message ?? '',
+      /the create path \/items\/\{name\} cannot take name/,
+    );
+    assert.equal(paths.checkWrite('Item', { values: { name: 'fine' } }, 'create'), undefined);
+    assert.equal(server.requests.length, requests, 'nothing was sent');
+  });
 });
 
 describe('writeMany', () => {

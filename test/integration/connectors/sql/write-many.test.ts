@@ -259,6 +259,85 @@ await describeEachDatabase('sql writeMany', (database) => {
     assert.equal(failed, updates.filter((_, index) => index % 97 === 5 || index % 101 === 7).length);
   });
 
+  test('updates of every kind of column in one batch store what write stores (Json, text holding JSON, numbers, dates)', async () => {
+    const createKinds = async (table: string) =>
+      database().admin.schema.createTable(table, (t: Knex.CreateTableBuilder) => {
+        t.string('code', 40).primary();
+        // A String field over a json column: the database parses the text it is given.
+        if (database().engine === 'postgres') t.jsonb('raw');
+        else t.text('raw');
+        t.json('doc');
+        t.float('score');
+        t.date('born');
+        t.string('note', 100);
+      });
+    await createKinds('kinds_single');
+    await createKinds('kinds_batch');
+    const system = (table: string) =>
+      ({
+        kind: 'System',
+        id: 'kinds',
+        connector: 'sql',
+        connection: database().connection,
+        objects: {
+          Kind: {
+            table,
+            key: ['code'],
+            fields: {
+              code: { type: 'String', required: true },
+              raw: { type: 'String' },
+              doc: { type: 'Json' },
+              score: { type: 'Number' },
+              born: { type: 'Date' },
+              note: { type: 'String' },
+            },
+          },
+        },
+        queries: {},
+      }) as unknown as SystemDefinition;
+    const context = { baseDirectory: database().baseDirectory };
+    const [one, many] = [
+      sqlConnector.createConnection(system('kinds_single'), context),
+      sqlConnector.createConnection(system('kinds_batch'), context),
+    ];
+    try {
+      const codes = Array.from({ length: 30 }, (_, index) => `K${String(index).padStart(2, '0')}`);
+      const rounds: WriteRequest[][] = [
+        codes.map((code, index) => ({ values: { code, note: `first ${index}`, score: index / 4, born: '2024-02-29' } })),
+        // Updates of plain columns only: these go as one statement where the engine batches them.
+        codes.map((code, index) => ({
+          values: {
+            code,
+            note: index % 3 === 0 ? null : `second ${index}`,
+            score: index * 1.5,
+            born: `2025-01-0${String((index % 9) + 1)}`,
+          },
+        })),
+        // Updates touching the json columns, twenty in a row, then plain ones.
+        codes.map((code, index) =>
+          index < 20
+            ? { values: { code, raw: `{"n": ${index}, "s": "x"}`, doc: { list: [index, 'two'], text: '{"not": "parsed"}' } } }
+            : { values: { code, note: `third ${index}` } },
+        ),
+      ];
+      for (const requests of rounds) {
+        const expected = (await oneByOne(one, 'Kind', requests)).map((answer) => JSON.stringify(answer));
+        const actual = (await batched(many, 'Kind', requests)).map((answer) => JSON.stringify(answer));
+        assert.deepEqual(actual, expected);
+        const rows = async (connection: Connection) =>
+          (await readAll(connection, 'Kind')).records.sort((a, b) => String(a.code).localeCompare(String(b.code)));
+        assert.deepEqual(await rows(many), await rows(one));
+      }
+      const [sample] = (await readAll(many, 'Kind')).records.filter((record) => record.code === 'K04');
+      assert.equal(sample?.note, 'second 4');
+      assert.deepEqual(sample?.doc, { list: [4, 'two'], text: '{"not": "parsed"}' });
+      assert.equal(sample?.score, 6);
+      assert.deepEqual(JSON.parse(String(sample?.raw)), { n: 4, s: 'x' });
+    } finally {
+      await Promise.all([one.close(), many.close()]);
+    }
+  });
+
   test('typed groups are upserted per record; a bad entry fails only its record, wholly', async () => {
     const before = await tableCounts(database().admin);
     const outcomes = await crm.writeMany('Customer', [

@@ -44,7 +44,10 @@ describe('syncline validate', { concurrency: true }, () => {
     const run = await syncline('validate', 'examples/quickstart');
     assert.equal(run.code, 0, run.stderr);
     assert.equal(lines(run.stdout).length, 1, run.stdout);
-    assert.match(run.stdout, /^valid: \d+ files \(\d+ System, \d+ Sync, \d+ Webhook, \d+ Flow, \d+ ApiClient\)\n$/);
+    assert.match(
+      run.stdout,
+      /^valid: \d+ files \(\d+ System, \d+ Sync, \d+ Webhook, \d+ Flow, \d+ ApiClient\); \d+ test files \(\d+ cases\)\n$/,
+    );
     assert.equal(run.stderr, '');
   });
 
@@ -207,7 +210,7 @@ describe('syncline validate', { concurrency: true }, () => {
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /test\/fixtures\/no-such-directory: no such file or directory/);
     assert.equal(format.code, 2);
-    assert.match(format.stderr, /--format must be text or json, not 'xml'/);
+    assert.match(format.stderr, /'xml' is invalid\. Allowed choices are text, json, github, junit, sarif/);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /Usage: syncline/);
     for (const run of [missing, format, none]) assert.equal(run.stdout, '');
@@ -238,7 +241,7 @@ describe('syncline schema', { concurrency: true }, () => {
       .filter((name) => /\.ya?ml$/.test(name))
       .flatMap((name) => parseAllDocuments(readFileSync(join(quickstart, name), 'utf8')) as Array<{ toJS(): unknown }>)
       .map((document) => document.toJS() as Record<string, any>);
-    assert.deepEqual(documents.map((d) => d.kind).sort(), ['ApiClient', 'Sync', 'System', 'System', 'Webhook']);
+    assert.deepEqual(documents.map((d) => d.kind).sort(), ['ApiClient', 'Sync', 'System', 'System', 'Test', 'Test', 'Webhook']);
     for (const document of documents) {
       assert.ok(validate(document), `${document.kind}/${document.id}: ${JSON.stringify(validate.errors)}`);
     }
@@ -255,5 +258,12 @@ describe('syncline schema', { concurrency: true }, () => {
     const system = structuredClone(documents.find((d) => d.kind === 'System')!);
     system.objects.Customer.tabel = 'customers';
     assert.equal(validate(system), false, 'a connector-specific object option is checked too');
+    const tests = structuredClone(documents.find((d) => d.kind === 'Test')!);
+    tests.cases[0].outptu = tests.cases[0].output;
+    assert.equal(validate(tests), false, 'a test file is checked by the same schema');
+    assert.ok(
+      validate.errors?.some((e) => e.keyword === 'additionalProperties' && e.params.additionalProperty === 'outptu'),
+      JSON.stringify(validate.errors),
+    );
   });
 });

@@ -74,6 +74,8 @@ describe('syncline run', () => {
     const ran = await run(['crm-customers-to-erp', '--where', "name LIKE 'A%'", '--param', 'source=cli']);
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(statistics(ran.stdout).Read, 1);
+    // The bar counts what the run reads: the sync's where AND the WhereClause.
+    assert.match(ran.stderr, /running crm-customers-to-erp \(item [0-9a-f-]{36}\), 1 source record\n/);
   });
 
   it('refuses a WhereClause that does not parse, an unknown sync and a bad parameter with exit 2', async () => {

@@ -4,7 +4,7 @@
  * schema the queue relies on. Plus opening failures, which need no server.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -132,6 +132,32 @@ await describeEachDatabase('runtime database migrations', (database) => {
     ]);
   });
 
+  test('opened read-only, it is read and refuses writes', async () => {
+    const writable = await openRuntimeDatabase(database());
+    await migrate(writable);
+    await writable.close();
+    const db = await openRuntimeDatabase(database(), { readOnly: true });
+    try {
+      assert.deepEqual(await db.knex('record_store').count({ n: '*' }), [{ n: db.dialect === 'postgres' ? '0' : 0 }]);
+      await assert.rejects(
+        db.knex('record_store').insert({
+          guid: '00000000-0000-4000-8000-000000000001',
+          sync_id: 's',
+          record: '{}',
+          created_at: toDatabaseTime(db.dialect, new Date()),
+        }),
+        /readonly|read-only|read only/i,
+      );
+      await assert.rejects(
+        db.knex.schema.createTable('nothing', (table) => table.integer('id')),
+        /readonly|read-only|read only/i,
+      );
+    } finally {
+      await db.close();
+    }
+    assert.equal(await database().admin.schema.hasTable('nothing'), false);
+  });
+
   test('the database refuses a status outside Pending, InProgress, Complete, Failed', async () => {
     const row = {
       id: '00000000-0000-4000-8000-000000000001',
@@ -154,7 +180,7 @@ await describeEachDatabase('runtime database migrations', (database) => {
   });
 });
 
-test('opening fails clearly: a missing folder, a folder as file, a server that does not answer', async () => {
+test('opening fails clearly: a missing folder, a folder as file, a missing file to read, a server that does not answer', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'syncline-open-'));
   try {
     await assert.rejects(openDatabase(parseDatabaseUrl('sqlite:missing/queue.db', { baseDirectory: directory })), (error: Error) => {
@@ -166,6 +192,11 @@ test('opening fails clearly: a missing folder, a folder as file, a server that d
       return true;
     });
     await assert.rejects(openDatabase(parseDatabaseUrl(directory)), /is a folder, not a file/);
+    await assert.rejects(
+      openDatabase(parseDatabaseUrl(join(directory, 'new.db')), { readOnly: true }),
+      /^DatabaseOpenError: cannot read the runtime database .*new\.db: .*new\.db does not exist$/,
+    );
+    assert.deepEqual(readdirSync(directory), [], 'read-only, a missing file is not created');
     await assert.rejects(openDatabase(parseDatabaseUrl('postgres://nobody:secret@127.0.0.1:1/none')), (error: Error) => {
       assert.ok(error instanceof DatabaseOpenError);
       assert.match(error.message, /^cannot open the runtime database postgres:\/\/nobody:\*\*\*@127.0.0.1:1\/none: .*ECONNREFUSED/);

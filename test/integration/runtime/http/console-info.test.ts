@@ -67,7 +67,14 @@ describe('console information routes', () => {
   after(() => app.close());
 
   it('needs a token (401) and the console scope (403) on every route', async () => {
-    for (const path of ['/api/console/overview', '/api/schedules', '/api/definitions', '/api/webhooks']) {
+    for (const path of [
+      '/api/console/overview',
+      '/api/schedules',
+      '/api/definitions',
+      '/api/webhooks',
+      '/api/systems',
+      '/api/systems/crm',
+    ]) {
       const anonymous = await app.get(path, null);
       assert.equal(anonymous.status, 401, path);
       assert.equal(anonymous.type, 'application/problem+json');
@@ -195,6 +202,59 @@ describe('console information routes', () => {
     assert.ok(!answer.text.includes('quickstart-webhook-secret'));
   });
 
+  it("lists the systems with their objects and queries, and describes a system's objects before any read", async () => {
+    const list = await app.get('/api/systems', consoleToken);
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(
+      list.json.systems.map((s: any) => [s.id, s.connector, s.readOnly, s.objects, s.queries, s.file, s.line]),
+      [
+        ['crm', 'sql', false, ['Customer'], ['activeCustomersByCity'], 'systems.yaml', 6],
+        ['erp', 'sql', false, ['Account'], [], 'systems.yaml', 51],
+      ],
+    );
+    assert.equal(list.json.systems[0].name, 'CRM (customers and their addresses)');
+    assert.deepEqual(list.json.systems[0].capabilities, app.holder.current.systems.get('crm')!.capabilities);
+    assert.equal(list.json.systems[0].capabilities.typedGroups, true);
+
+    const crm = await app.get('/api/systems/CRM', consoleToken);
+    assert.equal(crm.status, 200, crm.text);
+    assert.equal(crm.json.id, 'crm', 'the id in any case');
+    const [customer] = crm.json.objects;
+    assert.equal(customer.name, 'Customer');
+    assert.deepEqual(customer.key, ['id']);
+    assert.equal(customer.readOnly, false);
+    assert.deepEqual(customer.fields[0], { name: 'id', type: 'Integer', required: false, readOnly: true });
+    assert.deepEqual(
+      customer.groups.map((g: any) => [g.name, g.types, g.fields.map((f: any) => f.name)]),
+      [['addresses', ['main', 'invoice'], ['street', 'city', 'zip', 'country']]],
+    );
+    // The description RunConnectionGetData answers with its records.
+    const read = await app.post('/api/RunConnectionGetData/crm/Customer', [{ name: 'GETDATA_LIMIT', value: '1' }]);
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(
+      { key: customer.key, fields: customer.fields, groups: customer.groups },
+      { key: read.json.key, fields: read.json.fields, groups: read.json.groups },
+    );
+    assert.deepEqual(crm.json.queries, [
+      {
+        name: 'activeCustomersByCity',
+        description: "Active customers with their main address; #FlowFilter# takes the caller's filter.",
+        columns: [
+          { name: 'id', type: 'Integer' },
+          { name: 'name', type: 'String' },
+          { name: 'email', type: 'String' },
+          { name: 'city', type: 'String' },
+        ],
+      },
+    ]);
+    // The shape of the data only: no connection settings, no statements.
+    for (const answer of [list, crm]) assert.doesNotMatch(answer.text, /sqlite|filename|connection|SELECT|statement/i);
+
+    const unknown = await app.get('/api/systems/nosuch', consoleToken);
+    assert.equal(unknown.status, 404, unknown.text);
+    assert.match(unknown.json.detail, /Systems: crm, erp/);
+  });
+
   it('shows a client with allow-lists only what it may use', async () => {
     const erp = await app.get('/api/definitions', erpConsoleToken);
     assert.equal(erp.status, 200, erp.text);
@@ -202,6 +262,17 @@ describe('console information routes', () => {
     assert.equal(erp.json.definitions.System[0].id, 'erp');
     assert.deepEqual((await app.get('/api/webhooks', erpConsoleToken)).json.webhooks, []);
     assert.deepEqual((await app.get('/api/schedules', erpConsoleToken)).json.schedules, []);
+    assert.deepEqual(
+      (await app.get('/api/systems', erpConsoleToken)).json.systems.map((s: any) => s.id),
+      ['erp'],
+    );
+    assert.equal((await app.get('/api/systems/erp', erpConsoleToken)).status, 200);
+    // Off the list, existing or not: refused by name, as the connection routes refuse it.
+    for (const id of ['crm', 'nosuch']) {
+      const refused = await app.get(`/api/systems/${id}`, erpConsoleToken);
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.json.detail, new RegExp(id));
+    }
 
     const syncOnly = await app.get('/api/definitions', syncConsoleToken);
     assert.deepEqual(

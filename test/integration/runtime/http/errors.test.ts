@@ -143,6 +143,9 @@ describe('error answers', () => {
             query: fail,
             write: fail,
             writeMany: fail,
+            checkWrite: () => {
+              throw leaky;
+            },
             check: fail,
             discover: fail,
             close: () => connection.close(),

@@ -162,7 +162,9 @@ const consoleInfoPaths = {
   schedules: '/api/schedules',
   definitions: '/api/definitions',
   webhooks: '/api/webhooks',
+  systems: '/api/systems',
 };
+const systemPath = '/api/systems/{systemId}';
 const syncId = 'crm-customers-to-erp';
 const unknownItem = '00000000-0000-4000-8000-000000000000';
 
@@ -671,6 +673,13 @@ const scenarios: Scenario[] = [
     status: 401,
   },
   { what: 'queue list', template: queuePaths.list, method: 'get', path: '/api/queue?limit=3&status=Complete,Failed', status: 200 },
+  {
+    what: 'queue list by finish time',
+    template: queuePaths.list,
+    method: 'get',
+    path: '/api/queue?finishedFrom=2020-01-01&finishedTo=2100-01-01T00:00:00Z',
+    status: 200,
+  },
   { what: 'queue list, bad status', template: queuePaths.list, method: 'get', path: '/api/queue?status=Done', status: 400 },
   { what: 'queue list, missing scope', template: queuePaths.list, method: 'get', path: '/api/queue', token: tokens.reader, status: 403 },
   { what: 'queue list, no token', template: queuePaths.list, method: 'get', path: '/api/queue', token: null, status: 401 },
@@ -702,6 +711,20 @@ const scenarios: Scenario[] = [
     status: 401,
   },
   { what: 'webhook log', template: consolePaths.log, method: 'get', path: `/api/console/webhooks/${webhookId}/log?limit=5`, status: 200 },
+  {
+    what: 'webhook log, filtered',
+    template: consolePaths.log,
+    method: 'get',
+    path: `/api/console/webhooks/${webhookId}/log?status=2xx,404&origin=call,test&from=2020-01-01&to=2100-01-01&pinned=false`,
+    status: 200,
+  },
+  {
+    what: 'webhook log, bad status',
+    template: consolePaths.log,
+    method: 'get',
+    path: `/api/console/webhooks/${webhookId}/log?status=600`,
+    status: 400,
+  },
   {
     what: 'webhook log, bad limit',
     template: consolePaths.log,
@@ -846,6 +869,10 @@ const scenarios: Scenario[] = [
     { what: `console ${what}, missing scope`, template: path, method: 'get', path, token: tokens.reader, status: 403 },
     { what: `console ${what}, no token`, template: path, method: 'get', path, token: null, status: 401 },
   ]),
+  { what: 'system', template: systemPath, method: 'get', path: '/api/systems/crm', status: 200 },
+  { what: 'system, unknown', template: systemPath, method: 'get', path: '/api/systems/nosuch', status: 404 },
+  { what: 'system, missing scope', template: systemPath, method: 'get', path: '/api/systems/crm', token: tokens.reader, status: 403 },
+  { what: 'system, no token', template: systemPath, method: 'get', path: '/api/systems/crm', token: null, status: 401 },
   { what: 'interface description', template: '/api/openapi.json', method: 'get', path: '/api/openapi.json', status: 200 },
   {
     what: 'interface description, no token',
@@ -916,6 +943,7 @@ describe('GET /api/openapi.json', () => {
         ...Object.values(queuePaths),
         ...Object.values(consolePaths),
         ...Object.values(consoleInfoPaths),
+        systemPath,
         `/api/webhooks/${webhookId}`,
         pagedPath,
         `/api/webhooks/${conditionalPagedId}`,

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { cancelPending } from '../../../../runtime/queue/cancel.js';
 import { enqueue } from '../../../../runtime/queue/enqueue.js';
 import type { StartType } from '../../../../runtime/queue/queue-item.js';
+import { toDatabaseTime } from '../../../../runtime/database/timestamps.js';
 import { describeEachDatabase } from '../../../support/databases.js';
 import { engineApp, tokens, type Answer, type HttpApp } from '../../../support/http-app.js';
 import { flowClientToken, queueFiles } from '../../../support/queue-fixtures.js';
@@ -196,6 +197,8 @@ await describeEachDatabase('queue list, cancel and retry', (database) => {
         ['createdFrom=2024-02-30', 'query.createdFrom', /no such time/],
         ['createdFrom=2024-01-01T10:00:00', 'query.createdFrom', /with a zone/],
         ['createdFrom=2024-01-02&createdTo=2024-01-01', 'query.createdTo', /after createdFrom/],
+        ['finishedFrom=2024-01-01&finishedTo=2024-01-01', 'query.finishedTo', /after finishedFrom/],
+        ['finishedTo=2024-13-01', 'query.finishedTo', /ISO 8601/],
         ['cursor=bm90IGEgY3Vyc29y', 'query.cursor', /next/],
         [`cursor=${Buffer.from(JSON.stringify(['2024-01-01T00:00:00Z', "' OR 1=1"])).toString('base64url')}`, 'query.cursor', /next/],
         ['sync=a&sync=b', 'query.sync', /once/],
@@ -312,6 +315,28 @@ await describeEachDatabase('queue list, cancel and retry', (database) => {
       assert.equal(free.status, 201, free.text);
       assert.equal(free.json.Status, 'Pending', 'with the limit free again, the retry waits for a daemon');
       assert.equal(free.json.RetryOf, refused.json.ID);
+    });
+
+    it('filters by the finish time: finished items only, finishedFrom inclusive, finishedTo exclusive', async () => {
+      await seed(syncId, 'manual', at(6, 1));
+      await seed(syncId, 'manual', at(6, 2), 'InProgress');
+      // Cancelled at its creation time: finished at(6, 3).
+      const early = await seed(syncId, 'manual', at(6, 3), 'Failed');
+      const late = await seed('crm-copy', 'manual', at(6, 4), 'Complete');
+      await app.db
+        .knex('queue_items')
+        .where({ id: late })
+        .update({ finished_at: toDatabaseTime(app.db.dialect, at(6, 10)) });
+      const finished = (from: Date, to: Date) => `finishedFrom=${from.toISOString()}&finishedTo=${to.toISOString()}`;
+      assert.deepEqual(
+        await ids(`${day(6)}&finishedFrom=${at(6).toISOString()}`),
+        [late, early],
+        'Pending and InProgress have not finished',
+      );
+      assert.deepEqual(await ids(finished(at(6, 3), at(6, 10))), [early]);
+      assert.deepEqual(await ids(finished(at(6, 4), at(7))), [late]);
+      assert.deepEqual(await ids(`${finished(at(6), at(7))}&sync=crm-copy`), [late], 'with the other filters');
+      assert.deepEqual(await ids(`${day(6)}&finishedTo=${at(6, 4).toISOString()}`), [early]);
     });
   });
 });

@@ -211,6 +211,25 @@ match: { where: "number = #number#" }`,
       ),
     ),
     syncYaml(
+      'accounts-bad-values',
+      toAccounts(`${keyMatch}\nbatchSize: 2`).replace(
+        accountMapping,
+        `mapping: '{ "number": "C-" & $string(id), "name": name, "score": id = 4 ? "lots" : score }'`,
+      ),
+    ),
+    // Two source records per match value, on different pages: the second updates what the first creates.
+    syncYaml(
+      'accounts-pairs',
+      toAccounts(`${keyMatch}\nbatchSize: 2`).replace(
+        accountMapping,
+        `mapping: '{ "number": "P-" & (id % 2 = 0 ? "even" : "odd"), "name": name, "score": score }'`,
+      ),
+    ),
+    syncYaml(
+      'contacts-pairs-searched',
+      `source: { system: src, object: Customer, where: "active = true", order: id asc }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": (id % 2 = 0 ? "Even" : "Odd") & "@example.com", "name": name }'\nmatch: { where: "tolower(email) = tolower(#email#)" }\nbatchSize: 2`,
+    ),
+    syncYaml(
       'contacts-searched',
       `source: { system: src, object: Customer, where: "id <= 2" }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "tolower(email) = tolower(#email#)" }`,
     ),

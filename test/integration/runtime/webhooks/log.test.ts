@@ -1,12 +1,15 @@
 /**
  * The webhook call log on every engine: what an entry keeps with and without logPayload, every
  * credential header and query parameter redacted (in the answer and in the stored row), the size
- * cap, retention that keeps pinned entries, and paging newest first. Calls are recorded with
+ * cap, retention that keeps pinned entries, paging newest first, and the list's filters (status,
+ * origin, time) alone, together and across pages. Calls are recorded with
  * recordWebhookCall, as the endpoint records them; entries are read through the console API.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { noteCallOrigin } from '../../../../runtime/webhooks/log/call-origin.js';
 import { payloadLimit } from '../../../../runtime/webhooks/log/record-call.js';
 import { describeEachDatabase } from '../../../support/databases.js';
 import { engineApp, type HttpApp } from '../../../support/http-app.js';
@@ -207,6 +210,83 @@ await describeEachDatabase('webhook log', (database) => {
         const answer = await app.get(`/api/console/webhooks/${webhooks.paged}/log?${query}`);
         assert.equal(answer.status, 400, `${query}: ${answer.text}`);
         assert.equal(answer.type, 'application/problem+json');
+      }
+    });
+
+    it('filters by status, origin and time, alone and together, and pages a filtered log', async () => {
+      const hook = webhooks.paged;
+      const t = (seconds: number) => new Date(Date.UTC(2031, 0, 1, 0, 0, seconds));
+      const as = (origin: 'test' | 'replay', replayOf?: string) => {
+        const id = randomUUID();
+        noteCallOrigin(id, { origin, ...(replayOf === undefined ? {} : { replayOf }) });
+        return id;
+      };
+      const ok = await record(app, hook, { at: t(1), status: 200 });
+      const notFound = await record(app, hook, { at: t(2), status: 404 });
+      const refused = await record(app, hook, { at: t(3), status: 400 });
+      // record() answers the id it made; an entry with an origin note keeps the id given it.
+      const tested = as('test');
+      await record(app, hook, { id: tested, at: t(4), status: 500 });
+      const replayed = as('replay', ok);
+      await record(app, hook, { id: replayed, at: t(5), status: 201 });
+      const list = async (query: string) => {
+        const answer = await app.get(`/api/console/webhooks/${hook}/log?${query}`);
+        assert.equal(answer.status, 200, `${query}: ${answer.text}`);
+        return answer.json as { entries: Array<{ id: string; origin: string | null }>; next: string | null };
+      };
+      const ids = async (query: string) => (await list(query)).entries.map((entry) => entry.id);
+      const range = `from=${t(0).toISOString()}&to=${t(10).toISOString()}`;
+
+      assert.deepEqual(await ids(range), [replayed, tested, refused, notFound, ok]);
+      assert.deepEqual(await ids(`${range}&status=4xx`), [refused, notFound]);
+      assert.deepEqual(await ids(`${range}&status=2XX,500`), [replayed, tested, ok], 'a class in any case, and a code');
+      assert.deepEqual(await ids(`${range}&status=404&status=5xx`), [tested, notFound]);
+      assert.deepEqual(await ids(`${range}&origin=call`), [refused, notFound, ok]);
+      assert.deepEqual(await ids(`${range}&origin=test,replay`), [replayed, tested]);
+      assert.deepEqual(await ids(`${range}&origin=call&status=4xx`), [refused, notFound]);
+      assert.deepEqual(await ids(`${range}&origin=replay`), [replayed]);
+      assert.equal((await list(`${range}&origin=replay`)).entries[0]!.origin, 'replay');
+      // from inclusive, to exclusive.
+      assert.deepEqual(await ids(`from=${t(2).toISOString()}&to=${t(4).toISOString()}`), [refused, notFound]);
+      assert.deepEqual(await ids(`from=2031-01-01T00:00:04%2B00:00&to=2031-01-02`), [replayed, tested], 'an offset, and a date');
+      await app.post(`/api/console/webhooks/${hook}/log/${notFound}/pin`);
+      assert.deepEqual(await ids(`${range}&status=4xx&pinned=true`), [notFound]);
+
+      // Pages of a filtered log hold only matching entries, and end with them.
+      const first = await list(`${range}&status=4xx,5xx&limit=2`);
+      assert.deepEqual(
+        first.entries.map((entry) => entry.id),
+        [tested, refused],
+      );
+      assert.ok(first.next);
+      const second = await list(`${range}&status=4xx,5xx&limit=2&cursor=${first.next}`);
+      assert.deepEqual(
+        second.entries.map((entry) => entry.id),
+        [notFound],
+      );
+      assert.equal(second.next, null);
+
+      const refusals: Array<[string, string, RegExp]> = [
+        ['status=6xx', 'query.status', /classes \(2xx, 4xx\) or codes/],
+        ['status=20', 'query.status', /neither/],
+        ["status=2xx' OR 1=1", 'query.status', /neither/],
+        ['origin=cron', 'query.origin', /call, test, replay/],
+        ['from=yesterday', 'query.from', /ISO 8601/],
+        ['from=2031-01-01T00:00:00', 'query.from', /with a zone/],
+        ['from=2031-01-02&to=2031-01-01', 'query.to', /after from/],
+        ['to=2031-02-30', 'query.to', /no such time/],
+        ['from=2031-01-01&from=2031-01-02', 'query.from', /once/],
+        ['stauts=5xx', 'query.stauts', /takes limit, cursor, pinned, status, origin, from, to/],
+      ];
+      for (const [query, path, message] of refusals) {
+        const answer = await app.get(`/api/console/webhooks/${hook}/log?${query}`);
+        assert.equal(answer.status, 400, `${query}: ${answer.text}`);
+        assert.deepEqual(
+          answer.json.errors.map((error: { path: string }) => error.path),
+          [path],
+          query,
+        );
+        assert.match(answer.json.errors[0].message, message, query);
       }
     });
   });

@@ -1,0 +1,28 @@
+/**
+ * The statistics of a run as `syncline run` prints them — the same table after a run and after a
+ * dry run, so the two read alike: a line with the status and the time taken, then Read, Created,
+ * Updated, Skipped and Failed right-aligned, and the rate of reading when it took a second or more.
+ */
+import type { ItemStatistics } from '../queue/queue-item.js';
+
+/** `28 ms`, `1.4 s`. */
+export function elapsedText(elapsedMs: number): string {
+  const seconds = elapsedMs / 1000;
+  return seconds < 1 ? `${Math.round(elapsedMs)} ms` : `${seconds.toFixed(1)} s`;
+}
+
+/** `heading` (e.g. `crm-to-erp: Complete in 28 ms (item …)`), a blank line and the table, as lines. */
+export function statisticsTable(heading: string, statistics: Readonly<ItemStatistics>, elapsedMs: number): string[] {
+  const rows: Array<[string, number]> = [
+    ['Read', statistics.read],
+    ['Created', statistics.created],
+    ['Updated', statistics.updated],
+    ['Skipped', statistics.skipped],
+    ['Failed', statistics.failed],
+  ];
+  const width = Math.max(...rows.map(([, value]) => value.toLocaleString('en').length));
+  const lines = [heading, '', ...rows.map(([label, value]) => `  ${label.padEnd(8)} ${value.toLocaleString('en').padStart(width)}`)];
+  const seconds = elapsedMs / 1000;
+  if (statistics.read > 0 && seconds >= 1) lines.push('', `  ${Math.round(statistics.read / seconds).toLocaleString('en')} records/s read`);
+  return lines;
+}

@@ -1,0 +1,85 @@
+/**
+ * What a sync run does with the writes it decided (run-sync.ts). A run makes them: one
+ * Connection.writeMany per page (`targetWriter`). A dry run plans them instead (plan-writer.ts):
+ * it checks each write as the connector would and works out what it would change, writing
+ * nothing. Either way the run counts each source record's result the same way from the answers,
+ * so a plan's statistics are what the run would count.
+ */
+import type { Connection, PlaceholderValues, RecordData, WriteRequest, WriteResult } from '../../connectors/connection.js';
+import type { ConnectorError } from '../../connectors/connector-error.js';
+import type { Expression } from '../../definitions/expression/index.js';
+import type { SourceRecord } from './source-pages.js';
+
+export type Groups = NonNullable<WriteRequest['groups']>;
+
+/** A source record past its precondition and mapping, ready to be matched and written. */
+export interface Mapped {
+  source: SourceRecord;
+  values: RecordData;
+  groups: Groups;
+  /** `#Field#` of the match search: the mapped record; `#params.Name#`: the ActionParams. */
+  placeholders: PlaceholderValues;
+}
+
+/** The writes one source record needs (one, or one per target under updateAll). */
+export interface PendingWrite {
+  record: Mapped;
+  requests: WriteRequest[];
+  /**
+   * Per request, the target record it updates as the search found it (or, in a dry run, as an
+   * earlier record of the run would create it); undefined where the request creates one.
+   */
+  found: ReadonlyArray<RecordData | undefined>;
+}
+
+/** Why a record was skipped: the rule of the sync that left it out. */
+export type SkipReason =
+  | { rule: 'precondition' }
+  /** No target record matches, and onNoMatch is skip. */
+  | { rule: 'onNoMatch' }
+  /** One matches (`key`: its key, when known), and onMatch is skip. */
+  | { rule: 'onMatch'; key?: RecordData }
+  | { rule: 'onMultipleMatches'; count: number };
+
+/** What became of one source record; every record read has exactly one. */
+export type RecordFate =
+  | { result: 'skipped'; source: SourceRecord; reason: SkipReason }
+  | { result: 'failed'; source: SourceRecord; message: string }
+  /** Its writes went through: created, updated, or found at write time and left (onMatch skip). */
+  | { result: 'written'; write: PendingWrite; results: readonly WriteResult[] };
+
+/** Records a dry run would have created so far, for later records to find as a run finds what it wrote. */
+export interface EarlierCreates {
+  /** The record a create with these batched match values would have made (match-plan.ts `equalityValues`). */
+  withValues(values: readonly unknown[]): RecordData | undefined;
+  /** Those `where` (a match.where searched record by record) would find. */
+  matching(where: Expression, placeholders: PlaceholderValues): RecordData[];
+}
+
+export interface RunWriter {
+  /**
+   * The writes, made or planned, in order: per request of each write, flattened, a WriteResult or
+   * the ConnectorError refusing it (Connection.writeMany's answer). Rejects when the system failed
+   * as a whole.
+   */
+  write(writes: readonly PendingWrite[]): Promise<Array<WriteResult | ConnectorError>>;
+  /** Told each source record's fate as the run settles it. */
+  settled?(fate: RecordFate): void;
+  /**
+   * Present when the writes are only planned: what they would have created. The run then hands
+   * each record's writes over as soon as they are decided, not a page at a time, so that a later
+   * record of the same page finds what an earlier one creates.
+   */
+  readonly planned?: EarlierCreates;
+}
+
+/** The writer of a run: every page's writes in one call to the target connector. */
+export function targetWriter(target: Connection, object: string): RunWriter {
+  return {
+    write: (writes) =>
+      target.writeMany(
+        object,
+        writes.flatMap((write) => write.requests),
+      ),
+  };
+}
