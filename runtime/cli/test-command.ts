@@ -11,7 +11,7 @@
  * flags, a path that is not there, no test files, definitions with errors, or test files with
  * problems (schema, unknown sync or webhook), each printed as `file:line:col: message`.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadConnectorSpecs } from '../../connectors/index.js';
 import type { ConnectorSpecs } from '../../definitions/connector-spec.js';
@@ -109,6 +109,18 @@ export async function testCommand(dirs: readonly string[], flags: TestFlags): Pr
 function groupsOf(dirs: readonly string[], flags: TestFlags): Group[] {
   if (dirs.length === 0) {
     const definitions = flags.definitions ?? process.env.SYNCLINE_DEFINITIONS ?? defaults.definitions;
+    if (!existsSync(definitions)) {
+      // Without a DIR the directory comes from elsewhere; say from where, and how to name one.
+      const from =
+        flags.definitions !== undefined
+          ? '--definitions'
+          : process.env.SYNCLINE_DEFINITIONS !== undefined
+            ? 'SYNCLINE_DEFINITIONS'
+            : 'the default';
+      throw new DefinitionsPathError(
+        `${definitions}: no such file or directory (the definitions directory from ${from}); name yours: syncline test DIR`,
+      );
+    }
     return [{ definitions, tests: [definitions] }];
   }
   if (flags.definitions !== undefined) return [{ definitions: flags.definitions, tests: [...dirs] }];

@@ -339,14 +339,21 @@ cases:
   });
 
   test('unusable flags and paths exit 2 with one error line', async () => {
-    const [format, missing] = await Promise.all([
+    const [format, missing, noDefault] = await Promise.all([
       runCli(['test', 'examples/quickstart', '--format', 'tap']),
       runCli(['test', 'no/such/dir']),
+      runCli(['test'], { cwd: mkdtempSync(join(tmpdir(), 'syncline-empty-')) }),
     ]);
     assert.equal(format.code, 2);
     assert.match(format.stderr, /argument 'tap' is invalid\. Allowed choices are text, json, junit\./);
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr, 'error: no/such/dir: no such file or directory\n');
+    // Run where no definitions are: the error says where the directory came from and what to type.
+    assert.equal(noDefault.code, 2);
+    assert.equal(
+      noDefault.stderr,
+      'error: examples/quickstart: no such file or directory (the definitions directory from the default); name yours: syncline test DIR\n',
+    );
   });
 
   test('broken definitions: exit 2 with their problems, no case runs', async () => {
