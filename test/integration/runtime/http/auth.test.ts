@@ -282,7 +282,7 @@ describe('the admin token of syncline serve', { concurrency: true }, () => {
           if (match) resolveBase(match[1]!);
         });
         void exited.then(() => reject(new Error(`serve exited before listening: ${output.stderr}`)));
-        setTimeout(() => reject(new Error(`serve did not listen within 20 s: ${output.stderr}`)), 20_000).unref();
+        setTimeout(() => reject(new Error(`serve did not listen within 60 s: ${output.stderr}`)), 60_000).unref();
       });
       await use(base, output);
     } finally {
