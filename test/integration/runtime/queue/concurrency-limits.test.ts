@@ -205,6 +205,9 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
           )[0]!.n,
         );
         mostInDatabase = Math.max(mostInDatabase, inProgress);
+        // Hold the item until a second one runs beside it (or a while): on a loaded machine runs of
+        // a few ms may never overlap by chance, and the test must still see the limit used.
+        for (let waited = 0; waited < 100 && most < 2 && finished + running < 60; waited += 1) await sleep(2);
         await sleep(3);
         running -= 1;
         assert.equal(await completeItem(instance, { id: item.id, workerId, status: 'Complete' }), true);
