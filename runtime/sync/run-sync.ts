@@ -274,22 +274,18 @@ class SyncRun {
    */
   private decide(record: Mapped, matches: readonly RecordData[], count: number, equalities: RecordData): PendingWrite | undefined {
     const match = this.definition.match;
-    const request = (identity: RecordData): WriteRequest => ({ values: record.values, groups: record.groups, match: identity });
-    const keyOf = (target: RecordData): RecordData => Object.fromEntries(this.description.key.map((field) => [field, target[field]]));
     if (matches.length === 0) {
       if (match?.onNoMatch === 'skip') return this.skip(record, { rule: 'onNoMatch' });
       // With a batched match the key values go along, so the connector upserts by them, atomically
       // per key: a record created since the search (another run or sync, a retry after a crash, an
       // earlier record of this page) is a match — updated, or left under onMatch skip — not doubled.
-      return {
-        record,
-        requests: [{ ...request(equalities), ...(match?.onMatch === 'skip' ? { onMatch: 'skip' as const } : {}) }],
-        found: [undefined],
-      };
+      const create: WriteRequest = { values: record.values, groups: record.groups, match: equalities };
+      if (match?.onMatch === 'skip') create.onMatch = 'skip';
+      return { record, requests: [create], found: [undefined] };
     }
     let targets: readonly RecordData[];
     if (matches.length === 1) {
-      if (match?.onMatch === 'skip') return this.skip(record, { rule: 'onMatch', key: keyOf(matches[0]!) });
+      if (match?.onMatch === 'skip') return this.skip(record, { rule: 'onMatch', key: this.keyOf(matches[0]!) });
       targets = matches;
     } else {
       switch (match?.onMultipleMatches) {
@@ -310,7 +306,18 @@ class SyncRun {
       }
     }
     // The found record's own key identifies it: the match fields may not be unique.
-    return { record, requests: targets.map((target) => request(keyOf(target))), found: targets };
+    return {
+      record,
+      requests: targets.map((target): WriteRequest => ({ values: record.values, groups: record.groups, match: this.keyOf(target) })),
+      found: targets,
+    };
+  }
+
+  /** A found target record's own key. */
+  private keyOf(target: RecordData): RecordData {
+    const key: RecordData = {};
+    for (const field of this.description.key) key[field] = target[field];
+    return key;
   }
 
   /**
