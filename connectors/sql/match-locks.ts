@@ -77,7 +77,7 @@ function foldText(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trimEnd();
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^\p{ASCII}*$/u;
 
 /** FNV-1a over the UTF-16 code units: the same in every process (no seed), and cheap per record. */
 function hash32(text: string): number {
