@@ -18,7 +18,8 @@ import { fieldColumn, type ObjectScope } from './record-query.js';
 import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decodeValue } from '../records/field-values.js';
 
-const MAX_BINDINGS = 500;
+/** A sync page of 1000 matching on one field is one SELECT. */
+const MAX_BINDINGS = 1000;
 
 interface Lookup {
   /** Position of the write in the list given to `findRecords`. */
