@@ -156,6 +156,13 @@ export interface Connection {
    */
   writeMany(object: string, requests: readonly WriteRequest[]): Promise<Array<WriteResult | ConnectorError>>;
   /**
+   * Optional: true when `writeMany` looks the matches of its writes up a chunk at a time (one
+   * statement for many), inside the transaction that writes them. A caller that would search the
+   * same matches first only to pass them on (the sync engine's batched match search) may then leave
+   * the search to the writes. Absent: each write looks its match up on its own.
+   */
+  readonly findsMatchesInBatch?: boolean;
+  /**
    * The refusal `write` would answer this request with before asking the system anything, or
    * undefined when the write would go on to the system: an object that takes no writes, undeclared
    * fields and groups, values that do not fit their types or what the system can store (NUL in

@@ -72,6 +72,22 @@ function matchOf(object: RecordObject, request: WriteRequest): Readonly<RecordDa
   return hasKey ? Object.fromEntries(object.key.map((name) => [name, request.values[name]])) : undefined;
 }
 
+/** How checkWrite names an object's fields, made once per object rather than per write. */
+const labels = new WeakMap<RecordObject, { label: (name: string) => string; notAField: (name: string) => Error }>();
+
+function fieldLabels(object: RecordObject): { label: (name: string) => string; notAField: (name: string) => Error } {
+  let known = labels.get(object);
+  if (known === undefined) {
+    known = {
+      label: (name) => `${object.name}.${name}`,
+      notAField: (name) =>
+        unknownField(object, name, object.groups.has(name) ? ` (it is a group: send its entries as groups, by type)` : ''),
+    };
+    labels.set(object, known);
+  }
+  return known;
+}
+
 /** Checks a request; throws the ConnectorError `write` answers it with. */
 export function checkWrite(object: RecordObject, request: WriteRequest): CheckedWrite {
   if (object.readOnly) {
@@ -80,15 +96,17 @@ export function checkWrite(object: RecordObject, request: WriteRequest): Checked
     });
   }
   const match = matchOf(object, request);
-  const notAField = (name: string): Error =>
-    unknownField(object, name, object.groups.has(name) ? ` (it is a group: send its entries as groups, by type)` : '');
-  const values = checkFields(object.fields, request.values, (name) => `${object.name}.${name}`, notAField);
+  const { label: labelOf, notAField } = fieldLabels(object);
+  const values = checkFields(object.fields, request.values, labelOf, notAField);
   const settable: RecordData = {};
   for (const [name, checked] of Object.entries(values)) {
     const field = object.fields.get(name)!;
-    const label = `${object.name}.${name}`;
-    if (!field.readOnly) settable[name] = checked;
-    else if (match === undefined || !Object.hasOwn(match, name)) throw readOnlyError(label, '; it is set by the system');
+    if (!field.readOnly) {
+      settable[name] = checked;
+      continue;
+    }
+    const label = labelOf(name);
+    if (match === undefined || !Object.hasOwn(match, name)) throw readOnlyError(label, '; it is set by the system');
     else if (!sameFieldValue(checked, checkFieldValue(field.type, match[name], { label }))) {
       // Named in the match with one value and in the values with another: a change, not identification.
       throw readOnlyError(label, '; it identifies the record here and cannot be changed');

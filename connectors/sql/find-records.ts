@@ -18,13 +18,15 @@ import { fieldColumn, type ObjectScope } from './record-query.js';
 import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decodeValue } from '../records/field-values.js';
 
-const MAX_BINDINGS = 500;
+/** A sync page of 1000 matching on one field is one SELECT. */
+const MAX_BINDINGS = 1000;
 
 interface Lookup {
   /** Position of the write in the list given to `findRecords`. */
   position: number;
   match: Readonly<RecordData>;
-  condition: SqlFragment;
+  /** Its condition is built only when a chunk of several fields needs it. */
+  write: PreparedWrite;
 }
 
 /** Writes that match on the same fields, in chunks of at most MAX_BINDINGS bindings. */
@@ -33,19 +35,20 @@ function chunksOf(writes: ReadonlyArray<PreparedWrite | undefined>): Array<{ fie
   const open = new Map<string, Chunk>();
   const chunks: Chunk[] = [];
   writes.forEach((write, position) => {
-    if (write?.match === undefined || write.condition === undefined) return;
+    // A write with a match has a condition (prepare-write.ts).
+    if (write?.match === undefined) return;
     const fields = Object.keys(write.match).sort();
     const set = fields.join('\u0000');
     // One field is searched as `IN (…)` (chunkCondition), one bound value per write; several as
     // an OR of each write's own condition, with its bindings.
-    const bindings = fields.length === 1 ? 1 : write.condition.bindings.length;
+    const bindings = fields.length === 1 ? 1 : write.condition!.bindings.length;
     let chunk = open.get(set);
     if (chunk === undefined || chunk.bindings + bindings > MAX_BINDINGS) {
       chunk = { fields, lookups: [], bindings: 0 };
       open.set(set, chunk);
       chunks.push(chunk);
     }
-    chunk.lookups.push({ position, match: write.match, condition: write.condition });
+    chunk.lookups.push({ position, match: write.match, write });
     chunk.bindings += bindings;
   });
   return chunks;
@@ -53,7 +56,7 @@ function chunksOf(writes: ReadonlyArray<PreparedWrite | undefined>): Array<{ fie
 
 function chunkCondition(scope: ObjectScope, fields: readonly string[], lookups: readonly Lookup[]): SqlFragment {
   const [only, ...more] = fields;
-  if (only === undefined || more.length > 0) return or(lookups.map((lookup) => lookup.condition));
+  if (only === undefined || more.length > 0) return or(lookups.map((lookup) => lookup.write.condition!));
   const column = fieldColumn(scope, [only]);
   const constants = lookups.map((lookup) => lookup.match[only]).filter((constant) => constant !== null && constant !== undefined);
   const nulls = constants.length < lookups.length ? [sql`(${column.sql} IS NULL)`] : [];

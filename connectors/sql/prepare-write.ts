@@ -59,15 +59,50 @@ export function matchCondition(scope: ObjectScope, match: Readonly<RecordData>):
 export function prepareWrite(scope: ObjectScope, request: WriteRequest): PreparedWrite {
   const { object } = scope;
   const checked = checkWrite(object, request);
-  const settable = bindRow(scope.engine, object.fields, checked.settable, (name) => `${object.name}.${name}`);
-  const condition = checked.match === undefined ? undefined : matchCondition(scope, checked.match);
-  return { request, match: checked.match, settable, checked, condition };
+  const settable = bindRow(scope.engine, object.fields, checked.settable, fieldLabel(object));
+  const match = checked.match;
+  if (match === undefined) return { request, match, settable, checked, condition: undefined };
+  if (mayRefuse(object, match)) return { request, match, settable, checked, condition: matchCondition(scope, match) };
+  // Built when first asked: a batch matching on one field (find-records.ts) never asks.
+  let condition: SqlFragment | undefined;
+  return {
+    request,
+    match,
+    settable,
+    checked,
+    get condition(): SqlFragment {
+      condition ??= matchCondition(scope, match);
+      return condition;
+    },
+  };
+}
+
+/**
+ * Whether building the match condition may refuse the write (compare-column.ts refuses a Json
+ * field, and a date compared with text): it is then built at once, so the refusal is this
+ * write's, as it always was.
+ */
+function mayRefuse(object: SqlObject, match: Readonly<RecordData>): boolean {
+  for (const name of Object.keys(match)) if (object.fields.get(name)?.type === 'Json' || match[name] instanceof Date) return true;
+  return false;
+}
+
+const labels = new WeakMap<SqlObject, (name: string) => string>();
+
+/** `Object.field`, the label of a value in a refusal; one function per object, not per write. */
+function fieldLabel(object: SqlObject): (name: string) => string {
+  let label = labels.get(object);
+  if (label === undefined) {
+    label = (name) => `${object.name}.${name}`;
+    labels.set(object, label);
+  }
+  return label;
 }
 
 /** The row a create inserts: the settable values, and the match values they lack. */
 export function createRow(scope: ObjectScope, prepared: PreparedWrite): Row {
   const { object } = scope;
-  return bindRow(scope.engine, object.fields, newRecordValues(object, prepared.checked), (name) => `${object.name}.${name}`);
+  return bindRow(scope.engine, object.fields, newRecordValues(object, prepared.checked), fieldLabel(object));
 }
 
 /** One group entry's values, checked and bound. */

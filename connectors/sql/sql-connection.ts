@@ -43,6 +43,8 @@ import { writeRecord } from './write.js';
 export class SqlConnection implements Connection {
   readonly engine: Engine;
   readonly dialect: Dialect;
+  /** writeMany looks matches up a chunk at a time (find-records.ts). */
+  readonly findsMatchesInBatch = true;
   private readonly objects: ReadonlyMap<string, SqlObject>;
   private readonly pools = new Map<PoolPurpose, Knex>();
   private closed = false;

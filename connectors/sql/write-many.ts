@@ -56,12 +56,17 @@ export type WriteAnswer = WriteResult | ConnectorError;
 /** Writes looked up together; the rest of a batch is looked up after these are stored. */
 const WINDOW = 1000;
 /**
- * Plain writes per savepoint: a failing chunk is redone record by record, so not too many; as many
- * as one multi-row statement takes (INSERT_ROWS), so a sync page of 1000 needs two.
+ * Plain writes per savepoint: a failing chunk is redone record by record, so not too many; a sync
+ * page of 1000 in one, which PostgreSQL and MariaDB write in one multi-row statement (insertRows).
  */
-const CHUNK = 500;
-/** Rows per multi-row INSERT: Knex writes SQLite's as a compound SELECT, limited to 500 terms. */
-const INSERT_ROWS = 500;
+const CHUNK = 1000;
+/**
+ * Rows per multi-row INSERT or UPDATE: Knex writes SQLite's INSERT as a compound SELECT, limited to
+ * 500 terms (and batchUpdateStatement's VALUES stays as small); the others take a whole chunk.
+ */
+function insertRows(scope: ObjectScope): number {
+  return scope.engine.name === 'sqlite' ? 500 : CHUNK;
+}
 /** Bound values per INSERT, well within SQLite's (32,766), PostgreSQL's (65,535) and MariaDB's limits. */
 const INSERT_BINDINGS = 10_000;
 
@@ -215,7 +220,7 @@ async function storePlain(
   for (let index = 0; index < operations.length; ) {
     const operation = operations[index]!;
     if (operation.kind === 'update' && batchable !== undefined) {
-      const batch = updateBatch(object.key, operations, index, batchable);
+      const batch = updateBatch(object.key, operations, index, batchable, insertRows(scope));
       if (batch.length > 1) {
         await trx.raw(
           ...(scope.engine.name === 'sqlite'
@@ -240,7 +245,7 @@ async function storePlain(
     // where a single write would leave it to the column's default: only equal column sets share one.
     const columns = columnSet(operation.row);
     const arbiter = arbiterOf(operation);
-    const limit = Math.max(1, Math.min(INSERT_ROWS, Math.floor(INSERT_BINDINGS / Math.max(1, Object.keys(operation.row).length))));
+    const limit = Math.max(1, Math.min(insertRows(scope), Math.floor(INSERT_BINDINGS / Math.max(1, Object.keys(operation.row).length))));
     const inserts: Array<Extract<PlainOperation, { kind: 'insert' }>> = [];
     while (index < operations.length && inserts.length < limit) {
       const next = operations[index]!;
@@ -342,18 +347,19 @@ function updateBatchable(scope: ObjectScope, facts: TableFacts | undefined): Bat
  * Consecutive updates from `start` that one statement can make: the same settable columns, key
  * columns among them only with the value the record already has (a mapping that writes the key
  * it matched on), a key without nulls, something else to set, and each `batchable` on this
- * engine; as many as the bindings allow.
+ * engine; at most `rows`, and as many as the bindings allow.
  */
 function updateBatch(
   key: readonly string[],
   operations: readonly PlainOperation[],
   start: number,
   batchable: Batchable,
+  rows: number,
 ): UpdateOperation[] {
   const first = operations[start] as UpdateOperation;
   const columns = columnSet(first.prepared.settable);
   const width = key.length + Object.keys(first.prepared.settable).length;
-  const limit = Math.max(1, Math.min(INSERT_ROWS, Math.floor(INSERT_BINDINGS / width)));
+  const limit = Math.max(1, Math.min(rows, Math.floor(INSERT_BINDINGS / width)));
   const batch: UpdateOperation[] = [];
   for (let index = start; index < operations.length && batch.length < limit; index += 1) {
     const next = operations[index]!;

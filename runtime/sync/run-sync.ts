@@ -20,7 +20,8 @@ import { evaluateCondition, resolvePath, type Expression } from '../../definitio
 import { evaluateMappingNow, NOT_NOW } from '../../definitions/mapping/compile-mapping.js';
 import { paramPlaceholders, paramsObject, recordOrParamPlaceholders, type Params } from './action-params.js';
 import { MatchIndex } from './batched-search.js';
-import { equalityValues, matchPlan, type MatchPlan } from './match-plan.js';
+import { equalityValues, matchPlan, type Equality, type MatchPlan } from './match-plan.js';
+import { matchesOnWrite } from './match-on-write.js';
 import { prefetchPages } from './prefetch-pages.js';
 import { abortMessage, isRecordRejection, RunReport, RunStop, stopFor } from './run-report.js';
 import { targetWriter, type Mapped, type PendingWrite, type RecordFate, type RunWriter, type SkipReason } from './run-writer.js';
@@ -47,6 +48,8 @@ class SyncRun {
   private readonly groupNames: ReadonlySet<string>;
   /** `$params` for the mapping, made once per run. */
   private bindings: { params: Params } | undefined;
+  /** Whether a page is written before it is searched (match-on-write.ts). */
+  private readonly matchOnWrite: boolean;
   /** The start's per-record observer (a webhook answering per record); most runs have none. */
   onRecord: ((outcome: RecordOutcome) => void) | undefined;
 
@@ -63,6 +66,7 @@ class SyncRun {
     this.report = new RunReport(sync.definition.maxErrors);
     this.targetLabel = `${sync.definition.target.system}/${sync.definition.target.object}`;
     this.groupNames = new Set(description.groups.map((group) => group.name));
+    this.matchOnWrite = plan.kind === 'batched' && matchesOnWrite(sync.definition, writer);
   }
 
   fail(source: SourceRecord, message: string): void {
@@ -94,7 +98,7 @@ class SyncRun {
       if (source.guid !== undefined) this.guidsRead.push(source.guid);
     }
     this.report.statistics.read += page.length;
-    const mapped: Mapped[] = [];
+    let mapped: Mapped[] = [];
     for (const source of page) {
       this.checkSignal();
       const now = this.map(source);
@@ -102,6 +106,8 @@ class SyncRun {
       if (ready !== undefined) mapped.push(ready);
     }
     const plan = this.plan;
+    // Written without a search first; what the writes refused is searched below, as always.
+    if (plan.kind === 'batched' && this.matchOnWrite) mapped = await this.writeMatching(mapped, plan.equalities);
     if (plan.kind === 'batched') {
       const tuples = mapped.map((record) => equalityValues(plan.equalities, record.placeholders));
       const found = tuples.filter((values): values is unknown[] => values !== undefined);
@@ -158,6 +164,24 @@ class SyncRun {
         await this.applySearched(record, plan.where);
       }
     }
+  }
+
+  /**
+   * The page's writes, each matched by its match values and left to the target's own lookup
+   * (match-on-write.ts); answers the records the writes refused, not written, for the search.
+   */
+  private async writeMatching(mapped: readonly Mapped[], equalities: readonly Equality[]): Promise<Mapped[]> {
+    const writes: PendingWrite[] = [];
+    for (const record of mapped) {
+      const values = equalityValues(equalities, record.placeholders);
+      const matching: RecordData = {};
+      if (values !== undefined) for (const [j, equality] of equalities.entries()) matching[equality.field] = values[j];
+      const pending = this.decide(record, [], 0, matching);
+      if (pending !== undefined) writes.push(pending);
+    }
+    const again: Mapped[] = [];
+    await this.writeAll(writes, again);
+    return again;
   }
 
   /**
@@ -250,22 +274,18 @@ class SyncRun {
    */
   private decide(record: Mapped, matches: readonly RecordData[], count: number, equalities: RecordData): PendingWrite | undefined {
     const match = this.definition.match;
-    const request = (identity: RecordData): WriteRequest => ({ values: record.values, groups: record.groups, match: identity });
-    const keyOf = (target: RecordData): RecordData => Object.fromEntries(this.description.key.map((field) => [field, target[field]]));
     if (matches.length === 0) {
       if (match?.onNoMatch === 'skip') return this.skip(record, { rule: 'onNoMatch' });
       // With a batched match the key values go along, so the connector upserts by them, atomically
       // per key: a record created since the search (another run or sync, a retry after a crash, an
       // earlier record of this page) is a match — updated, or left under onMatch skip — not doubled.
-      return {
-        record,
-        requests: [{ ...request(equalities), ...(match?.onMatch === 'skip' ? { onMatch: 'skip' as const } : {}) }],
-        found: [undefined],
-      };
+      const create: WriteRequest = { values: record.values, groups: record.groups, match: equalities };
+      if (match?.onMatch === 'skip') create.onMatch = 'skip';
+      return { record, requests: [create], found: [undefined] };
     }
     let targets: readonly RecordData[];
     if (matches.length === 1) {
-      if (match?.onMatch === 'skip') return this.skip(record, { rule: 'onMatch', key: keyOf(matches[0]!) });
+      if (match?.onMatch === 'skip') return this.skip(record, { rule: 'onMatch', key: this.keyOf(matches[0]!) });
       targets = matches;
     } else {
       switch (match?.onMultipleMatches) {
@@ -286,7 +306,18 @@ class SyncRun {
       }
     }
     // The found record's own key identifies it: the match fields may not be unique.
-    return { record, requests: targets.map((target) => request(keyOf(target))), found: targets };
+    return {
+      record,
+      requests: targets.map((target): WriteRequest => ({ values: record.values, groups: record.groups, match: this.keyOf(target) })),
+      found: targets,
+    };
+  }
+
+  /** A found target record's own key. */
+  private keyOf(target: RecordData): RecordData {
+    const key: RecordData = {};
+    for (const field of this.description.key) key[field] = target[field];
+    return key;
   }
 
   /**
@@ -300,18 +331,25 @@ class SyncRun {
 
   /**
    * The writes of a page in one call to the writer (for a run, one writeMany: one transaction,
-   * batched statements). A rejected record fails alone; anything else stops the run — after every
+   * batched statements). A rejected record fails alone — or, given `again`, goes there unwritten, to
+   * be searched (match-on-write.ts), as does every record of a call refused as a whole for a
+   * value in it; anything else stops the run — after every
    * record that was written is counted, since writeMany answers the writes made even when the
    * system failed partway. A record deleted since the search is created again by the connector;
    * the statistics count what happened.
    */
-  private async writeAll(writes: readonly PendingWrite[]): Promise<void> {
+  private async writeAll(writes: readonly PendingWrite[], again?: Mapped[]): Promise<void> {
     if (writes.length === 0) return;
     this.checkSignal();
     let results: Array<WriteResult | ConnectorError>;
     try {
       results = await this.writer.write(writes);
     } catch (error) {
+      // Refused as a whole for a value in it, nothing written: each record is searched instead.
+      if (again !== undefined && isRecordRejection(error)) {
+        for (const write of writes) again.push(write.record);
+        return;
+      }
       throw stopFor(error, `writing ${this.targetLabel}`, this.signal);
     }
     let at = 0;
@@ -321,7 +359,8 @@ class SyncRun {
       at += write.requests.length;
       const error = own.find((result): result is ConnectorError => result instanceof ConnectorError);
       if (error !== undefined) {
-        if (isRecordRejection(error)) this.fail(write.record.source, error.message);
+        if (isRecordRejection(error) && again !== undefined) again.push(write.record);
+        else if (isRecordRejection(error)) this.fail(write.record.source, error.message);
         else stop ??= error;
         continue;
       }

@@ -71,11 +71,18 @@ export interface RunWriter {
    * record of the same page finds what an earlier one creates.
    */
   readonly planned?: EarlierCreates;
+  /**
+   * True when the writes look their matches up themselves, in batches, where they are made
+   * (Connection.findsMatchesInBatch): the run may then leave a page's match search to them
+   * (match-on-write.ts).
+   */
+  readonly findsMatches?: boolean;
 }
 
 /** The writer of a run: every page's writes in one call to the target connector. */
 export function targetWriter(target: Connection, object: string): RunWriter {
   return {
+    findsMatches: target.findsMatchesInBatch === true,
     write: (writes) =>
       target.writeMany(
         object,
