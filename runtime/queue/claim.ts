@@ -154,7 +154,9 @@ interface ClaimValues {
 async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues): Promise<Array<Record<string, unknown>>> {
   const { workerId, leaseUntil, now, limit, ids } = values;
   if (db.engine.returning) {
-    return rawRows(await executor.raw(claimStatement(db.dialect, ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]));
+    return rawRows(
+      await executor.raw(claimStatement(db.dialect, ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]),
+    );
   }
   const due = rawRows(await executor.raw(claimableQuery(ids.length), claimableValues(now, limit, ids)));
   const chosen = due.map((row) => String(row.id));

@@ -6,9 +6,11 @@
  * PostgreSQL, one statement with the guard of complete.ts on every row:
  *   UPDATE queue_items AS q
  *      SET status = v.status, finished_at = v.finished_at, lease_until = NULL,
+ *          started_at = COALESCE(v.started_at, q.started_at),
  *          statistics = COALESCE(v.statistics, q.statistics)
  *     FROM json_to_recordset(?) AS v(id uuid, locked_by text, attempts integer, status text,
- *                                    finished_at timestamptz, statistics json)
+ *                                    finished_at timestamptz, started_at timestamptz,
+ *                                    statistics json)
  *    WHERE q.id = v.id AND q.locked_by = v.locked_by AND q.status = 'InProgress'
  *      AND (v.attempts IS NULL OR q.attempts = v.attempts)
  *   RETURNING q.id
@@ -39,6 +41,8 @@ export interface PlainEnd {
   attempt?: number;
   status: 'Complete' | 'Failed';
   finishedAt: Date;
+  /** When the run really began, if later than the claim's stamp (an item that waited in the daemon's buffer). */
+  startedAt?: Date;
   statistics?: ItemStatistics;
 }
 
@@ -54,9 +58,10 @@ const maxEnds = 200;
 const batchStatement = `
   UPDATE queue_items AS q
      SET status = v.status, finished_at = v.finished_at, lease_until = NULL,
+         started_at = COALESCE(v.started_at, q.started_at),
          statistics = COALESCE(v.statistics, q.statistics)
     FROM json_to_recordset(?::json) AS v(id uuid, locked_by text, attempts integer, status text,
-                                         finished_at timestamptz, statistics json)
+                                         finished_at timestamptz, started_at timestamptz, statistics json)
    WHERE q.id = v.id AND q.locked_by = v.locked_by AND q.status = 'InProgress'
      AND (v.attempts IS NULL OR q.attempts = v.attempts)
   RETURNING q.id`;
@@ -74,6 +79,7 @@ async function writeOne(db: RuntimeDatabase, executor: Knex, end: PlainEnd): Pro
       status: end.status,
       finished_at: toDatabaseTime(db.dialect, end.finishedAt),
       lease_until: null,
+      ...(end.startedAt === undefined ? {} : { started_at: toDatabaseTime(db.dialect, end.startedAt) }),
       ...(end.statistics === undefined ? {} : { statistics: JSON.stringify(end.statistics) }),
     });
   // mysql2 counts matched rows (FOUND_ROWS), so an unchanged row still answers 1.
@@ -89,6 +95,7 @@ export async function writeEnds(db: RuntimeDatabase, ends: readonly PlainEnd[]):
       attempts: end.attempt ?? null,
       status: end.status,
       finished_at: end.finishedAt.toISOString(),
+      started_at: end.startedAt?.toISOString() ?? null,
       statistics: end.statistics ?? null,
     }));
     const result = (await db.knex.raw(batchStatement, [JSON.stringify(rows)])) as { rows: Array<{ id: string }> };
@@ -122,7 +129,8 @@ class CompleteTogether {
 
   complete(end: PlainEnd): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      if (this.#closed) return reject(new RuntimeDatabaseClosedError('the runtime database is closed; the end of the item was not recorded'));
+      if (this.#closed)
+        return reject(new RuntimeDatabaseClosedError('the runtime database is closed; the end of the item was not recorded'));
       this.#waiting.push({ end, resolve, reject });
       this.#running ??= this.#run();
     });

@@ -48,6 +48,11 @@ export interface AttemptResult {
   attempt?: number;
   statistics?: ItemStatistics;
   errors?: readonly NewItemError[];
+  /**
+   * When the run really began, stored as the item's start when given: the claim stamps its own
+   * time, and an item that waited in the daemon's buffer (daemon.ts) began later than that.
+   */
+  startedAt?: Date;
   now?: Date;
 }
 
@@ -112,6 +117,7 @@ export async function completeItem(db: RuntimeDatabase, result: AttemptResult & 
       ...(result.attempt === undefined ? {} : { attempt: result.attempt }),
       status: result.status,
       finishedAt: now,
+      ...(result.startedAt === undefined ? {} : { startedAt: result.startedAt }),
       ...(result.statistics === undefined ? {} : { statistics: result.statistics }),
     });
   }
@@ -120,6 +126,7 @@ export async function completeItem(db: RuntimeDatabase, result: AttemptResult & 
       status: result.status,
       finished_at: toDatabaseTime(db.dialect, now),
       lease_until: null,
+      ...(result.startedAt === undefined ? {} : { started_at: toDatabaseTime(db.dialect, result.startedAt) }),
       ...(result.statistics === undefined ? {} : { statistics: JSON.stringify(result.statistics) }),
       errors: JSON.stringify(appendErrors(held.errors, result.errors ?? [], now)),
     },
