@@ -49,7 +49,7 @@ const goalRatio = 1.0;
 const batchedGoalRatio = 0.5;
 const root = resolve(import.meta.dirname, '../..');
 
-function withDatabase(url: string, database: string): string {
+export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
@@ -70,7 +70,7 @@ async function concurrently(count: number, call: () => Promise<unknown>): Promis
   return performance.now() - started;
 }
 
-interface Side {
+export interface Side {
   name: string;
   enqueue(count: number): Promise<number>;
   /** Items not yet finished. */
@@ -97,10 +97,12 @@ async function countRows(knex: Knex, sql: string): Promise<number> {
   return Number(result.rows[0]!.n);
 }
 
-/** What the API gives a start of the no-op sync (execution/concurrency-of.ts). */
-const noopConcurrency = { key: 'process:noop', limit: processes * concurrency, onLimit: 'wait' } as const;
-
-async function synclineSide(url: string, folder: string): Promise<Side> {
+/**
+ * Syncline with the no-op sync in `folder`, its concurrency limit `workers × concurrency` (what
+ * the API gives a start of it, execution/concurrency-of.ts), so the limit never holds one back.
+ */
+export async function synclineSide(url: string, folder: string, workers = processes): Promise<Side> {
+  const noopConcurrency = { key: 'process:noop', limit: workers * concurrency, onLimit: 'wait' } as const;
   writeFileSync(
     join(folder, 'noop.yaml'),
     `kind: System
@@ -119,7 +121,7 @@ id: noop
 source: { system: bench, object: Nothing }
 target: { system: bench, object: Nothing }
 mapping: '{ "id": id }'
-concurrency: { limit: ${processes * concurrency} }
+concurrency: { limit: ${workers * concurrency} }
 `,
   );
   const sqlite = knexFactory({ client: 'sqlite3', connection: { filename: join(folder, 'noop.sqlite') }, useNullAsDefault: true });
