@@ -132,6 +132,8 @@ export interface QueueSettings {
   database: DatabaseLocation;
   /** Items one process runs at once. */
   concurrency: number;
+  /** Most items a busy daemon claims ahead of its free slots, so the next one is on hand when a slot frees; 0: none (default: the concurrency). */
+  prefetch: number;
   /** How long a claim holds without a heartbeat, in ms. */
   leaseMs: number;
   /** Longest sleep of an idle daemon between looks at the queue, in ms (wake-ups usually come sooner). */
@@ -179,13 +181,16 @@ export function queueSettings(
     return text === undefined ? fallback : parseSettingDuration(text, name, minimumMs);
   };
   const leaseMs = duration('SYNCLINE_LEASE', queueDefaults.leaseMs, 1000);
+  const itemsAtOnce =
+    concurrency === undefined
+      ? queueDefaults.concurrency
+      : parseConcurrency(concurrency, flags.concurrency !== undefined ? '--concurrency' : 'SYNCLINE_CONCURRENCY');
+  const prefetch = set(env.SYNCLINE_PREFETCH);
   return {
     database,
-    concurrency:
-      concurrency === undefined
-        ? queueDefaults.concurrency
-        : parseConcurrency(concurrency, flags.concurrency !== undefined ? '--concurrency' : 'SYNCLINE_CONCURRENCY'),
+    concurrency: itemsAtOnce,
     leaseMs,
+    prefetch: prefetch === undefined ? itemsAtOnce : parseWholeNumber(prefetch, 'SYNCLINE_PREFETCH', 0, 1000, 'items claimed ahead'),
     pollIntervalMs: duration('SYNCLINE_POLL_INTERVAL', queueDefaults.pollIntervalMs, 10),
     retentionMs: duration('SYNCLINE_RETENTION', queueDefaults.retentionMs, 0),
     drainMs: duration('SYNCLINE_DRAIN_TIME', queueDefaults.drainMs, 0),

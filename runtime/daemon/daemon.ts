@@ -2,15 +2,30 @@
  * The queue daemon: claims due items up to a concurrency limit and runs each with runHeldItem;
  * reaps items of lost workers; prunes finished items past their retention age.
  *
- * It claims as many items as it has free slots, in one batch, and sleeps until work may be due:
+ * It claims as many items as it has free slots, plus a few for its buffer (below), in one batch,
+ * and sleeps until work may be due:
  * woken by listenForWork (enqueues in this process; NOTIFY on PostgreSQL, also sent when a run
  * under a concurrency limit ends) and by a finished item (a slot came free), otherwise after the
  * poll interval, or sooner when the next backed-off item comes due. Items waiting for room under
  * their concurrency limit wait for such a wake-up, not for a time. Database errors are logged and the loop goes on after a growing pause: a daemon
  * outlives a database restart.
  *
- * stop(): no more claims; running items get the drain time to finish, then they are aborted and
- * whatever is still held is released (Pending again, the interrupted attempt not counted).
+ * The buffer: when items end quickly, a slot that comes free would wait for a claim's round trip
+ * before its next item starts, and each claim would take one item. So a busy daemon claims up to
+ * `prefetch` items more than its free slots, held like any claimed item (they count against their
+ * concurrency keys, since they are InProgress), and starts one of them the moment a slot frees.
+ * It asks for as many extra items as it started within the buffer's longest wait, at most
+ * `prefetch`: a daemon whose items run long buffers nothing and leaves the items to idle daemons.
+ * A buffered item waits at most `bufferWaitMs` (a second; a tenth of the lease when shorter):
+ * then it is released for any daemon to take. Since that is far less than the lease, and a
+ * started run's heartbeats renew its lease from a third of the lease after its start, no lease
+ * runs out while an item waits, so buffered items need no heartbeat of their own. An item started
+ * from the buffer stores its real start with its end (run-held-item.ts `startedLate`), so its
+ * StartedDate is its claim's time, at most bufferWaitMs early, only while it runs.
+ *
+ * stop(): no more claims; buffered items are released at once, in one statement; running items
+ * get the drain time to finish, then they are aborted and whatever is still held is released
+ * (Pending again, the interrupted attempt not counted).
  */
 import type { ItemRunner } from '../execution/run-held-item.js';
 import { repeatEvery, type Repeating } from '../execution/repeat-every.js';
@@ -20,6 +35,7 @@ import { listenForWork, type WorkListener } from '../queue/notify.js';
 import { prune } from '../queue/prune.js';
 import { nextRunAfter } from '../queue/queue-summary.js';
 import { reap } from '../queue/reap.js';
+import type { QueueRow } from '../queue/queue-item.js';
 import { release } from '../queue/release.js';
 import { queueDefaults } from '../settings.js';
 import { WakeSignal } from '../execution/wake-signal.js';
@@ -29,6 +45,8 @@ export interface DaemonOptions {
   runner: ItemRunner;
   /** Items run at once (default queueDefaults.concurrency). */
   concurrency?: number;
+  /** Most items claimed ahead of free slots, into the buffer (default: the concurrency; 0: none). */
+  prefetch?: number;
   /** Longest idle sleep, in ms (default queueDefaults.pollIntervalMs). */
   pollIntervalMs?: number;
   /** Between reaper runs, in ms (default: half the lease, so a lost item waits at most 1.5 leases). */
@@ -76,15 +94,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { runner } = options;
   const { db, log, workerId } = runner;
   const concurrency = options.concurrency ?? queueDefaults.concurrency;
+  const prefetch = options.prefetch ?? concurrency;
+  const bufferWaitMs = Math.min(1000, runner.leaseMs / 10);
   const pollIntervalMs = options.pollIntervalMs ?? queueDefaults.pollIntervalMs;
   const drainMs = options.drainMs ?? queueDefaults.drainMs;
   const retentionMs = options.retentionMs ?? queueDefaults.retentionMs;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new RangeError(`daemon: concurrency must be a whole number of at least 1, not ${concurrency}`);
+  if (!Number.isInteger(prefetch) || prefetch < 0)
+    throw new RangeError(`daemon: prefetch must be a whole number of at least 0, not ${prefetch}`);
 
   const wake = new WakeSignal();
   /** Runs in progress by item id and attempt. */
   const running = new Map<string, { done: Promise<void>; controller: AbortController; id: string }>();
+  /** Claimed items waiting for a free slot, in claim order, with when they were claimed (ms). */
+  const buffered: Array<{ item: QueueRow; claimedAt: number }> = [];
+  /** When recent runs started (ms), those within bufferWaitMs: how many items the buffer may want. */
+  const recentStarts: number[] = [];
   let stopping = false;
   const loopState = { tickedAt: Date.now(), pollIntervalMs, stopping: false, failure: undefined as unknown };
 
@@ -98,10 +124,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     log.warn({ err: error }, `cannot listen for queue notifications; polling every ${pollIntervalMs}ms instead`);
   }
 
-  const start = (item: Parameters<typeof runHeldItem>[1]): void => {
+  const start = (item: QueueRow, startedLate: boolean): void => {
     const runKey = `${item.id}#${item.attempts}`;
     const controller = new AbortController();
-    const done = runHeldItem(runner, item, { signal: controller.signal, reread: false })
+    recentStarts.push(Date.now());
+    const done = runHeldItem(runner, item, { signal: controller.signal, reread: false, startedLate })
       .then(() => undefined)
       .catch((error: unknown) => {
         // Recording the end failed (the database went away): the lease runs out and the reaper retries the item.
@@ -113,9 +140,32 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       .finally(() => {
         // Only this run's own entry: the same item may have been reaped and claimed again meanwhile.
         running.delete(runKey);
+        startBuffered();
         wake.wake();
       });
     running.set(runKey, { done, controller, id: item.id });
+  };
+
+  /** Starts buffered items in the free slots, unless stopping (stop() releases them). */
+  const startBuffered = (): void => {
+    while (!stopping && running.size < concurrency && buffered.length > 0) start(buffered.shift()!.item, true);
+  };
+
+  /** How many items the buffer should hold: as many as started within its longest wait, at most `prefetch`. */
+  const bufferWanted = (): number => {
+    const since = Date.now() - bufferWaitMs;
+    while (recentStarts.length > 0 && recentStarts[0]! < since) recentStarts.shift();
+    return Math.min(prefetch, recentStarts.length);
+  };
+
+  /** Releases buffered items that waited past bufferWaitMs (all of them with `all`), so any daemon may take them. */
+  const releaseBuffered = async (all: boolean): Promise<void> => {
+    const since = Date.now() - bufferWaitMs;
+    const stale = all ? buffered.length : buffered.findIndex((entry) => entry.claimedAt >= since);
+    const count = stale === -1 ? buffered.length : stale;
+    if (count === 0) return;
+    const ids = buffered.splice(0, count).map((entry) => entry.item.id);
+    await release(db, { workerId, ids });
   };
 
   const claimLoop = async (): Promise<void> => {
@@ -125,16 +175,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       loopState.tickedAt = Date.now();
       let sleepMs = pollIntervalMs;
       try {
+        startBuffered();
+        await releaseBuffered(false);
         const free = concurrency - running.size;
-        if (free > 0) {
-          const items = await claim(db, { workerId, limit: free, leaseMs: runner.leaseMs });
+        const target = bufferWanted();
+        const wanted = free + target - buffered.length;
+        // With every slot busy, the buffer is refilled once half of it is used, so the next
+        // items are on hand before it runs dry.
+        if (wanted > 0 && (free > 0 || buffered.length * 2 <= target)) {
+          const items = await claim(db, { workerId, limit: wanted, leaseMs: runner.leaseMs });
           if (stopping) {
             await release(db, { workerId, ids: items.map((item) => item.id) });
             break;
           }
-          for (const item of items) start(item);
+          const claimedAt = Date.now();
+          for (const item of items) buffered.push({ item, claimedAt });
+          startBuffered();
           // A full batch may have left more due items behind: look again as soon as a slot is free.
-          if (items.length === free) continue;
+          if (items.length === wanted) continue;
           const next = await nextRunAfter(db);
           if (next !== null) {
             const wait = next.getTime() - Date.now();
@@ -149,6 +207,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         sleepMs = errorPauseMs;
         errorPauseMs = Math.min(errorPauseMs * 2, maxErrorPauseMs);
       }
+      // A buffered item must not outwait bufferWaitMs by much: look again by then.
+      if (buffered.length > 0) sleepMs = Math.min(sleepMs, Math.max(0, buffered[0]!.claimedAt + bufferWaitMs - Date.now()) + 5);
       if (!stopping) await wake.sleep(sleepMs);
     }
   };
@@ -175,7 +235,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     loopState.failure = error;
     log.fatal({ err: error }, 'the claim loop ended unexpectedly; this daemon claims no more items');
   });
-  log.info({ workerId, concurrency, pollIntervalMs, leaseMs: runner.leaseMs, database: db.location.display }, 'daemon started');
+  log.info({ workerId, concurrency, prefetch, pollIntervalMs, leaseMs: runner.leaseMs, database: db.location.display }, 'daemon started');
 
   let stopped: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
@@ -184,6 +244,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     wake.wake();
     await loop;
     await Promise.all([reaper.stop(), pruner.stop(), listener?.close()]);
+    if (buffered.length > 0) {
+      const ids = buffered.map((entry) => entry.item.id);
+      try {
+        await releaseBuffered(true);
+        log.info({ released: ids.length }, 'released buffered items back to Pending');
+      } catch (error) {
+        // Their leases run out and a reaper returns them, with the attempt counted.
+        log.error({ err: error, items: ids }, 'could not release buffered items; the reaper will return them');
+      }
+    }
 
     const all = () => Promise.allSettled([...running.values()].map((entry) => entry.done));
     if (running.size > 0) {

@@ -37,6 +37,7 @@ export async function startQueueWorkers(
   const daemon = await startDaemon({
     runner,
     concurrency: settings.concurrency,
+    prefetch: settings.prefetch,
     pollIntervalMs: settings.pollIntervalMs,
     retentionMs: settings.retentionMs,
     drainMs: settings.drainMs,

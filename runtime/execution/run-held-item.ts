@@ -52,6 +52,11 @@ export interface RunHeldItemOptions {
   signal?: AbortSignal;
   /** Called as the run's statistics grow. */
   onProgress?: (statistics: Readonly<ItemStatistics>) => void;
+  /**
+   * The item waited after its claim (in the daemon's buffer): its real start, now, is stored
+   * with its end instead of the claim's time.
+   */
+  startedLate?: boolean;
 }
 
 /** Why the run was stopped early, when it was. */
@@ -78,6 +83,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   // so they lead back to the request's own lines in the API's log, whichever process runs it.
   const log = item.requestId ? runner.log.child({ requestId: item.requestId }) : runner.log;
   const started = performance.now();
+  const startedAt = options.startedLate === true ? new Date() : undefined;
   const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
   const snapshot = runner.snapshot();
   const settings = processSettings(snapshot, item.processId);
@@ -195,6 +201,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
       attempt: item.attempts,
       statistics: result.statistics,
       errors: result.errors as readonly NewItemError[],
+      ...(startedAt === undefined ? {} : { startedAt }),
     };
     let status: string | undefined;
     if (result.status === 'Complete' || !result.retryable) {

@@ -38,7 +38,8 @@
  *        SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
  *      WHERE status = 'Pending' AND id IN (SELECT id FROM (…which items…) AS due)
  *     RETURNING *
- * - PostgreSQL — the same UPDATE, in a transaction that first locks the claim row:
+ * - PostgreSQL — the same UPDATE, choosing by `id = ANY(ARRAY(SELECT due.id FROM (…) AS due))`
+ *   (see claimStatement), in a transaction that first locks the claim row:
  *     SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE
  *   In READ COMMITTED, the UPDATE's snapshot is taken after the lock is granted, so it sees every
  *   claim committed before it. The lock is held for two short statements.
@@ -118,11 +119,21 @@ function claimableValues(now: Knex.Value, limit: number, ids: readonly string[])
 
 const setClaimed = `status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1`;
 
-/** SQLite and PostgreSQL: choose and claim in one statement. */
-function claimStatement(only: number): string {
+/**
+ * SQLite and PostgreSQL: choose and claim in one statement. On PostgreSQL the chosen ids are
+ * gathered first, into an array (an init plan, run once): with `id IN (subquery)` the planner may
+ * scan every Pending row and run the whole choice again for each one — it does so whenever the
+ * table's statistics are young or say few rows — which makes a claim cost the backlog's size
+ * instead of the claim's.
+ */
+function claimStatement(dialect: RuntimeDatabase['dialect'], only: number): string {
+  const chosen =
+    dialect === 'postgres'
+      ? `id = ANY(ARRAY(SELECT due.id FROM (${claimableQuery(only)}) AS due))`
+      : `id IN (SELECT id FROM (${claimableQuery(only)}) AS due)`;
   return `
   UPDATE queue_items SET ${setClaimed}
-   WHERE status = 'Pending' AND id IN (SELECT id FROM (${claimableQuery(only)}) AS due)
+   WHERE status = 'Pending' AND ${chosen}
   RETURNING *`;
 }
 
@@ -143,7 +154,9 @@ interface ClaimValues {
 async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues): Promise<Array<Record<string, unknown>>> {
   const { workerId, leaseUntil, now, limit, ids } = values;
   if (db.engine.returning) {
-    return rawRows(await executor.raw(claimStatement(ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]));
+    return rawRows(
+      await executor.raw(claimStatement(db.dialect, ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]),
+    );
   }
   const due = rawRows(await executor.raw(claimableQuery(ids.length), claimableValues(now, limit, ids)));
   const chosen = due.map((row) => String(row.id));

@@ -3,7 +3,8 @@
  * errors (appended to those of earlier attempts). Only the worker still holding the item can: a
  * worker whose item was reaped and claimed by another gets `false` and must drop its result.
  *
- * Without new errors, one statement:
+ * Without new errors, one statement, shared with the ends recorded at the same time
+ * (complete-together.ts):
  *   UPDATE queue_items SET status = ?, finished_at = ?, lease_until = NULL, statistics = ?
  *    WHERE id = ? AND locked_by = ? AND status = 'InProgress'
  * With new errors, in one write transaction (write-transaction.ts):
@@ -20,6 +21,7 @@ import { fromJsonColumn } from '../database/column-values.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
 import { writeTransaction } from '../database/write-transaction.js';
+import { completeTogether } from './complete-together.js';
 import type { ItemError, ItemStatistics } from './queue-item.js';
 
 /** An error to record; `at` defaults to the operation's `now`. */
@@ -46,6 +48,11 @@ export interface AttemptResult {
   attempt?: number;
   statistics?: ItemStatistics;
   errors?: readonly NewItemError[];
+  /**
+   * When the run really began, stored as the item's start when given: the claim stamps its own
+   * time, and an item that waited in the daemon's buffer (daemon.ts) began later than that.
+   */
+  startedAt?: Date;
   now?: Date;
 }
 
@@ -102,23 +109,24 @@ export async function completeItem(db: RuntimeDatabase, result: AttemptResult & 
   const now = result.now ?? new Date();
   if ((result.errors ?? []).length === 0) {
     // Nothing to append to the stored errors, so nothing to read first: one guarded statement
-    // instead of a transaction of four round trips — the common end of a run.
-    const updated = await db
-      .knex('queue_items')
-      .where(heldBy(result))
-      .update({
-        status: result.status,
-        finished_at: toDatabaseTime(db.dialect, now),
-        lease_until: null,
-        ...(result.statistics === undefined ? {} : { statistics: JSON.stringify(result.statistics) }),
-      });
-    return updated === 1;
+    // instead of a transaction of four round trips — the common end of a run — shared with the
+    // ends recorded at the same time (complete-together.ts).
+    return completeTogether(db, {
+      id: result.id,
+      workerId: result.workerId,
+      ...(result.attempt === undefined ? {} : { attempt: result.attempt }),
+      status: result.status,
+      finishedAt: now,
+      ...(result.startedAt === undefined ? {} : { startedAt: result.startedAt }),
+      ...(result.statistics === undefined ? {} : { statistics: result.statistics }),
+    });
   }
   const answer = await updateHeldItem(db, result, (held) => ({
     values: {
       status: result.status,
       finished_at: toDatabaseTime(db.dialect, now),
       lease_until: null,
+      ...(result.startedAt === undefined ? {} : { started_at: toDatabaseTime(db.dialect, result.startedAt) }),
       ...(result.statistics === undefined ? {} : { statistics: JSON.stringify(result.statistics) }),
       errors: JSON.stringify(appendErrors(held.errors, result.errors ?? [], now)),
     },

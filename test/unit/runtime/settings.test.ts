@@ -11,6 +11,15 @@ test('the daemon heartbeat: 10 s by default, a duration or milliseconds, at leas
   assert.throws(() => queueSettings({}, { SYNCLINE_DAEMON_HEARTBEAT: 'often' }), SettingsError);
 });
 
+test('the prefetch: the concurrency by default, a whole number from 0 otherwise', () => {
+  assert.equal(queueSettings({}, {}).prefetch, 4);
+  assert.equal(queueSettings({ concurrency: '10' }, {}).prefetch, 10);
+  assert.equal(queueSettings({}, { SYNCLINE_CONCURRENCY: '6', SYNCLINE_PREFETCH: '0' }).prefetch, 0);
+  assert.equal(queueSettings({}, { SYNCLINE_PREFETCH: '25' }).prefetch, 25);
+  assert.throws(() => queueSettings({}, { SYNCLINE_PREFETCH: '-1' }), /SYNCLINE_PREFETCH must be a whole number from 0 to 1000/);
+  assert.throws(() => queueSettings({}, { SYNCLINE_PREFETCH: 'many' }), SettingsError);
+});
+
 test('probes listen only when a port is given; the host defaults like serve', () => {
   assert.equal(probeSettings({}, {}), undefined);
   assert.equal(probeSettings({}, { SYNCLINE_HOST: '0.0.0.0', SYNCLINE_DAEMON_HTTP_HOST: '0.0.0.0' }), undefined);

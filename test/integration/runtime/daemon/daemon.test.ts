@@ -33,11 +33,19 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
   };
   const daemon = async (
     runProcess: RunProcess,
-    options: { concurrency?: number; pollIntervalMs?: number; drainMs?: number; workerId?: string; on?: RuntimeDatabase } = {},
+    options: {
+      concurrency?: number;
+      prefetch?: number;
+      pollIntervalMs?: number;
+      drainMs?: number;
+      workerId?: string;
+      on?: RuntimeDatabase;
+    } = {},
   ) => {
     const started = await startDaemon({
       runner: fakeRunner(options.on ?? db, runProcess, { workerId: options.workerId ?? 'daemon-1' }),
       concurrency: options.concurrency ?? 4,
+      ...(options.prefetch === undefined ? {} : { prefetch: options.prefetch }),
       pollIntervalMs: options.pollIntervalMs ?? 60_000,
       drainMs: options.drainMs ?? 10_000,
     });
@@ -94,6 +102,35 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
       assert.equal(item?.status, 'Pending');
       assert.equal(item?.attempts, 0);
       assert.equal(item?.lockedBy, null);
+    }
+  });
+
+  test('a busy daemon runs items from its buffer one at a time, and hands back the unstarted ones when it stops', async () => {
+    const ids = await add(30);
+    let runs = 0;
+    let now = 0;
+    let most = 0;
+    const running = await daemon(
+      async () => {
+        runs += 1;
+        now += 1;
+        most = Math.max(most, now);
+        await sleep(30);
+        now -= 1;
+        return completeOutcome();
+      },
+      { concurrency: 1, prefetch: 4 },
+    );
+    await eventually(async () => (await allComplete()) >= 5, 10_000, 'five items complete');
+    await running.stop();
+    const items = await Promise.all(ids.map((id) => getItem(db, id)));
+    const complete = items.filter((item) => item?.status === 'Complete');
+    assert.equal(runs, complete.length, 'each run completed its own item, none ran twice');
+    assert.equal(most, 1, 'buffered items wait for a free slot');
+    for (const item of items.filter((candidate) => candidate?.status !== 'Complete')) {
+      assert.equal(item?.status, 'Pending', 'nothing is left held');
+      assert.equal(item?.attempts, 0, 'a buffered attempt is not counted');
+      assert.equal(item?.startedAt, null);
     }
   });
 

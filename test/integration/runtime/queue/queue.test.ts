@@ -235,6 +235,32 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     assert.equal((await getItem(db, id))?.status, 'Complete');
   });
 
+  test('ends recorded at the same time share a write; each caller learns whether its own was recorded', async () => {
+    const ids = await Promise.all([0, 0, 0, 0, 0].map(async (seconds) => (await add('p', seconds)).id));
+    const held = await claim(db, { workerId: 'A', limit: 5, leaseMs: lease, now: at(1) });
+    const attemptOf = new Map(held.map((item) => [item.id, item.attempts]));
+    const statistics = { read: 2, created: 1, updated: 0, skipped: 1, failed: 0 };
+    const answers = await Promise.all([
+      completeItem(db, { id: ids[0]!, workerId: 'A', attempt: attemptOf.get(ids[0]!)!, status: 'Complete', statistics, now: at(5) }),
+      completeItem(db, { id: ids[1]!, workerId: 'B', status: 'Complete', now: at(5) }),
+      completeItem(db, { id: ids[2]!, workerId: 'A', attempt: attemptOf.get(ids[2]!)! + 1, status: 'Complete', now: at(5) }),
+      completeItem(db, { id: ids[3]!, workerId: 'A', status: 'Failed', startedAt: at(3), now: at(6) }),
+      completeItem(db, { id: ids[4]!, workerId: 'A', status: 'Complete', now: at(7) }),
+    ]);
+    assert.deepEqual(answers, [true, false, false, true, true], 'another worker, an older attempt: not recorded');
+    const stored = await Promise.all(ids.map((id) => getItem(db, id)));
+    assert.deepEqual(
+      stored.map((item) => item?.status),
+      ['Complete', 'InProgress', 'InProgress', 'Failed', 'Complete'],
+    );
+    assert.deepEqual(stored[0]?.statistics, statistics);
+    assert.deepEqual(stored[0]?.finishedAt, at(5));
+    assert.equal(stored[0]?.leaseUntil, null);
+    assert.deepEqual(stored[3]?.startedAt, at(3), 'a later real start replaces the claim time');
+    assert.deepEqual(stored[4]?.startedAt, at(1), 'without one, the claim time stays');
+    assert.deepEqual(stored[4]?.finishedAt, at(7));
+  });
+
   test('a failed attempt is retried after a doubling backoff until the attempts are used up', async () => {
     const { id } = await add('p', 0, { maxAttempts: 3 });
     const retry = { backoffMs: 30_000, maxBackoffMs: 3_600_000, jitter: 0 };

@@ -1,0 +1,198 @@
+/**
+ * Ends of attempts that arrive together share one write (a group commit): a daemon running many
+ * short items ends dozens of them while one end is being written, and one commit each would make
+ * the database's commit (its flush to disk) the limit of the whole queue.
+ *
+ * PostgreSQL, one statement with the guard of complete.ts on every row:
+ *   UPDATE queue_items AS q
+ *      SET status = v.status, finished_at = v.finished_at, lease_until = NULL,
+ *          started_at = COALESCE(v.started_at, q.started_at),
+ *          statistics = COALESCE(v.statistics, q.statistics)
+ *     FROM json_to_recordset(?) AS v(id uuid, locked_by text, attempts integer, status text,
+ *                                    finished_at timestamptz, started_at timestamptz,
+ *                                    statistics json)
+ *    WHERE q.id = v.id AND q.locked_by = v.locked_by AND q.status = 'InProgress'
+ *      AND (v.attempts IS NULL OR q.attempts = v.attempts)
+ *   RETURNING q.id
+ * The ids returned are the ends that were recorded; an end whose id is missing was no longer held
+ * by its worker (reaped, maybe claimed again), so its caller learns `false`, as from one UPDATE.
+ * SQLite and MariaDB/MySQL: the same guarded UPDATE per row, in one write transaction.
+ *
+ * The first end is written at once; ends that arrive while a write runs wait for it and then go
+ * together in the next one. So nothing waits at low load, and under load each write carries what
+ * piled up during the previous one. Every caller is answered only after its end is committed.
+ *
+ * A write the database refuses is tried again row by row, so one row's error reaches only its own
+ * caller; a database that is away fails them all, and each caller retries as it would its own
+ * statement (run-held-item.ts). Only ends without new errors come here: appending errors reads the
+ * stored ones first (complete.ts).
+ */
+import type { Knex } from 'knex';
+import { RuntimeDatabaseClosedError, runtimeDatabaseFailure } from '../database/database-failure.js';
+import type { RuntimeDatabase } from '../database/open-database.js';
+import { toDatabaseTime } from '../database/timestamps.js';
+import { writeTransaction } from '../database/write-transaction.js';
+import type { ItemStatistics } from './queue-item.js';
+
+/** One end to record, guarded like complete.ts's heldBy. */
+export interface PlainEnd {
+  id: string;
+  workerId: string;
+  attempt?: number;
+  status: 'Complete' | 'Failed';
+  finishedAt: Date;
+  /** When the run really began, if later than the claim's stamp (an item that waited in the daemon's buffer). */
+  startedAt?: Date;
+  statistics?: ItemStatistics;
+}
+
+interface Waiting {
+  end: PlainEnd;
+  resolve(recorded: boolean): void;
+  reject(error: unknown): void;
+}
+
+/** Most ends in one write: the statement binds one JSON value, so this only bounds its size. */
+const maxEnds = 200;
+
+const batchStatement = `
+  UPDATE queue_items AS q
+     SET status = v.status, finished_at = v.finished_at, lease_until = NULL,
+         started_at = COALESCE(v.started_at, q.started_at),
+         statistics = COALESCE(v.statistics, q.statistics)
+    FROM json_to_recordset(?::json) AS v(id uuid, locked_by text, attempts integer, status text,
+                                         finished_at timestamptz, started_at timestamptz, statistics json)
+   WHERE q.id = v.id AND q.locked_by = v.locked_by AND q.status = 'InProgress'
+     AND (v.attempts IS NULL OR q.attempts = v.attempts)
+  RETURNING q.id`;
+
+/** The guarded UPDATE of one end on `executor`; true when the worker still held the item. */
+async function writeOne(db: RuntimeDatabase, executor: Knex, end: PlainEnd): Promise<boolean> {
+  const updated = await executor('queue_items')
+    .where({
+      id: end.id,
+      locked_by: end.workerId,
+      status: 'InProgress',
+      ...(end.attempt === undefined ? {} : { attempts: end.attempt }),
+    })
+    .update({
+      status: end.status,
+      finished_at: toDatabaseTime(db.dialect, end.finishedAt),
+      lease_until: null,
+      ...(end.startedAt === undefined ? {} : { started_at: toDatabaseTime(db.dialect, end.startedAt) }),
+      ...(end.statistics === undefined ? {} : { statistics: JSON.stringify(end.statistics) }),
+    });
+  // mysql2 counts matched rows (FOUND_ROWS), so an unchanged row still answers 1.
+  return updated === 1;
+}
+
+/** Writes `ends` in one statement (PostgreSQL) or one transaction; answers the ids recorded. */
+export async function writeEnds(db: RuntimeDatabase, ends: readonly PlainEnd[]): Promise<Set<string>> {
+  if (db.dialect === 'postgres') {
+    const rows = ends.map((end) => ({
+      id: end.id,
+      locked_by: end.workerId,
+      attempts: end.attempt ?? null,
+      status: end.status,
+      finished_at: end.finishedAt.toISOString(),
+      started_at: end.startedAt?.toISOString() ?? null,
+      statistics: end.statistics ?? null,
+    }));
+    const result = (await db.knex.raw(batchStatement, [JSON.stringify(rows)])) as { rows: Array<{ id: string }> };
+    return new Set(result.rows.map((row) => String(row.id)));
+  }
+  return writeTransaction(db, async (trx) => {
+    const recorded = new Set<string>();
+    for (const end of ends) if (await writeOne(db, trx, end)) recorded.add(end.id);
+    return recorded;
+  });
+}
+
+class CompleteTogether {
+  readonly #db: RuntimeDatabase;
+  #waiting: Waiting[] = [];
+  /** The write loop while it runs. */
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(db: RuntimeDatabase) {
+    this.#db = db;
+    // Closing the database: ends not sent yet are refused (their runs' callers log it and the
+    // reaper returns the items), and the write under way finishes before the pool goes.
+    db.onClose(async () => {
+      this.#closed = true;
+      for (const entry of this.#waiting.splice(0))
+        entry.reject(new RuntimeDatabaseClosedError('the runtime database is closing; the end of the item was not recorded'));
+      await this.#running;
+    });
+  }
+
+  complete(end: PlainEnd): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      if (this.#closed)
+        return reject(new RuntimeDatabaseClosedError('the runtime database is closed; the end of the item was not recorded'));
+      this.#waiting.push({ end, resolve, reject });
+      this.#running ??= this.#run();
+    });
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) await this.#write(this.#nextBatch());
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  /**
+   * The next ends to write, one per item: two ends of one item (an old run of an attempt that was
+   * reaped and a new one claimed by this same process) go in separate writes, so the ids answered
+   * by a write tell each caller its own outcome.
+   */
+  #nextBatch(): Waiting[] {
+    const batch: Waiting[] = [];
+    const later: Waiting[] = [];
+    const ids = new Set<string>();
+    for (const entry of this.#waiting) {
+      if (batch.length < maxEnds && !ids.has(entry.end.id)) {
+        ids.add(entry.end.id);
+        batch.push(entry);
+      } else later.push(entry);
+    }
+    this.#waiting = later;
+    return batch;
+  }
+
+  async #write(batch: Waiting[]): Promise<void> {
+    let recorded: Set<string>;
+    try {
+      recorded = await writeEnds(
+        this.#db,
+        batch.map((entry) => entry.end),
+      );
+    } catch (error) {
+      // Away or closing: every row would fail the same way; each caller decides about retrying.
+      if (batch.length === 1 || runtimeDatabaseFailure(error) !== undefined) {
+        for (const entry of batch) entry.reject(error);
+        return;
+      }
+      for (const entry of batch) {
+        await writeOne(this.#db, this.#db.knex, entry.end).then(entry.resolve, entry.reject);
+      }
+      return;
+    }
+    for (const entry of batch) entry.resolve(recorded.has(entry.end.id));
+  }
+}
+
+const writers = new WeakMap<RuntimeDatabase, CompleteTogether>();
+
+/** Records one end without new errors, sharing the write with ends recorded at the same time; false when the worker no longer held the item. */
+export function completeTogether(db: RuntimeDatabase, end: PlainEnd): Promise<boolean> {
+  let writer = writers.get(db);
+  if (writer === undefined) {
+    writer = new CompleteTogether(db);
+    writers.set(db, writer);
+  }
+  return writer.complete(end);
+}
