@@ -59,7 +59,7 @@ export function stopFor(error: unknown, doing: string, signal: AbortSignal | und
 }
 
 export class RunReport {
-  readonly statistics: ItemStatistics = { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 };
+  readonly statistics: ItemStatistics = { read: 0, created: 0, updated: 0, skipped: 0, failed: 0, unchanged: 0 };
   private readonly kept: NewItemError[] = [];
   private notKept = 0;
 
