@@ -115,10 +115,9 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
     runCli(['run', ...args], { env: { SYNCLINE_DEFINITIONS: directory, SYNCLINE_DB: runtimeUrl(database()) } });
   const accounts = async () =>
     Object.fromEntries(
-      ((await database().admin('accounts').orderBy('AccountNumber')) as Array<{ AccountNumber: string; AccountName: string }>).map((row) => [
-        row.AccountNumber,
-        row.AccountName,
-      ]),
+      ((await database().admin('accounts').orderBy('AccountNumber')) as Array<{ AccountNumber: string; AccountName: string }>).map(
+        (row) => [row.AccountNumber, row.AccountName],
+      ),
     );
 
   before(async () => {
@@ -161,8 +160,12 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
 
     const admin = database().admin;
     await admin('customers').insert([6, 7, 8, 9, 10].map((id) => ({ id, name: `Customer ${id}`, changed_at: at(database(), 100 + id) })));
-    await admin('customers').where({ id: 7 }).update({ name: 'Customer 7 renamed', changed_at: at(database(), 200) });
-    await admin('customers').where({ id: 2 }).update({ name: 'Customer 2 renamed', changed_at: at(database(), 201) });
+    await admin('customers')
+      .where({ id: 7 })
+      .update({ name: 'Customer 7 renamed', changed_at: at(database(), 200) });
+    await admin('customers')
+      .where({ id: 2 })
+      .update({ name: 'Customer 2 renamed', changed_at: at(database(), 201) });
     const third = await run('customers');
     assert.equal(third.code, 0, third.stderr);
     // From the mark (08:05) less the look-back on: 1 to 5 (2 changed), and the new 6 to 10.
@@ -245,7 +248,9 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
     assert.equal(first.code, 0, first.stderr);
     assert.equal(statistics(first.stdout).Created, 13);
     assert.equal(statistics(first.stdout).Mark, '13');
-    await database().admin('customers').insert({ id: 14, name: 'Customer 14', changed_at: at(database(), 500) });
+    await database()
+      .admin('customers')
+      .insert({ id: 14, name: 'Customer 14', changed_at: at(database(), 500) });
     const next = await run('customers-by-id');
     assert.equal(next.code, 0, next.stderr);
     assert.deepEqual(
@@ -253,7 +258,9 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
       [1, 1, 'id: from 13, up to 14'],
     );
     // A WhereClause narrows what is read, so the run does not move the mark.
-    await database().admin('customers').insert({ id: 15, name: 'Customer 15', changed_at: at(database(), 500) });
+    await database()
+      .admin('customers')
+      .insert({ id: 15, name: 'Customer 15', changed_at: at(database(), 500) });
     const narrowed = await run('customers-by-id', '--where', 'id = 99');
     assert.equal(narrowed.code, 0, narrowed.stderr);
     assert.equal(statistics(narrowed.stdout).Mark, '14');
@@ -313,10 +320,19 @@ mapping: '{ "id": id }'
     assert.equal(result.code, 1, result.stdout);
     const lines = result.stdout.split('\n');
     const line = (id: string) => lines.find((text) => text.includes(`Sync/${id}:`)) ?? `(no line for ${id}: ${result.stdout})`;
-    assert.match(line('unknown-field'), /definitions\.yaml:20:\d+: Sync\/unknown-field: source\.cursor\.field: source db\/Item has no field 'changed' \(it has: id, name, changed_at\)/);
-    assert.match(line('text-field'), /definitions\.yaml:26:\d+: Sync\/text-field: source\.cursor\.field: 'name' of source db\/Item is String; a cursor needs/);
+    assert.match(
+      line('unknown-field'),
+      /definitions\.yaml:20:\d+: Sync\/unknown-field: source\.cursor\.field: source db\/Item has no field 'changed' \(it has: id, name, changed_at\)/,
+    );
+    assert.match(
+      line('text-field'),
+      /definitions\.yaml:26:\d+: Sync\/text-field: source\.cursor\.field: 'name' of source db\/Item is String; a cursor needs/,
+    );
     assert.match(line('key-look-back'), /definitions\.yaml:32:\d+: Sync\/key-look-back: source\.cursor\.lookBack: 'id' is an Integer key/);
-    assert.match(line('file-source'), /definitions\.yaml:38:\d+: Sync\/file-source: source\.cursor: system 'files' uses the file connector, which cannot have the system itself filter the records it reads/);
+    assert.match(
+      line('file-source'),
+      /definitions\.yaml:38:\d+: Sync\/file-source: source\.cursor: system 'files' uses the file connector, which cannot have the system itself filter the records it reads/,
+    );
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
