@@ -380,11 +380,7 @@ export interface Writing {
 }
 
 /** A run's writing: every page's writes made by the target connector, the source settled. */
-export const MAKE_WRITES: Writing = {
-  // A matched record that already holds the mapped values is left as it is: no write.
-  writer: ({ target, object, description }) => skipUnchanged(targetWriter(target, object), description),
-  settles: true,
-};
+export const MAKE_WRITES: Writing = { writer: ({ target, object }) => targetWriter(target, object), settles: true };
 
 /** The WhereClause of a start as a filter; a bad one stops the run for good. */
 function whereClauseFilter(environment: SyncEnvironment, sync: SyncEntry, text: string | null | undefined): Expression | undefined {
@@ -444,7 +440,10 @@ export async function runSync(
         ? undefined
         : await connect(environment, definition.source.system!, 'source', signal);
     const plan = matchPlan(sync.matchWhere, description);
-    const made = writing.writer({ target, object: definition.target.object, description, plan });
+    let made = writing.writer({ target, object: definition.target.object, description, plan });
+    // A matched record that already holds the mapped values is left as it is: no write. Records a
+    // webhook's saveWithSync hands over are written as given, so its caller hears created or updated.
+    if (writing.settles && given === undefined) made = skipUnchanged(made, description);
     const writer = cursor?.watch(made) ?? made;
     run = new SyncRun(sync, params, target, description, plan, signal, writer);
     run.onRecord = start.onRecord;

@@ -11,7 +11,9 @@
  *   (a field the record was read without, a read-only or unknown field: the write goes to the
  *   connector, which writes or refuses it as before);
  * - each value compares equal as the field's type compares values (changed-fields.ts).
- * A dry run plans the same (plan-writer.ts), so its statistics are what the run counts.
+ * A dry run plans the same (plan-writer.ts), so its statistics are what the run counts. Records
+ * given to a run (a webhook's saveWithSync) are written as given: the caller hears created or
+ * updated for each, as before.
  */
 import type { ObjectDescription, RecordData, WriteRequest } from '../../connectors/connection.js';
 import type { ConnectorError } from '../../connectors/connector-error.js';
