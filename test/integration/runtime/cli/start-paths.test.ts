@@ -89,7 +89,7 @@ describe('quickstart sync through the queue, with real processes', () => {
     assert.equal(all.Status, 'Complete');
     assert.deepEqual(
       all.Statistics,
-      { Read: 5, Created: 2, Updated: 2, Skipped: 1, Failed: 0 },
+      { Read: 5, Created: 2, Updated: 2, Skipped: 1, Failed: 0, Unchanged: 0 },
       'customer 1 is updated now, the other active ones created or updated, the one without email skipped',
     );
     assert.equal((await processes[0]!.stop('SIGTERM')).code, 0);

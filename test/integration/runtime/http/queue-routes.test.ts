@@ -31,7 +31,7 @@ const itemKeys = [
   'Status',
   'WhereClause',
 ];
-const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 };
+const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 };
 
 function assertProblem(answer: Answer, status: number, code: string, detail?: RegExp): void {
   assert.equal(answer.status, status, answer.text);

@@ -257,6 +257,7 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
       [statistics(next.stdout).Read, statistics(next.stdout).Created, statistics(next.stdout).Cursor],
       [1, 1, 'id: from 13, up to 14'],
     );
+    assert.match(next.stderr, /running customers-by-id \(item [0-9a-f-]{36}\), 1 source record\n/, 'the progress counts past the mark');
     // A WhereClause narrows what is read, so the run does not move the mark.
     await database()
       .admin('customers')
