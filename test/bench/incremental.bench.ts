@@ -214,6 +214,5 @@ try {
 } finally {
   await connections.closeAll();
   await db.close();
-  if (!process.env.BENCH_KEEP) rmSync(folder, { recursive: true, force: true });
-  else console.log(folder);
+  rmSync(folder, { recursive: true, force: true });
 }
