@@ -24,9 +24,18 @@ export interface SystemEntry {
   readonly capabilities: Readonly<ConnectorCapabilities>;
 }
 
+/** A sync's checked `source.cursor`: what an incremental run reads past (runtime/sync/sync-cursor.ts). */
+export interface SyncCursor {
+  readonly field: string;
+  readonly type: 'DateTime' | 'Date' | 'Integer';
+  /** Timestamps: how far before the mark a run reads again; 0 for Integer. */
+  readonly lookBackMs: number;
+}
+
 export interface SyncEntry {
   readonly definition: SyncDefinition;
   readonly origin: Origin;
+  readonly cursor?: SyncCursor;
   readonly where?: Expression;
   readonly order?: readonly OrderTerm[];
   readonly precondition?: Expression;

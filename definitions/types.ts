@@ -85,6 +85,13 @@ export interface ConcurrencyPolicy {
   group?: string;
 }
 
+/** A sync's `source.cursor`: a DateTime, Date or Integer field of the source, and how far back a timestamp run reads again. */
+export interface SyncCursorDefinition {
+  field: string;
+  /** A duration; timestamps only. */
+  lookBack?: string;
+}
+
 export interface SyncDefinition {
   kind: 'Sync';
   id: string;
@@ -97,6 +104,8 @@ export interface SyncDefinition {
     recordStore?: boolean;
     where?: string;
     order?: string;
+    /** Incremental runs (runtime/sync/sync-cursor.ts): the field whose high-water mark each run keeps. */
+    cursor?: SyncCursorDefinition;
   };
   target: { system: string; object: string };
   precondition?: string;

@@ -3,7 +3,9 @@
  * not declare it, at the setting, when the definitions load — not on the first run or call:
  * - a Sync's `source.order` and a webhook's `order` need `order` of the system they read
  *   (a webhook reading through a sync: that sync's source system);
- * - a webhook's `paging` needs `limit` and `skip` of the system it reads.
+ * - a webhook's `paging` needs `limit` and `skip` of the system it reads;
+ * - a Sync's `source.cursor` needs `filterPushDown` of its source system: an incremental run
+ *   that had to read every record to filter them in memory would save nothing.
  * The connection routes refuse GETDATA_LIMIT, SKIP and ORDER the same way at request time
  * (runtime/http/require-capability.ts); definitions are checked against the specs they are loaded
  * with, so a new connector is held to what it declares from its first System.
@@ -20,6 +22,7 @@ const purposes: Partial<Record<Capability, string>> = {
   order: 'sort the records it reads',
   limit: 'read a page of a given size',
   skip: 'start a page at an offset',
+  filterPushDown: 'have the system itself filter the records it reads',
 };
 
 export function checkCapabilities(context: CheckContext, connectors: ConnectorSpecs): void {
@@ -45,6 +48,10 @@ export function checkCapabilities(context: CheckContext, connectors: ConnectorSp
   for (const { definition, source, valid } of context.registry.Sync.values()) {
     if (!valid || definition.source.object === undefined || definition.source.order === undefined) continue;
     require(source, ['source', 'order'], systemOf(definition.source.system), 'order', 'source.order');
+  }
+  for (const { definition, source, valid } of context.registry.Sync.values()) {
+    if (!valid || definition.source.cursor === undefined || definition.source.recordStore) continue;
+    require(source, ['source', 'cursor'], systemOf(definition.source.system), 'filterPushDown', 'source.cursor');
   }
   for (const { definition, source, valid } of context.registry.Webhook.values()) {
     if (!valid) continue;

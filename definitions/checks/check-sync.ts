@@ -9,6 +9,7 @@ import type { FieldShape } from './check-context.js';
 import type { SyncDefinition } from '../types.js';
 import { objectShape, type CheckContext, type Registered } from './check-context.js';
 import { checkMappingTarget, checkMatchPlaceholders, keysOf } from './check-mapping.js';
+import { checkCursor } from './check-cursor.js';
 import { checkSchedule } from './check-schedule.js';
 
 export type CompiledSync = Omit<SyncEntry, 'definition' | 'origin'>;
@@ -81,8 +82,11 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
 
   if (definition.schedule) checkSchedule(context, source, ['schedule'], definition.schedule);
 
+  const sourceSystem = definition.source.system === undefined ? undefined : context.registry.System.get(definition.source.system);
+  const cursor = checkCursor(context, source, definition, sourceShape, sourceSystem?.definition);
+
   if (context.errors > before || !mapping) return undefined;
-  return { where, order, precondition, matchWhere, mapping };
+  return { where, order, precondition, matchWhere, mapping, ...(cursor === undefined ? {} : { cursor }) };
 }
 
 /** The source's field shape, for checking filters and preconditions against it. */

@@ -75,7 +75,7 @@ export async function dryRunCommand(processId: string, flags: RunFlags): Promise
   const text = format === 'text' ? new PlanText(subject, flags.verbose ?? false) : undefined;
   const json = format === 'json' ? new PlanJson(process.stdout, subject) : undefined;
   try {
-    progress.start('dry run', await sourceTotal(snapshot, processId, connections, actionParams, whereClause));
+    progress.start('dry run', await sourceTotal(snapshot, processId, connections, actionParams, whereClause, db));
     const started = performance.now();
     json?.start();
     const outcome: RunOutcome = await planSync(

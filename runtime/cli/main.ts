@@ -126,6 +126,7 @@ export function synclineProgram(setExitCode: (code: number) => void): Command {
       'an action parameter ($params.name, #params.name#); repeat for more',
       (value: string, list: string[] = []) => [...list, value],
     )
+    .option('--full', 'a sync with a cursor reads every record, not only those past its mark (action parameter FULL_RUN=true)')
     .option('--dry-run', 'read and match for real, write nothing, and print the plan: creates, updates field by field, skips, failures')
     .addOption(new Option('--format <format>', 'the plan as text or one JSON document (with --dry-run)').choices(['text', 'json']))
     .option('--verbose', 'list unchanged records too, and every record of each section (with --dry-run)')

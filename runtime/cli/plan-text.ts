@@ -141,7 +141,7 @@ export class PlanText {
       ),
     );
     const notes: string[] = [];
-    if (c.unchanged > 0) notes.push(`Updated counts the ${c.unchanged.toLocaleString('en')} unchanged: a run writes them all the same.`);
+    if (c.unchanged > 0) notes.push(`Skipped counts the ${c.unchanged.toLocaleString('en')} unchanged: a run leaves them as they are.`);
     if (outcome.status === 'Complete') {
       notes.push(
         `Not checked: unique keys, foreign keys and other constraints only ${sync.target.system} knows; a run may still fail records planned here.`,

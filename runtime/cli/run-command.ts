@@ -84,7 +84,7 @@ export async function runCommand(processId: string, flags: RunFlags): Promise<nu
     }
     let finished = item;
     if (item.status === 'InProgress' && item.lockedBy === workerId) {
-      progress.start(`item ${item.id}`, await sourceTotal(snapshot, processId, connections, actionParams, whereClause));
+      progress.start(`item ${item.id}`, await sourceTotal(snapshot, processId, connections, actionParams, whereClause, db));
       finished = await runHeldItem({ db, snapshot: () => snapshot, connections, log, runProcess, workerId, leaseMs }, item, {
         signal: stop.signal,
         onProgress: (statistics) => progress.update(statistics),

@@ -1,13 +1,14 @@
 /**
  * What `syncline run` and `syncline run --dry-run` both check before they start: the definitions
  * load, the id names a sync or a flow, `--param` is `Name=Value`, `--where` parses against the
- * sync. A problem is one `error: …` line on standard error and exit code 2 (1 for definitions with
+ * sync. `--full` is the action parameter FULL_RUN=true. A problem is one `error: …` line on standard error and exit code 2 (1 for definitions with
  * problems, as every command that loads them).
  */
 import type { Expression } from '../../definitions/expression/index.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { ActionParam } from '../queue/queue-item.js';
 import { defaults, SettingsError } from '../settings.js';
+import { FULL_RUN_PARAM } from '../sync/sync-cursor.js';
 import { parseWhereClause, WhereClauseError } from '../sync/where-clause.js';
 import { loadCommandDefinitions } from './load-command-definitions.js';
 
@@ -16,6 +17,8 @@ export interface RunFlags {
   db?: string;
   where?: string;
   param?: string[];
+  /** A sync with a cursor reads everything (the action parameter FULL_RUN=true). */
+  full?: boolean;
   dryRun?: boolean;
   format?: string;
   verbose?: boolean;
@@ -42,6 +45,7 @@ export async function prepareRun(processId: string, flags: RunFlags, notDoing: s
   let actionParams: ActionParam[];
   try {
     actionParams = (flags.param ?? []).map(parseParam);
+    if (flags.full) actionParams.push({ Name: FULL_RUN_PARAM, Value: 'true' });
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);

@@ -48,7 +48,8 @@ const actionParams = {
   type: ['array', 'null'],
   maxItems: valueLimits.actionParams,
   items: actionParamSchema,
-  description: 'Parameters of the run: $params in the mapping, #params.Name# in filters.',
+  description:
+    "Parameters of the run: $params in the mapping, #params.Name# in filters. One name is the runtime's own: FULL_RUN with the Value true makes a sync with a cursor (source.cursor) read every record instead of only those past its high-water mark (for a flow: each of its syncs).",
 };
 
 const startTypeOf = (allowed: readonly StartType[]) => ({ enum: [...allowed], description: 'Any case is accepted.' });

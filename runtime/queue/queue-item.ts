@@ -44,6 +44,21 @@ export interface QueueConcurrency {
   onLimit: 'wait' | 'skip' | 'fail';
 }
 
+/**
+ * The cursor range an incremental run read (runtime/sync/sync-cursor.ts), as mark text: ISO 8601
+ * for DateTime, `YYYY-MM-DD` for Date, the digits of an Integer.
+ */
+export interface CursorStatistics {
+  /** The sync's cursor field. */
+  field: string;
+  /** Where the read began (the mark less the look-back; `>` for an Integer key); null: a full run read everything. */
+  from: string | number | null;
+  /** The greatest cursor value read; null when no record was read. */
+  to: string | null;
+  /** The mark after the run, where the next run begins; null when none is kept yet. */
+  mark: string | null;
+}
+
 /** What one attempt did to records. */
 export interface ItemStatistics {
   read: number;
@@ -51,6 +66,10 @@ export interface ItemStatistics {
   updated: number;
   skipped: number;
   failed: number;
+  /** Of the skipped: records whose target already held the mapped values, so nothing was written. Absent: 0. */
+  unchanged?: number;
+  /** A sync with a cursor: the range it read. */
+  cursor?: CursorStatistics;
 }
 
 export const noStatistics: Readonly<ItemStatistics> = Object.freeze({ read: 0, created: 0, updated: 0, skipped: 0, failed: 0 });
@@ -125,7 +144,16 @@ export interface QueueItem {
   StartedDate: string | null;
   FinishedDate: string | null;
   Attempts: number;
-  Statistics: { Read: number; Created: number; Updated: number; Skipped: number; Failed: number };
+  Statistics: {
+    Read: number;
+    Created: number;
+    Updated: number;
+    Skipped: number;
+    Failed: number;
+    Unchanged: number;
+    /** A sync with a cursor: the range read; absent otherwise. */
+    Cursor?: { Field: string; From: string | number | null; To: string | null; Mark: string | null };
+  };
   Errors: Array<{ Message: string; SourceId?: string; At: string }>;
   /** The ID of the Failed item this one retries; null when it is no retry. */
   RetryOf: string | null;
@@ -186,6 +214,17 @@ export function queueItemJson(item: QueueRow): QueueItem {
       Updated: statistics.updated,
       Skipped: statistics.skipped,
       Failed: statistics.failed,
+      Unchanged: statistics.unchanged ?? 0,
+      ...(statistics.cursor === undefined
+        ? {}
+        : {
+            Cursor: {
+              Field: statistics.cursor.field,
+              From: statistics.cursor.from,
+              To: statistics.cursor.to,
+              Mark: statistics.cursor.mark,
+            },
+          }),
     },
     Errors: item.errors.map((error) => ({
       Message: error.message,

@@ -14,7 +14,7 @@
  * Memory grows with the records the plan would create (their values are kept), not with the
  * records read.
  */
-import type { Connection, ObjectDescription, RecordData, WriteRequest, WriteResult } from '../../connectors/connection.js';
+import type { Connection, ObjectDescription, RecordData, WriteRequest } from '../../connectors/connection.js';
 import type { ConnectorError } from '../../connectors/connector-error.js';
 import type { SyncEntry } from '../../definitions/snapshot.js';
 import type { FieldType } from '../../definitions/types.js';
@@ -22,7 +22,8 @@ import { ChangedFields, writtenValue } from './changed-fields.js';
 import type { MatchPlan } from './match-plan.js';
 import { PlannedCreates } from './planned-creates.js';
 import { skipReasonText, type PlannedRecord, type PlannedTarget } from './planned-record.js';
-import type { PendingWrite, RecordFate, RunWriter } from './run-writer.js';
+import type { PendingWrite, RecordFate, RunWriter, RunWriteResult } from './run-writer.js';
+import { UnchangedCheck } from './unchanged-writes.js';
 
 /** What the plan worked out for one request of a write, until its record's fate is settled. */
 type PlannedRequest = { kind: 'create'; record: RecordData; values: RecordData } | { kind: 'update'; target: PlannedTarget };
@@ -38,6 +39,7 @@ export interface PlanRun {
 export class PlanWriter implements RunWriter {
   readonly planned: PlannedCreates;
   private readonly changed: ChangedFields;
+  private readonly unchanged: UnchangedCheck;
   private readonly fieldTypes: ReadonlyMap<string, FieldType>;
   private readonly groupTypes: ReadonlyMap<string, ReadonlyMap<string, FieldType>>;
   /** Requests of the write under way, with what was worked out for them. */
@@ -50,6 +52,7 @@ export class PlanWriter implements RunWriter {
     private readonly onPlanned: (record: PlannedRecord) => void,
   ) {
     this.changed = new ChangedFields(run.description);
+    this.unchanged = new UnchangedCheck(run.description);
     this.planned = new PlannedCreates(run.plan);
     this.fieldTypes = new Map(run.description.fields.map((field) => [field.name, field.type]));
     this.groupTypes = new Map(
@@ -57,10 +60,10 @@ export class PlanWriter implements RunWriter {
     );
   }
 
-  async write(writes: readonly PendingWrite[]): Promise<Array<WriteResult | ConnectorError>> {
+  async write(writes: readonly PendingWrite[]): Promise<Array<RunWriteResult | ConnectorError>> {
     // The run settles every record of a call before it makes the next: what is left is of records that failed.
     this.requests.clear();
-    const answers: Array<WriteResult | ConnectorError> = [];
+    const answers: Array<RunWriteResult | ConnectorError> = [];
     for (const write of writes) {
       for (const [index, request] of write.requests.entries()) {
         const found = write.found[index];
@@ -71,9 +74,11 @@ export class PlanWriter implements RunWriter {
           this.requests.set(request, { kind: 'create', record, values });
           answers.push({ action: 'created', key: this.keyOf(record) ?? {} });
         } else {
+          // As a run decides it (unchanged-writes.ts): a write that changes nothing is left out.
+          const leftAsIs = this.unchanged.holds(found, request);
           const target = this.update(found, request);
           this.requests.set(request, { kind: 'update', target });
-          answers.push({ action: 'updated', key: target.key });
+          answers.push({ action: leftAsIs ? 'unchanged' : 'updated', key: target.key });
         }
       }
     }
@@ -92,7 +97,7 @@ export class PlanWriter implements RunWriter {
       this.onPlanned({ ...place, action: 'skip', rule: fate.reason.rule, reason: skipReasonText(this.run.sync.definition, fate.reason) });
   }
 
-  private written(write: PendingWrite, results: readonly WriteResult[]): PlannedRecord {
+  private written(write: PendingWrite, results: readonly RunWriteResult[]): PlannedRecord {
     const { source } = write.record;
     const place = { position: source.position ?? 0, sourceId: source.sourceId };
     const planned = write.requests.map((request) => this.requests.get(request));
@@ -106,7 +111,7 @@ export class PlanWriter implements RunWriter {
       return { ...place, action: 'skip', rule: 'onMatch', reason: skipReasonText(this.run.sync.definition, { rule: 'onMatch' }) };
     }
     const targets = planned.flatMap((request) => (request?.kind === 'update' ? [request.target] : []));
-    return { ...place, action: targets.some((target) => target.changes.length > 0) ? 'update' : 'unchanged', targets };
+    return { ...place, action: results.every((result) => result.action === 'unchanged') ? 'unchanged' : 'update', targets };
   }
 
   /** Keeps a planned create for later records to find. */

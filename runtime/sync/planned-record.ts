@@ -11,8 +11,8 @@ import type { SkipReason } from './run-writer.js';
 /**
  * - `create`: no target record matches; one would be created.
  * - `update`: it matches target records and changes at least one field of one of them.
- * - `unchanged`: it matches and would write values every target record already holds. A run
- *   still writes them, so its statistics count it as updated.
+ * - `unchanged`: it matches and every target record already holds the values it would write. A
+ *   run leaves them as they are (unchanged-writes.ts): its statistics count it as skipped.
  * - `skip`: a rule of the sync leaves it out (the precondition, onNoMatch, onMatch,
  *   onMultipleMatches).
  * - `fail`: the run would fail it (its mapping, its match search, several matches under

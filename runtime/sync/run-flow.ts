@@ -38,6 +38,7 @@ function add(total: ItemStatistics, more: Readonly<ItemStatistics>): ItemStatist
     updated: total.updated + more.updated,
     skipped: total.skipped + more.skipped,
     failed: total.failed + more.failed,
+    ...(total.unchanged === undefined && more.unchanged === undefined ? {} : { unchanged: (total.unchanged ?? 0) + (more.unchanged ?? 0) }),
   };
 }
 

@@ -59,6 +59,7 @@ export function stopFor(error: unknown, doing: string, signal: AbortSignal | und
 }
 
 export class RunReport {
+  /** `unchanged` is there once a record was found unchanged: statistics of runs that wrote everything stay as they were. */
   readonly statistics: ItemStatistics = { read: 0, created: 0, updated: 0, skipped: 0, failed: 0 };
   private readonly kept: NewItemError[] = [];
   private notKept = 0;

@@ -11,7 +11,7 @@
  * Statistics count source records: read = created + updated + skipped + failed for every record
  * read, including under updateAll (one source record updating three targets is one update).
  */
-import type { Connection, ObjectDescription, RecordData, WriteRequest, WriteResult } from '../../connectors/connection.js';
+import type { Connection, ObjectDescription, RecordData, WriteRequest } from '../../connectors/connection.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import type { SyncEntry } from '../../definitions/snapshot.js';
 import type { SyncDefinition } from '../../definitions/types.js';
@@ -24,9 +24,19 @@ import { equalityValues, matchPlan, type Equality, type MatchPlan } from './matc
 import { matchesOnWrite } from './match-on-write.js';
 import { prefetchPages } from './prefetch-pages.js';
 import { abortMessage, isRecordRejection, RunReport, RunStop, stopFor } from './run-report.js';
-import { targetWriter, type Mapped, type PendingWrite, type RecordFate, type RunWriter, type SkipReason } from './run-writer.js';
+import {
+  targetWriter,
+  type Mapped,
+  type PendingWrite,
+  type RecordFate,
+  type RunWriter,
+  type RunWriteResult,
+  type SkipReason,
+} from './run-writer.js';
 import { settleReceipt, settleSource } from './settle-source.js';
 import { andFilters, sourcePages, type SourceRecord } from './source-pages.js';
+import { CursorRun } from './sync-cursor.js';
+import { skipUnchanged } from './unchanged-writes.js';
 import { parseWhereClause, WhereClauseError } from './where-clause.js';
 
 /** A sync's outcome, with what a flow needs to clean the record store after it. */
@@ -341,7 +351,7 @@ class SyncRun {
   private async writeAll(writes: readonly PendingWrite[], again?: Mapped[]): Promise<void> {
     if (writes.length === 0) return;
     this.checkSignal();
-    let results: Array<WriteResult | ConnectorError>;
+    let results: Array<RunWriteResult | ConnectorError>;
     try {
       results = await this.writer.write(writes);
     } catch (error) {
@@ -364,12 +374,14 @@ class SyncRun {
         else stop ??= error;
         continue;
       }
-      const written = own as WriteResult[];
+      const written = own as RunWriteResult[];
       const created = written.filter((result) => result.action === 'created').length;
-      const skipped = written.filter((result) => result.action === 'skipped').length;
-      // A record found at write time under onMatch skip was left as it is: a skip.
+      const unchanged = written.filter((result) => result.action === 'unchanged').length;
+      const skipped = written.filter((result) => result.action === 'skipped').length + unchanged;
+      // A record found at write time under onMatch skip, or already holding its values, was left as it is: a skip.
       const result = skipped === own.length ? 'skipped' : created === own.length ? 'created' : 'updated';
       this.report.statistics[result] += 1;
+      if (unchanged === own.length) this.report.statistics.unchanged = (this.report.statistics.unchanged ?? 0) + 1;
       this.onRecord?.({ sourceId: write.record.source.sourceId, result, keys: written.map((answer) => answer.key) });
       this.settled({ result: 'written', write, results: written });
     }
@@ -449,9 +461,12 @@ export async function runSync(
         ? `the record store of ${definition.id}`
         : `${definition.source.system}/${definition.source.object ?? definition.source.query}`;
   let run: SyncRun | undefined;
+  let cursor: CursorRun | undefined;
   const early = new RunReport(definition.maxErrors);
   try {
-    const filter = andFilters(sync.where, whereClauseFilter(environment, sync, start.whereClause));
+    const where = andFilters(sync.where, whereClauseFilter(environment, sync, start.whereClause));
+    cursor = await CursorRun.open(environment, sync, start, writing.settles);
+    const filter = andFilters(where, cursor?.filter);
     const target = await connect(environment, definition.target.system, 'target', signal);
     let description: ObjectDescription;
     try {
@@ -464,24 +479,27 @@ export async function runSync(
         ? undefined
         : await connect(environment, definition.source.system!, 'source', signal);
     const plan = matchPlan(sync.matchWhere, description);
-    const writer = writing.writer({ target, object: definition.target.object, description, plan });
+    let made = writing.writer({ target, object: definition.target.object, description, plan });
+    // A matched record that already holds the mapped values is left as it is: no write. Records a
+    // webhook's saveWithSync hands over are written as given, so its caller hears created or updated.
+    if (writing.settles && given === undefined) made = skipUnchanged(made, description);
+    const writer = cursor?.watch(made) ?? made;
     run = new SyncRun(sync, params, target, description, plan, signal, writer);
     run.onRecord = start.onRecord;
     const receipt = writing.settles ? settleReceipt(source, sync, start) : undefined;
-    const pages = prefetchPages(
-      sourcePages({
-        snapshot: environment.snapshot,
-        sync,
-        connection: source,
-        db: environment.db,
-        filter,
-        placeholders: paramPlaceholders(params),
-        sourceId,
-        signal,
-        ...(given === undefined ? {} : { records: given }),
-        ...(receipt === undefined ? {} : { receipt }),
-      }),
-    );
+    const read = sourcePages({
+      snapshot: environment.snapshot,
+      sync,
+      connection: source,
+      db: environment.db,
+      filter,
+      placeholders: cursor?.placeholders(paramPlaceholders(params)) ?? paramPlaceholders(params),
+      sourceId,
+      signal,
+      ...(given === undefined ? {} : { records: given }),
+      ...(receipt === undefined ? {} : { receipt }),
+    });
+    const pages = prefetchPages(cursor?.pages(read) ?? read);
     for (;;) {
       let next: IteratorResult<SourceRecord[]>;
       try {
@@ -510,6 +528,7 @@ export async function runSync(
     }
     // Every record read was used: what the source keeps of the read (a drop folder's files) may go.
     if (receipt !== undefined && run.report.statistics.failed === 0) await settleSource(environment, sync, source!, receipt, run.report);
+    await cursor?.finish(environment, run.report);
     start.onProgress?.({ ...run.report.statistics });
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };
   } catch (error) {
@@ -521,6 +540,7 @@ export async function runSync(
       `sync ${definition.id} failed: ${stop.message}`,
     );
     const report = run?.report ?? early;
+    if (cursor !== undefined) report.statistics.cursor = cursor.statistics();
     return { ...report.failed(stop), recordStore: { read: run?.guidsRead ?? [], failed: run?.guidsFailed ?? [] } };
   }
 }

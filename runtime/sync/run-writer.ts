@@ -41,12 +41,22 @@ export type SkipReason =
   | { rule: 'onMatch'; key?: RecordData }
   | { rule: 'onMultipleMatches'; count: number };
 
+/** A write left out because the target record already holds its values (unchanged-writes.ts). */
+export interface LeftAsIs {
+  action: 'unchanged';
+  /** The target record's key. */
+  key: RecordData;
+}
+
+/** What became of one request of a write: what the connector answered, or left out as unchanged. */
+export type RunWriteResult = WriteResult | LeftAsIs;
+
 /** What became of one source record; every record read has exactly one. */
 export type RecordFate =
   | { result: 'skipped'; source: SourceRecord; reason: SkipReason }
   | { result: 'failed'; source: SourceRecord; message: string }
-  /** Its writes went through: created, updated, or found at write time and left (onMatch skip). */
-  | { result: 'written'; write: PendingWrite; results: readonly WriteResult[] };
+  /** Its writes went through: created, updated, found at write time and left (onMatch skip), or left out as unchanged. */
+  | { result: 'written'; write: PendingWrite; results: readonly RunWriteResult[] };
 
 /** Records a dry run would have created so far, for later records to find as a run finds what it wrote. */
 export interface EarlierCreates {
@@ -59,10 +69,10 @@ export interface EarlierCreates {
 export interface RunWriter {
   /**
    * The writes, made or planned, in order: per request of each write, flattened, a WriteResult or
-   * the ConnectorError refusing it (Connection.writeMany's answer). Rejects when the system failed
-   * as a whole.
+   * the ConnectorError refusing it (Connection.writeMany's answer), or `unchanged` for one left
+   * out. Rejects when the system failed as a whole.
    */
-  write(writes: readonly PendingWrite[]): Promise<Array<WriteResult | ConnectorError>>;
+  write(writes: readonly PendingWrite[]): Promise<Array<RunWriteResult | ConnectorError>>;
   /** Told each source record's fate as the run settles it. */
   settled?(fate: RecordFate): void;
   /**

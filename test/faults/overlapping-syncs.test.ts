@@ -129,7 +129,11 @@ await describeEachDatabase('overlapping syncs into one target', (database) => {
     for (const [id, run] of statistics) {
       assert.equal(run.read, perSource, `${id} read its source`);
       assert.equal(run.failed, 0, `${id} failed no record: ${JSON.stringify(run)}`);
-      assert.equal(run.created + run.updated, run.read, `${id}: every record created or updated: ${JSON.stringify(run)}`);
+      assert.equal(
+        run.created + run.updated + (run.unchanged ?? 0),
+        run.read,
+        `${id}: every record created, updated or found unchanged: ${JSON.stringify(run)}`,
+      );
       created += run.created;
     }
     assert.equal(created, distinctKeys, `the runs created one record per key between them: ${JSON.stringify([...statistics])}`);

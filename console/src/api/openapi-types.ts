@@ -124,6 +124,19 @@ export type QueueItem = {
     Updated: number;
     Skipped: number;
     Failed: number;
+    /** Of the Skipped: records whose matched target record already held the mapped values, so nothing was written. */
+    Unchanged: number;
+    /** A sync with a cursor (source.cursor): the range of the cursor field this attempt read. Values as mark text: ISO 8601 for DateTime, YYYY-MM-DD for Date, the digits of an Integer. Absent for a sync without a cursor, an ad-hoc start and a flow. */
+    Cursor?: {
+      /** The cursor field of the source. */
+      Field: string;
+      /** Where the read began: the previous mark less the look-back (records from it on; for an Integer key, records past it). null: a full run read every record. */
+      From: string | number | null;
+      /** The greatest cursor value read; null when no record was read. */
+      To: string | null;
+      /** The high-water mark after the attempt, where the next run begins: the greatest value read, held below the smallest value of a record that failed. null: none kept yet. */
+      Mark: string | null;
+    };
   };
   /** Errors of every attempt, oldest first: a record's (with its SourceId) or the whole attempt's. */
   Errors: Array<{
@@ -159,6 +172,19 @@ export type QueueListItem = {
     Updated: number;
     Skipped: number;
     Failed: number;
+    /** Of the Skipped: records whose matched target record already held the mapped values, so nothing was written. */
+    Unchanged: number;
+    /** A sync with a cursor (source.cursor): the range of the cursor field this attempt read. Values as mark text: ISO 8601 for DateTime, YYYY-MM-DD for Date, the digits of an Integer. Absent for a sync without a cursor, an ad-hoc start and a flow. */
+    Cursor?: {
+      /** The cursor field of the source. */
+      Field: string;
+      /** Where the read began: the previous mark less the look-back (records from it on; for an Integer key, records past it). null: a full run read every record. */
+      From: string | number | null;
+      /** The greatest cursor value read; null when no record was read. */
+      To: string | null;
+      /** The high-water mark after the attempt, where the next run begins: the greatest value read, held below the smallest value of a record that failed. null: none kept yet. */
+      Mark: string | null;
+    };
   };
   /** How many errors the item has (of every attempt). */
   ErrorCount: number;
@@ -183,7 +209,7 @@ export type ExecuteProcessBody = {
   WhereClause?: string | null;
   /** Any case is accepted. */
   StartType: 'manual' | 'repeat' | 'planned' | 'Single';
-  /** Parameters of the run: $params in the mapping, #params.Name# in filters. */
+  /** Parameters of the run: $params in the mapping, #params.Name# in filters. One name is the runtime's own: FULL_RUN with the Value true makes a sync with a cursor (source.cursor) read every record instead of only those past its high-water mark (for a flow: each of its syncs). */
   ActionParams?: Array<{
     Name: string;
     Value: string;
@@ -505,7 +531,7 @@ export interface Operations {
       SourceId?: string | null;
       /** A filter on the sync's source records (a flow's: its first sync's), AND-ed with the sync's own; the expression grammar of GETDATA_WHERE. #params.Name# takes an ActionParam. Empty or null: none. */
       WhereClause?: string | null;
-      /** Parameters of the run: $params in the mapping, #params.Name# in filters. */
+      /** Parameters of the run: $params in the mapping, #params.Name# in filters. One name is the runtime's own: FULL_RUN with the Value true makes a sync with a cursor (source.cursor) read every record instead of only those past its high-water mark (for a flow: each of its syncs). */
       ActionParams?: Array<{
         Name: string;
         Value: string;

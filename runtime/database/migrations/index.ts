@@ -9,6 +9,7 @@ import { writeProbe } from './007-write-probe.js';
 import { daemons } from './008-daemons.js';
 import { requestIds } from './009-request-ids.js';
 import { queueListing } from './010-queue-listing.js';
+import { syncCursors } from './011-sync-cursors.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   daemons,
   requestIds,
   queueListing,
+  syncCursors,
 ]);

@@ -34,6 +34,28 @@ export function queueSchemas() {
     format: 'uuid',
     description: 'The ID of the Failed item this one retries (POST /api/queue/{queueId}/retry); null when it is no retry.',
   };
+  const markValue = { type: ['string', 'null'] };
+  const cursorStatistics = {
+    type: 'object',
+    description:
+      'A sync with a cursor (source.cursor): the range of the cursor field this attempt read. Values as mark text: ISO 8601 for DateTime, YYYY-MM-DD for Date, the digits of an Integer. Absent for a sync without a cursor, an ad-hoc start and a flow.',
+    required: ['Field', 'From', 'To', 'Mark'],
+    properties: {
+      Field: { type: 'string', description: 'The cursor field of the source.' },
+      From: {
+        type: ['string', 'integer', 'null'],
+        description:
+          'Where the read began: the previous mark less the look-back (records from it on; for an Integer key, records past it). null: a full run read every record.',
+      },
+      To: { ...markValue, description: 'The greatest cursor value read; null when no record was read.' },
+      Mark: {
+        ...markValue,
+        description:
+          'The high-water mark after the attempt, where the next run begins: the greatest value read, held below the smallest value of a record that failed. null: none kept yet.',
+      },
+    },
+    additionalProperties: false,
+  };
   // Shared by QueueItem and QueueListItem, which differ only in Errors against ErrorCount.
   const itemProperties = {
     ID: { type: 'string', format: 'uuid', description: 'For polling with GetAction.' },
@@ -56,8 +78,19 @@ export function queueSchemas() {
     Statistics: {
       type: 'object',
       description: 'Records of the last attempt that reported any; zeros before.',
-      required: ['Read', 'Created', 'Updated', 'Skipped', 'Failed'],
-      properties: { Read: count, Created: count, Updated: count, Skipped: count, Failed: count },
+      required: ['Read', 'Created', 'Updated', 'Skipped', 'Failed', 'Unchanged'],
+      properties: {
+        Read: count,
+        Created: count,
+        Updated: count,
+        Skipped: count,
+        Failed: count,
+        Unchanged: {
+          ...count,
+          description: 'Of the Skipped: records whose matched target record already held the mapped values, so nothing was written.',
+        },
+        Cursor: cursorStatistics,
+      },
       additionalProperties: false,
     },
   };

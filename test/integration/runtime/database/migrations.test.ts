@@ -28,6 +28,7 @@ const allMigrations = [
   '008-daemons',
   '009-request-ids',
   '010-queue-listing',
+  '011-sync-cursors',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {
@@ -113,6 +114,7 @@ await describeEachDatabase('runtime database migrations', (database) => {
     ]);
     assert.deepEqual(await columns('record_store'), ['created_at', 'guid', 'record', 'sync_id']);
     assert.deepEqual(await columns('schedules'), ['last_item_id', 'last_slot_at', 'process_id', 'updated_at']);
+    assert.deepEqual(await columns('sync_cursors'), ['field', 'kind', 'mark', 'sync_id', 'updated_at']);
     assert.deepEqual(await columns('webhook_log'), [
       'at',
       'duration_ms',

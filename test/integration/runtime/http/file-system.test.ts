@@ -220,7 +220,7 @@ describe('a file System served by the runtime', () => {
       );
       const filtered = await execute('orders-to-erp', { StartType: 'manual', WhereClause: "number = '1'" });
       assert.equal(filtered.json.Status, 'Complete', filtered.text);
-      assert.deepEqual(filtered.json.Statistics, { Read: 1, Created: 1, Updated: 0, Skipped: 0, Failed: 0 });
+      assert.deepEqual(filtered.json.Statistics, { Read: 1, Created: 1, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 });
       assert.deepEqual(inbox(), ['orders-1.csv', 'orders-2.csv']);
       assert.deepEqual(done(), []);
     });
@@ -230,7 +230,7 @@ describe('a file System served by the runtime', () => {
       assert.equal(without.json.Status, 'Complete', without.text);
       assert.equal(without.json.Statistics.Read, 0);
       const given = await execute('one-order-to-erp', { StartType: 'manual', ActionParams: [{ Name: 'Number', Value: '1' }] });
-      assert.deepEqual(given.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0 }, given.text);
+      assert.deepEqual(given.json.Statistics, { Read: 1, Created: 0, Updated: 0, Skipped: 1, Failed: 0, Unchanged: 1 }, given.text);
       assert.deepEqual(inbox(), ['orders-1.csv', 'orders-2.csv']);
       assert.deepEqual(done(), []);
     });
@@ -238,7 +238,7 @@ describe('a file System served by the runtime', () => {
     it('a Complete run without failed records moves every file it read to the archive', async () => {
       const run = await execute('orders-to-erp');
       assert.equal(run.json.Status, 'Complete', run.text);
-      assert.deepEqual(run.json.Statistics, { Read: 3, Created: 2, Updated: 1, Skipped: 0, Failed: 0 });
+      assert.deepEqual(run.json.Statistics, { Read: 3, Created: 2, Updated: 0, Skipped: 1, Failed: 0, Unchanged: 1 });
       assert.deepEqual(
         (await accounts()).map((account) => [account.AccountNumber, account.Email]),
         [
@@ -260,7 +260,7 @@ describe('a file System served by the runtime', () => {
       assert.deepEqual(inbox(), ['orders-1.csv']);
       drop('orders-1.csv', ['4,four@example.com,40', '5,five@example.com,50']);
       const again = await execute('orders-to-erp');
-      assert.deepEqual(again.json.Statistics, { Read: 2, Created: 1, Updated: 1, Skipped: 0, Failed: 0 });
+      assert.deepEqual(again.json.Statistics, { Read: 2, Created: 1, Updated: 0, Skipped: 1, Failed: 0, Unchanged: 1 });
       assert.deepEqual(inbox(), []);
       assert.deepEqual(done(), ['orders-1.1.csv', 'orders-1.csv', 'orders-2.csv']);
       assert.match(readFileSync(join(files, 'done', 'orders-1.1.csv'), 'utf8'), /five@example\.com/);
@@ -278,7 +278,7 @@ describe('a file System served by the runtime', () => {
   });
 
   describe('a sync from SQLite into a CSV file', () => {
-    it('writes the customers with their typed groups as columns, and updates them on the next run', async () => {
+    it('writes the customers with their typed groups as columns, and updates what changed on the next run', async () => {
       const run = await execute('crm-to-file');
       assert.equal(run.json.Status, 'Complete', run.text);
       assert.equal(run.json.Statistics.Created, 6);
@@ -302,7 +302,8 @@ describe('a file System served by the runtime', () => {
       assert.equal(rows[0]!['addresses.main.city'], 'London');
       await app.crm('customers').where({ id: 1 }).update({ name: 'Ada King' });
       const again = await execute('crm-to-file');
-      assert.deepEqual(again.json.Statistics, { Read: 6, Created: 0, Updated: 6, Skipped: 0, Failed: 0 });
+      // Only Ada changed; the other rows already hold their values and are left as they are.
+      assert.deepEqual(again.json.Statistics, { Read: 6, Created: 0, Updated: 1, Skipped: 5, Failed: 0, Unchanged: 5 });
       const after = csv('exports/customers.csv');
       assert.equal(after.length, 6);
       assert.equal(after[0]!.name, 'Ada King');

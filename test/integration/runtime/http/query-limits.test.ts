@@ -228,7 +228,7 @@ await describeEachDatabase('free-query limits', (database) => {
       assert.equal(read.json.Status, 'Complete', read.text);
       assert.deepEqual(
         read.json.Statistics,
-        { Read: 6, Created: 6, Updated: 0, Skipped: 0, Failed: 0 },
+        { Read: 6, Created: 6, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 },
         'six rows in pages of two (queryRows), though batchSize is 500',
       );
       const wide = await app.post('/api/ExecuteProcess/query-wide', { StartType: 'manual' });

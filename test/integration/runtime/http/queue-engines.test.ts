@@ -39,7 +39,7 @@ await describeEachDatabase('queue routes', (database) => {
       const answer = await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual' });
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.json.Status, 'Complete', answer.text);
-      assert.deepEqual(answer.json.Statistics, { Read: 5, Created: 3, Updated: 1, Skipped: 1, Failed: 0 });
+      assert.deepEqual(answer.json.Statistics, { Read: 5, Created: 3, Updated: 1, Skipped: 1, Failed: 0, Unchanged: 0 });
       assert.deepEqual((await app.erp('accounts').orderBy('AccountNumber').pluck('AccountNumber')).map(String), [
         'C-1',
         'C-2',
@@ -53,7 +53,7 @@ await describeEachDatabase('queue routes', (database) => {
       const answer = await app.post(`/api/StartProcessDirect/${syncId}/2`);
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.json.Status, 'Complete', answer.text);
-      assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0 });
+      assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0, Unchanged: 0 });
     });
 
     it('counts the items in /readyz', async () => {

@@ -86,7 +86,7 @@ await describeEachDatabase('flow starts with a source id', (database) => {
         const answer = await app.post(`/api/StartProcessDirect/${flowId}/${encodeURIComponent(sourceId)}`);
         assert.equal(answer.status, 200, answer.text);
         assert.equal(answer.json.Status, 'Complete', answer.text);
-        assert.deepEqual(answer.json.Statistics, { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 }, sourceId);
+        assert.deepEqual(answer.json.Statistics, { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 }, sourceId);
         const messages = answer.json.Errors.map((error: { Message: string }) => error.Message).join('\n');
         assert.match(
           messages,

@@ -31,7 +31,7 @@ describe('a flow through ExecuteProcess', () => {
     assert.equal(answer.json.Status, 'Complete', answer.text);
     assert.equal(answer.json.ProcessId, 'inbox-then-customers');
     // Step 1: two stored records created; step 2: the quickstart sync (5 read, 3 created, 1 updated, 1 skipped).
-    assert.deepEqual(answer.json.Statistics, { Read: 7, Created: 5, Updated: 1, Skipped: 1, Failed: 0 });
+    assert.deepEqual(answer.json.Statistics, { Read: 7, Created: 5, Updated: 1, Skipped: 1, Failed: 0, Unchanged: 0 });
     const accounts = (await app
       .erp('accounts')
       .whereIn('AccountNumber', ['IN-1', 'IN-2'])

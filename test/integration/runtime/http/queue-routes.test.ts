@@ -31,7 +31,7 @@ const itemKeys = [
   'Status',
   'WhereClause',
 ];
-const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 };
+const zero = { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 };
 
 function assertProblem(answer: Answer, status: number, code: string, detail?: RegExp): void {
   assert.equal(answer.status, status, answer.text);
@@ -310,7 +310,7 @@ describe('queue routes on the quickstart', () => {
     it('ExecuteProcess runs the whole quickstart sync: 5 read, 3 created, 1 updated, 1 skipped (no email)', async () => {
       const answer = await app.post(`/api/ExecuteProcess/${syncId}`, { StartType: 'manual' });
       assertItem(answer, { status: 200, StartType: 'manual', ProcessId: syncId, Status: 'Complete' });
-      assert.deepEqual(answer.json.Statistics, { Read: 5, Created: 3, Updated: 1, Skipped: 1, Failed: 0 });
+      assert.deepEqual(answer.json.Statistics, { Read: 5, Created: 3, Updated: 1, Skipped: 1, Failed: 0, Unchanged: 0 });
       assert.equal(answer.json.Attempts, 1);
       assert.match(answer.json.StartedDate, iso);
       assert.match(answer.json.FinishedDate, iso);
@@ -332,14 +332,14 @@ describe('queue routes on the quickstart', () => {
         ActionParams: [{ Name: 'Country', Value: 'GB' }],
       });
       assertItem(answer, { status: 200, StartType: 'Single', ProcessId: syncId, Status: 'Complete' });
-      assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0 });
+      assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 0, Updated: 1, Skipped: 0, Failed: 0, Unchanged: 0 });
     });
 
     it('StartProcessDirect runs one source record and answers the finished AdHoc item', async () => {
       await app.erp('accounts').where({ AccountNumber: 'C-6' }).delete();
       const answer = await app.post(`/api/StartProcessDirect/${syncId}/6`);
       assertItem(answer, { status: 200, StartType: 'AdHoc', ProcessId: syncId, Status: 'Complete' });
-      assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 1, Updated: 0, Skipped: 0, Failed: 0 });
+      assert.deepEqual(answer.json.Statistics, { Read: 1, Created: 1, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 });
       assert.equal(answer.headers.get('content-location'), `/api/GetAction/${answer.json.ID}`);
       assert.equal((await app.erp('accounts').where({ AccountNumber: 'C-6' }).first()).AccountName, 'Barbara Liskov');
     });

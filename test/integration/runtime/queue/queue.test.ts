@@ -120,7 +120,7 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
       StartedDate: null,
       FinishedDate: null,
       Attempts: 0,
-      Statistics: { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0 },
+      Statistics: { Read: 0, Created: 0, Updated: 0, Skipped: 0, Failed: 0, Unchanged: 0 },
       Errors: [],
       RetryOf: null,
     });
@@ -226,7 +226,7 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     assert.equal(done?.lockedBy, 'A', 'the worker that ran it stays visible');
     assert.deepEqual(done?.statistics, statistics);
     assert.deepEqual(done?.errors, [{ message: 'Email is required', sourceId: 'C-7', at: at(5).toISOString() }]);
-    assert.deepEqual(queueItemJson(done!).Statistics, { Read: 10, Created: 4, Updated: 3, Skipped: 2, Failed: 1 });
+    assert.deepEqual(queueItemJson(done!).Statistics, { Read: 10, Created: 4, Updated: 3, Skipped: 2, Failed: 1, Unchanged: 0 });
     assert.deepEqual(queueItemJson(done!).Errors, [{ Message: 'Email is required', SourceId: 'C-7', At: '2030-01-01T00:00:05.000Z' }]);
     assert.equal(queueItemJson(done!).StartedDate, '2030-01-01T00:00:01.000Z');
     assert.equal(queueItemJson(done!).FinishedDate, '2030-01-01T00:00:05.000Z');

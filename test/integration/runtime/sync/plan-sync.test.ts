@@ -91,9 +91,10 @@ await describeEachRuntimeDatabase('dry run', (runtime, database) => {
       {
         read: planned.length,
         created: count('create'),
-        updated: count('update', 'unchanged'),
-        skipped: count('skip'),
+        updated: count('update'),
+        skipped: count('skip', 'unchanged'),
         failed: count('fail'),
+        ...(count('unchanged') === 0 ? {} : { unchanged: count('unchanged') }),
       },
       plan.statistics,
     );
@@ -119,7 +120,7 @@ await describeEachRuntimeDatabase('dry run', (runtime, database) => {
       { account_number: 'C-2', type: 'main', city: 'Porto' },
     ]);
     const { plan, run, byId } = await planThenRun({ processId: 'accounts' });
-    assert.deepEqual(plan.statistics, { read: 4, created: 2, updated: 2, skipped: 0, failed: 0 });
+    assert.deepEqual(plan.statistics, { read: 4, created: 2, updated: 1, skipped: 1, failed: 0, unchanged: 1 });
     assert.deepEqual(run.statistics, plan.statistics);
     assert.deepEqual(byId('1'), {
       position: 1,

@@ -56,7 +56,8 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
 
     await admin()('customers').where({ id: 1 }).update({ name: 'Ada L.', city: 'Sintra' });
     const second = await run({ processId: 'accounts' });
-    assert.deepEqual(second.statistics, { read: 4, created: 0, updated: 4, skipped: 0, failed: 0 });
+    // Only Ada changed: the other three targets already hold their values and are not written.
+    assert.deepEqual(second.statistics, { read: 4, created: 0, updated: 1, skipped: 3, failed: 0, unchanged: 3 });
     const ada = (await accounts()).find((row) => row.number === 'C-1');
     assert.equal(ada?.name, 'Ada L.');
     assert.equal((await admin()('account_addresses').where({ account_number: 'C-1' }).first())?.city, 'Sintra');
@@ -71,7 +72,8 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
 
     await admin()('accounts').whereIn('number', ['C-4', 'C-5']).delete();
     const updateOnly = await run({ processId: 'accounts-update-only' });
-    assert.deepEqual(updateOnly.statistics, { read: 4, created: 0, updated: 2, skipped: 2, failed: 0 });
+    // C-2 already holds its values: unchanged, so skipped too.
+    assert.deepEqual(updateOnly.statistics, { read: 4, created: 0, updated: 1, skipped: 3, failed: 0, unchanged: 1 });
     assert.deepEqual(await numbers(), ['C-1', 'C-2']);
     assert.equal((await accounts()).find((row) => row.number === 'C-1')?.name, 'Ada');
   });
@@ -426,7 +428,7 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     const tolerant = await run({ processId: 'store-flow-tolerant' });
     assert.equal(tolerant.status, 'Complete');
     // Step 2 read the five customers before its first write failed.
-    assert.deepEqual(tolerant.statistics, { read: 6, created: 0, updated: 1, skipped: 0, failed: 0 });
+    assert.deepEqual(tolerant.statistics, { read: 6, created: 0, updated: 0, skipped: 1, failed: 0, unchanged: 1 });
     assert.match(tolerant.errors[0]!.message, /^step 2 \(sync to-missing\): /);
     assert.equal((await readRecordsByGuid(runtime(), guids)).length, 0);
   });

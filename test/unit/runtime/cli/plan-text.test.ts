@@ -118,7 +118,7 @@ test('updates of several records and of one the run creates; unchanged counted, 
     ),
     text,
   );
-  assert.match(text, /\nUpdated counts the 1 unchanged: a run writes them all the same\.\n/);
+  assert.match(text, /\nSkipped counts the 1 unchanged: a run leaves them as they are\.\n/);
   assert.match(render(true), /\nUnchanged \(1\)\n {2}Customer 5 → Account 9\n\n/);
 });
 

@@ -1,0 +1,161 @@
+/**
+ * Incremental runs of a sync with a `source.cursor` (DESIGN §7): each successful run keeps the
+ * high-water mark of the cursor field per sync in the runtime database (cursor-marks.ts); the next
+ * run reads only records from the mark on, less the look-back (cursor-values.ts). The condition is
+ * data like every filter — `field >= #cursor#` with the bound value — AND-ed with the sync's
+ * `where` and the start's WhereClause, and pushed down to the connector.
+ *
+ * What reads everything: the first run (no mark yet, or one of another field), and a start with
+ * the action parameter FULL_RUN=true (`syncline run --full`). A full run starts the mark over.
+ *
+ * The mark a run stores is the greatest cursor value it read, but never past a record that failed:
+ * below the smallest failed value, so the next run reads that record again. Nothing is stored
+ * - after a Failed run (its statistics still show what it read),
+ * - by a dry run, or a start that read part of the range: one with a WhereClause (the records
+ *   it left out are not synced), an ad-hoc start of one source record, given records (both read
+ *   without the cursor).
+ * Records without a cursor value (null) are read by full runs only.
+ *
+ * The run's statistics carry the range read (CursorStatistics): GetAction and `syncline run`
+ * show it.
+ */
+import type { PlaceholderValues } from '../../connectors/connection.js';
+import type { Expression } from '../../definitions/expression/index.js';
+import type { SyncCursor, SyncEntry } from '../../definitions/snapshot.js';
+import type { ProcessStart } from '../execution/process-run.js';
+import type { ActionParam, CursorStatistics } from '../queue/queue-item.js';
+import { readMark, storeMark } from './cursor-marks.js';
+import { compareCursorValues, markBelowFailure, markText, readBound } from './cursor-values.js';
+import type { RunReport } from './run-report.js';
+import type { SyncEnvironment } from './run-sync.js';
+import type { RunWriter } from './run-writer.js';
+import type { SourceRecord } from './source-pages.js';
+
+/** The action parameter that makes a start of a sync with a cursor read everything (value `true`). */
+export const FULL_RUN_PARAM = 'FULL_RUN';
+
+/** Whether the start's ActionParams ask for a full run: FULL_RUN with the value true (any case). */
+export function asksFullRun(actionParams: readonly ActionParam[] | null | undefined): boolean {
+  const last = (actionParams ?? []).filter((param) => param.Name === FULL_RUN_PARAM).at(-1);
+  return last !== undefined && last.Value.trim().toLowerCase() === 'true';
+}
+
+/** The placeholder the cursor's bound value goes by; no definition can name it. */
+const BOUND = ['\u0000cursor'];
+const at = { start: 0, end: 0 };
+
+export class CursorRun {
+  /** Greatest cursor value read so far, as mark text. */
+  private highest: string | undefined;
+  /** Smallest cursor value of a failed record. */
+  private lowestFailed: string | undefined;
+  private readonly bound: { op: '>' | '>='; value: string | number } | undefined;
+  private stored: string | undefined;
+
+  private constructor(
+    private readonly syncId: string,
+    private readonly cursor: SyncCursor,
+    private readonly previous: string | undefined,
+    private readonly full: boolean,
+    /** Whether a successful run stores its mark. */
+    private readonly keeps: boolean,
+  ) {
+    this.bound = previous === undefined ? undefined : readBound(cursor, previous);
+    this.stored = previous;
+  }
+
+  /**
+   * The cursor of a run of `sync` for `start`, with the mark read; undefined when the sync has no
+   * cursor or the start does not read its source as a range (an ad-hoc start, given records).
+   * `keeps`: whether the run's writes are made (not a dry run).
+   */
+  static async open(environment: SyncEnvironment, sync: SyncEntry, start: ProcessStart, keeps: boolean): Promise<CursorRun | undefined> {
+    const cursor = sync.cursor;
+    const sourceId = start.sourceId ?? '';
+    if (cursor === undefined || start.records !== undefined || sourceId !== '') return undefined;
+    const full = asksFullRun(start.actionParams);
+    const db = environment.db;
+    const previous = full || db === undefined ? undefined : await readMark(db, sync.definition.id, cursor);
+    const narrowed = (start.whereClause ?? '').trim() !== '';
+    return new CursorRun(sync.definition.id, cursor, previous, full, keeps && db !== undefined && !narrowed);
+  }
+
+  /** `field >= #cursor#` (or `>` for an Integer key); undefined for a run that reads everything. */
+  get filter(): Expression | undefined {
+    if (this.bound === undefined) return undefined;
+    return {
+      type: 'compare',
+      op: this.bound.op,
+      left: { type: 'field', path: this.cursor.field.split('.'), ...at },
+      right: { type: 'placeholder', path: BOUND, ...at },
+      ...at,
+    };
+  }
+
+  /** `outer` with the cursor's bound value added. */
+  placeholders(outer: PlaceholderValues): PlaceholderValues {
+    const value = this.bound?.value;
+    return (path) => (path.length === 1 && path[0] === BOUND[0] ? value : outer(path));
+  }
+
+  /** The source's pages as they come, noting the greatest cursor value read. */
+  async *pages(pages: AsyncIterable<SourceRecord[]>): AsyncGenerator<SourceRecord[]> {
+    const { field, type } = this.cursor;
+    for await (const page of pages) {
+      for (const source of page) {
+        const value = markText(type, source.record[field]);
+        if (value !== undefined && (this.highest === undefined || compareCursorValues(type, value, this.highest) > 0)) this.highest = value;
+      }
+      yield page;
+    }
+  }
+
+  /** `writer`, also told of each failed record, whose cursor value the mark must not pass. */
+  watch(writer: RunWriter): RunWriter {
+    const { field, type } = this.cursor;
+    return {
+      write: (writes) => writer.write(writes),
+      settled: (fate) => {
+        if (fate.result === 'failed') {
+          const value = markText(type, fate.source.record[field]);
+          if (value !== undefined && (this.lowestFailed === undefined || compareCursorValues(type, value, this.lowestFailed) < 0))
+            this.lowestFailed = value;
+        }
+        writer.settled?.(fate);
+      },
+      ...(writer.planned === undefined ? {} : { planned: writer.planned }),
+    };
+  }
+
+  /** The range read so far, and the mark as it stands. */
+  statistics(): CursorStatistics {
+    return { field: this.cursor.field, from: this.bound?.value ?? null, to: this.highest ?? null, mark: this.stored ?? null };
+  }
+
+  /**
+   * After a Complete run: stores the new mark (when the run keeps one) and puts the range into the
+   * report's statistics. A mark that cannot be stored is said on the item; the records were synced,
+   * and the next run reads from the previous mark again, finding them unchanged.
+   */
+  async finish(environment: SyncEnvironment, report: RunReport): Promise<void> {
+    const next = this.nextMark();
+    if (this.keeps && next !== undefined && next !== this.previous) {
+      try {
+        this.stored = await storeMark(environment.db!, this.syncId, this.cursor, next, { full: this.full });
+      } catch (error) {
+        const message = `the high-water mark ${next} of ${this.cursor.field} could not be stored (${(error as Error).message}); the next run reads from the previous mark again`;
+        environment.log?.warn({ sync: this.syncId, err: error }, message);
+        report.note(undefined, message);
+      }
+    }
+    report.statistics.cursor = this.statistics();
+  }
+
+  /** The greatest value read, held below the smallest failed one; undefined when nothing was read. */
+  private nextMark(): string | undefined {
+    const { type } = this.cursor;
+    if (this.lowestFailed === undefined) return this.highest;
+    const cap = markBelowFailure(type, this.lowestFailed);
+    return this.highest === undefined || compareCursorValues(type, this.highest, cap) > 0 ? cap : this.highest;
+  }
+}
