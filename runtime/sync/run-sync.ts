@@ -60,6 +60,13 @@ class SyncRun {
   private bindings: { params: Params } | undefined;
   /** Whether a page is written before it is searched (match-on-write.ts). */
   private readonly matchOnWrite: boolean;
+  /**
+   * Whether the next page is written before it is searched: only while the pages before it found
+   * nothing to match. A write-first page cannot see that a matched record already holds its values
+   * (unchanged-writes.ts needs the search's records), so a page that updates turns searching back on.
+   * A first run of new records pays one lookup per page; a repeat run writes only what changed.
+   */
+  private writeFirst = false;
   /** The start's per-record observer (a webhook answering per record); most runs have none. */
   onRecord: ((outcome: RecordOutcome) => void) | undefined;
 
@@ -117,7 +124,11 @@ class SyncRun {
     }
     const plan = this.plan;
     // Written without a search first; what the writes refused is searched below, as always.
-    if (plan.kind === 'batched' && this.matchOnWrite) mapped = await this.writeMatching(mapped, plan.equalities);
+    if (plan.kind === 'batched' && this.writeFirst) {
+      const updated = this.report.statistics.updated;
+      mapped = await this.writeMatching(mapped, plan.equalities);
+      if (this.report.statistics.updated > updated) this.writeFirst = false;
+    }
     if (plan.kind === 'batched') {
       const tuples = mapped.map((record) => equalityValues(plan.equalities, record.placeholders));
       const found = tuples.filter((values): values is unknown[] => values !== undefined);
@@ -136,6 +147,7 @@ class SyncRun {
       // remembers (this.writer.planned), and it takes each record's writes at once.
       const creating = new Set<string>();
       const planned = this.writer.planned;
+      let matchedAny = false;
       for (const [i, record] of mapped.entries()) {
         const values = tuples[i];
         const refused = values === undefined ? undefined : index.refused(values);
@@ -145,6 +157,7 @@ class SyncRun {
         }
         const equalities = values === undefined ? {} : Object.fromEntries(plan.equalities.map((e, j) => [e.field, values[j]]));
         const matches = values === undefined ? [] : index.find(values);
+        if (matches.length > 0) matchedAny = true;
         const created = values === undefined ? undefined : JSON.stringify(values);
         const earlier =
           matches.length > 0 || values === undefined
@@ -164,6 +177,7 @@ class SyncRun {
         }
       }
       await this.writeAll(writes);
+      if (this.matchOnWrite && mapped.length > 0) this.writeFirst = !matchedAny;
     } else if (plan.kind === 'create') {
       await this.writeAll(
         mapped.map((record) => this.decide(record, [], 0, {})).filter((pending): pending is PendingWrite => pending !== undefined),
