@@ -95,6 +95,20 @@ export async function createSource(store: Store | string, count: number): Promis
   }
 }
 
+/**
+ * Changes every person's last name (one statement), so the next run updates every record: a run
+ * over unchanged records writes nothing (the engine leaves unchanged records alone), and an update
+ * run must have changes to write.
+ */
+export async function changeSource(store: Store | string): Promise<void> {
+  const knex = await openStore(store);
+  try {
+    await knex('people').update({ last_name: knex.raw('?? || ?', ['last_name', '*']) });
+  } finally {
+    await knex.destroy();
+  }
+}
+
 /** An empty `contacts` table keyed by ContactNumber. */
 export async function createTarget(store: Store | string): Promise<void> {
   const knex = await openStore(store);

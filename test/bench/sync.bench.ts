@@ -3,7 +3,8 @@
  * engine, next to the hand-written Knex copy of sync-fixture.ts producing the same target rows, in
  * the same process — SQLite → SQLite, then PostgreSQL → PostgreSQL (fresh databases on the server
  * of the integration tests, skipped with a line when it does not answer). Per round, into fresh
- * targets: the first run creates every record, the second updates every record; the engine and the
+ * targets: the first run creates every record, the second (after every source record changed)
+ * updates every record; the engine and the
  * hand-written copy take turns going first. The figures are the medians over the rounds. Goals:
  * the engine at ≥ 0.5× the hand-written copy's records/s, and its second run (all updates) as fast
  * as its first.
@@ -21,6 +22,7 @@ import type { RunOutcome } from '../../runtime/execution/process-run.js';
 import { runProcess } from '../../runtime/sync/run-process.js';
 import { median, ms, table, timed } from './stats.js';
 import {
+  changeSource,
   createSource,
   createTarget,
   handWrittenCopy,
@@ -126,6 +128,8 @@ async function round(place: Place, source: Store, handFirst: boolean): Promise<A
         }
         return elapsed;
       };
+      // The second run updates: every source record changed since the first.
+      if (index > 0) await changeSource(source);
       // Take turns going first, so neither always gets the warmer caches.
       const first = (index === 0) === handFirst ? 'hand' : 'engine';
       let hand: number;
