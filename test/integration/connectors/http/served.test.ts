@@ -230,7 +230,9 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
         .select('AccountNumber', 'AccountName');
       assert.deepEqual(rows.map((row: { AccountName: string }) => row.AccountName).sort(), selected.map((row) => row.name).sort());
       const again = await app.post('/api/ExecuteProcess/rest-customers-to-erp', { StartType: 'manual' });
-      assert.equal(again.json.Statistics.Updated, selected.length, 'a second run matches what the first created');
+      // A second run matches what the first created, which holds its values already: no writes.
+      assert.equal(again.json.Statistics.Created, 0);
+      assert.equal(again.json.Statistics.Unchanged, selected.length, 'a second run matches what the first created');
     });
 
     it('from SQLite into the REST API', async () => {
@@ -244,7 +246,8 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
         assert.equal(accounts.find((account) => account.AccountNumber === `C-${customer.id}`)?.AccountName, customer.name);
       }
       const again = await app.post('/api/ExecuteProcess/crm-customers-to-rest', { StartType: 'manual' });
-      assert.equal(again.json.Statistics.Updated, customers.length);
+      assert.equal(again.json.Statistics.Created, 0);
+      assert.equal(again.json.Statistics.Unchanged, customers.length, 'a second run finds every account, unchanged');
       assert.equal(((await server().get('/accounts')) as unknown[]).length, accounts.length, 'nothing was created twice');
     });
   });
