@@ -18,9 +18,8 @@
  * by its worker (reaped, maybe claimed again), so its caller learns `false`, as from one UPDATE.
  * SQLite and MariaDB/MySQL: the same guarded UPDATE per row, in one write transaction.
  *
- * The first end is written at once; ends that arrive while a write runs wait for it and then go
- * together in the next one. So nothing waits at low load, and under load each write carries what
- * piled up during the previous one. Every caller is answered only after its end is committed.
+ * The first end is written at once; ends that arrive while a write runs go together in the next
+ * one (database/write-together.ts). Every caller is answered only after its end is committed.
  *
  * A write the database refuses is tried again row by row, so one row's error reaches only its own
  * caller; a database that is away fails them all, and each caller retries as it would its own
@@ -28,9 +27,10 @@
  * stored ones first (complete.ts).
  */
 import type { Knex } from 'knex';
-import { RuntimeDatabaseClosedError, runtimeDatabaseFailure } from '../database/database-failure.js';
+import { runtimeDatabaseFailure } from '../database/database-failure.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { toDatabaseTime } from '../database/timestamps.js';
+import { type Waiting, WriteTogether, writerOf } from '../database/write-together.js';
 import { writeTransaction } from '../database/write-transaction.js';
 import type { ItemStatistics } from './queue-item.js';
 
@@ -44,12 +44,6 @@ export interface PlainEnd {
   /** When the run really began, if later than the claim's stamp (an item that waited in the daemon's buffer). */
   startedAt?: Date;
   statistics?: ItemStatistics;
-}
-
-interface Waiting {
-  end: PlainEnd;
-  resolve(recorded: boolean): void;
-  reject(error: unknown): void;
 }
 
 /** Most ends in one write: the statement binds one JSON value, so this only bounds its size. */
@@ -108,91 +102,61 @@ export async function writeEnds(db: RuntimeDatabase, ends: readonly PlainEnd[]):
   });
 }
 
-class CompleteTogether {
-  readonly #db: RuntimeDatabase;
-  #waiting: Waiting[] = [];
-  /** The write loop while it runs. */
-  #running: Promise<void> | undefined;
-  #closed = false;
+type WaitingEnd = Waiting<PlainEnd, boolean>;
 
-  constructor(db: RuntimeDatabase) {
-    this.#db = db;
-    // Closing the database: ends not sent yet are refused (their runs' callers log it and the
-    // reaper returns the items), and the write under way finishes before the pool goes.
-    db.onClose(async () => {
-      this.#closed = true;
-      for (const entry of this.#waiting.splice(0))
-        entry.reject(new RuntimeDatabaseClosedError('the runtime database is closing; the end of the item was not recorded'));
-      await this.#running;
-    });
+/**
+ * The next ends to write, one per item: two ends of one item (an old run of an attempt that was
+ * reaped and a new one claimed by this same process) go in separate writes, so the ids answered
+ * by a write tell each caller its own outcome.
+ */
+function nextBatch(waiting: WaitingEnd[]): WaitingEnd[] {
+  const batch: WaitingEnd[] = [];
+  const later: WaitingEnd[] = [];
+  const ids = new Set<string>();
+  for (const entry of waiting) {
+    if (batch.length < maxEnds && !ids.has(entry.input.id)) {
+      ids.add(entry.input.id);
+      batch.push(entry);
+    } else later.push(entry);
   }
-
-  complete(end: PlainEnd): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      if (this.#closed)
-        return reject(new RuntimeDatabaseClosedError('the runtime database is closed; the end of the item was not recorded'));
-      this.#waiting.push({ end, resolve, reject });
-      this.#running ??= this.#run();
-    });
-  }
-
-  async #run(): Promise<void> {
-    try {
-      while (this.#waiting.length > 0) await this.#write(this.#nextBatch());
-    } finally {
-      this.#running = undefined;
-    }
-  }
-
-  /**
-   * The next ends to write, one per item: two ends of one item (an old run of an attempt that was
-   * reaped and a new one claimed by this same process) go in separate writes, so the ids answered
-   * by a write tell each caller its own outcome.
-   */
-  #nextBatch(): Waiting[] {
-    const batch: Waiting[] = [];
-    const later: Waiting[] = [];
-    const ids = new Set<string>();
-    for (const entry of this.#waiting) {
-      if (batch.length < maxEnds && !ids.has(entry.end.id)) {
-        ids.add(entry.end.id);
-        batch.push(entry);
-      } else later.push(entry);
-    }
-    this.#waiting = later;
-    return batch;
-  }
-
-  async #write(batch: Waiting[]): Promise<void> {
-    let recorded: Set<string>;
-    try {
-      recorded = await writeEnds(
-        this.#db,
-        batch.map((entry) => entry.end),
-      );
-    } catch (error) {
-      // Away or closing: every row would fail the same way; each caller decides about retrying.
-      if (batch.length === 1 || runtimeDatabaseFailure(error) !== undefined) {
-        for (const entry of batch) entry.reject(error);
-        return;
-      }
-      for (const entry of batch) {
-        await writeOne(this.#db, this.#db.knex, entry.end).then(entry.resolve, entry.reject);
-      }
-      return;
-    }
-    for (const entry of batch) entry.resolve(recorded.has(entry.end.id));
-  }
+  waiting.splice(0, waiting.length, ...later);
+  return batch;
 }
 
-const writers = new WeakMap<RuntimeDatabase, CompleteTogether>();
+async function writeBatch(db: RuntimeDatabase, batch: WaitingEnd[]): Promise<void> {
+  let recorded: Set<string>;
+  try {
+    recorded = await writeEnds(
+      db,
+      batch.map((entry) => entry.input),
+    );
+  } catch (error) {
+    // Away or closing: every row would fail the same way; each caller decides about retrying.
+    if (batch.length === 1 || runtimeDatabaseFailure(error) !== undefined) {
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    for (const entry of batch) {
+      await writeOne(db, db.knex, entry.input).then(entry.resolve, entry.reject);
+    }
+    return;
+  }
+  for (const entry of batch) entry.resolve(recorded.has(entry.input.id));
+}
+
+const writers = new WeakMap<RuntimeDatabase, WriteTogether<PlainEnd, boolean>>();
 
 /** Records one end without new errors, sharing the write with ends recorded at the same time; false when the worker no longer held the item. */
 export function completeTogether(db: RuntimeDatabase, end: PlainEnd): Promise<boolean> {
-  let writer = writers.get(db);
-  if (writer === undefined) {
-    writer = new CompleteTogether(db);
-    writers.set(db, writer);
-  }
-  return writer.complete(end);
+  return writerOf(
+    writers,
+    db,
+    (database) =>
+      // Closing: ends not sent yet are refused (their runs' callers log it and the reaper returns the items).
+      new WriteTogether<PlainEnd, boolean>(database, {
+        lost: 'the end of the item was not recorded',
+        take: nextBatch,
+        write: (batch) => writeBatch(database, batch),
+      }),
+  ).submit(end);
 }
