@@ -25,6 +25,13 @@ export interface ReadRequest {
   /** Key values of one record (GETDATA_ID, GetDataObject): field name → value. */
   id?: Readonly<Record<string, unknown>>;
   order?: readonly OrderTerm[];
+  /**
+   * Without an `order`: the field whose values from a mark on the filter selects (a sync's cursor
+   * run). A connector that pages by seeking may read in the order of this field, then the key, so
+   * that an index on the field finds the few records past the mark instead of a walk over every
+   * record; others ignore it. The caller takes the records in whatever order they come.
+   */
+  rangeField?: string;
   /** Most records to return in all (GETDATA_LIMIT). */
   limit?: number;
   /** Records to pass over first (GETDATA_SKIP). */

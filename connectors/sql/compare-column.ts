@@ -99,6 +99,36 @@ function dateCoercion(engine: Engine, column: ColumnOperand, op: CompareOperator
   return { kind: 'predicate', sql: sql`(${left} ${text(dayOp)} ${right})` };
 }
 
+const ORDERING: ReadonlySet<CompareOperator> = new Set(['<', '<=', '>', '>=']);
+const ISO_DAY = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
+const CANONICAL_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+/** Whether `text` is `YYYY-MM-DD` of a real day (not 02-30, which a database would refuse to cast). */
+function isDay(text: string): boolean {
+  if (!ISO_DAY.test(text)) return false;
+  const millis = Date.parse(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(millis) && new Date(millis).toISOString().slice(0, 10) === text;
+}
+
+/**
+ * A DateTime column ordered against canonical ISO text (`2024-01-05T10:00:00.000Z`, what records
+ * carry and a sync's cursor binds): the text of the column, which stops at milliseconds, compares
+ * with it exactly as the column's instant compares with that millisecond — `> t` being `>= t + 1ms`
+ * and `<= t` being `< t + 1ms` — so the comparison is made on the column itself (on SQLite, on the
+ * very strftime text), where an index on it serves the range instead of a scan of every row.
+ */
+function instantRange(engine: Engine, column: ColumnOperand, op: CompareOperator, iso: string): Coercion {
+  const millis = Date.parse(iso);
+  // An impossible day (02-30) is no instant: compared as text, as before.
+  if (Number.isNaN(millis) || new Date(millis).toISOString() !== iso) {
+    return { kind: 'pair', pair: textPair(engine, op, engine.isoDateTimeText(column.sql), iso) };
+  }
+  const past = op === '>' || op === '<=';
+  const [left, right] = engine.dateTimeOperands(column.sql, new Date(past ? millis + 1 : millis));
+  const nativeOp = op === '>' ? '>=' : op === '<=' ? '<' : op;
+  return { kind: 'predicate', sql: sql`(${left} ${text(nativeOp)} ${right})` };
+}
+
 function coerce(engine: Engine, column: ColumnOperand, op: CompareOperator, raw: unknown): Coercion {
   let constant = typeof raw === 'bigint' ? Number(raw) : raw;
   if (constant === null || constant === undefined) return unknownCoercion;
@@ -137,6 +167,12 @@ function coerce(engine: Engine, column: ColumnOperand, op: CompareOperator, raw:
       return unknownCoercion;
     case 'date':
       if (constant instanceof Date) return dateCoercion(engine, column, op, constant);
+      if (typeof constant === 'string' && ORDERING.has(op) && isDay(constant)) {
+        // A DATE has no time of day: its ISO text orders exactly as the date, compared natively so
+        // an index on the column serves the range (a sync's cursor).
+        const [left, right] = engine.dateOperands(column.sql, constant);
+        return pair(left, right);
+      }
       if (typeof constant === 'string') return { kind: 'pair', pair: textPair(engine, op, engine.isoDateText(column.sql), constant) };
       return unknownCoercion;
     case 'datetime':
@@ -144,6 +180,8 @@ function coerce(engine: Engine, column: ColumnOperand, op: CompareOperator, raw:
         const [left, right] = engine.dateTimeOperands(column.sql, constant);
         return pair(left, right);
       }
+      if (typeof constant === 'string' && ORDERING.has(op) && CANONICAL_DATE_TIME.test(constant))
+        return instantRange(engine, column, op, constant);
       if (typeof constant === 'string') return { kind: 'pair', pair: textPair(engine, op, engine.isoDateTimeText(column.sql), constant) };
       return unknownCoercion;
   }

@@ -2,47 +2,25 @@
  * Reading an object as a stream of pages. Each page is its own query, so nothing is held open
  * between pages and the caller's pace decides how much is in memory (one page).
  *
- * Paging: keyset ("seek") paging when the order is the object's key alone and the key fields are
- * Integer, Number or String — the default order, and what a sync's full read uses: every page is
- * `WHERE <filter> AND key > <last key of the previous page>`, equally fast on the last page as on
- * the first, and stable while records are written. Any other order pages by OFFSET, with the key
- * appended to the order so records never swap places between pages. `skip` is an OFFSET on the
- * first page; `limit` caps the total.
+ * Paging: keyset ("seek") paging where the order allows it (seek-order.ts) — the object's key, the
+ * default order and what a sync's full read uses, or a cursor field before the key, what a sync's
+ * cursor run uses: every page is `WHERE <filter> AND <after the last record of the previous page>`,
+ * equally fast on the last page as on the first, and stable while records are written. Any other
+ * order pages by OFFSET, with the key appended to the order so records never swap places between
+ * pages. `skip` is an OFFSET on the first page; `limit` caps the total.
  *
  * Reads run on the system's read pool, where each statement stops at limits.statementTimeout
  * (statement-timeout.ts), answered as a 'timeout'.
  */
 import type { ReadRequest, RecordData } from '../connection.js';
 import { readWindow } from '../records/read-window.js';
-import { compareWithConstant } from './compare-column.js';
 import { toConnectorError } from './database-errors.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
-import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope, type ResolvedOrder } from './record-query.js';
-import { and, or, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope } from './record-query.js';
+import { after, canSeekPast, rangeOrder, seekOrder } from './seek-order.js';
+import { and, sql, toRaw, value } from './sql-fragment.js';
 import { decoderFor } from '../records/field-values.js';
 import type { SqlObject } from './object-model.js';
-
-function usesKeyset(scope: ObjectScope, order: ResolvedOrder): boolean {
-  const { key, fields } = scope.object;
-  if (order.terms.length !== key.length) return false;
-  return order.terms.every((term, index) => {
-    const type = fields.get(key[index]!)?.type;
-    return term.field === key[index] && (type === 'Integer' || type === 'Number' || type === 'String');
-  });
-}
-
-/** Records after `last` in the order: (k1 > v1) OR (k1 = v1 AND k2 > v2) OR … (`<` for descending terms). */
-function after(scope: ObjectScope, order: ResolvedOrder, last: RecordData): SqlFragment {
-  return or(
-    order.terms.map((term, index) => {
-      const equal = order.terms
-        .slice(0, index)
-        .map((previous) => compareWithConstant(scope.engine, previous.column, '=', last[previous.field!]));
-      const beyond = compareWithConstant(scope.engine, term.column, term.direction === 'asc' ? '>' : '<', last[term.field!]);
-      return and([...equal, beyond]);
-    }),
-  );
-}
 
 /** Each field's name and decoder, worked out once per object rather than for every row. */
 const rowDecoders = new WeakMap<SqlObject, ReadonlyArray<readonly [string, (raw: unknown) => unknown]>>();
@@ -66,19 +44,21 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
   const { pageSize, skip, limit } = readWindow(request);
   let remaining = limit;
   const where = whereClause(scope, request);
-  const order = resolveOrder(scope, request.order);
+  const resolved = resolveOrder(scope, request.order);
+  const seeking = (request.order === undefined ? rangeOrder(scope, request.rangeField) : undefined) ?? seekOrder(scope, resolved);
+  const order = seeking ?? resolved;
   const orderBy = orderByClause(scope, order);
-  let keyset = usesKeyset(scope, order);
+  let keyset = seeking !== undefined;
   let last: RecordData | undefined;
   let consumed = 0;
   const action = `reading ${scope.object.name}`;
   while (remaining > 0) {
     request.signal?.throwIfAborted();
     const size = Math.min(pageSize, remaining);
-    const seeking = keyset && last !== undefined;
-    const condition = seeking ? and([where, after(scope, order, last!)]) : where;
+    const seek = keyset && last !== undefined;
+    const condition = seek ? and([where, after(scope, seeking!, last!)]) : where;
     // The statement Knex's builder would make, from the SELECT compiled once per object.
-    const offset = seeking ? 0 : skip + consumed;
+    const offset = seek ? 0 : skip + consumed;
     const statement =
       offset > 0
         ? sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
@@ -102,8 +82,8 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     remaining -= records.length;
     consumed += records.length;
     last = records[records.length - 1]!;
-    // A key without a value cannot be sought past; carry on by offset from here.
-    if (order.terms.some((term) => term.field !== null && (last![term.field] === null || last![term.field] === undefined))) keyset = false;
+    // A record without a value to seek past (a NULL key): carry on by offset from here.
+    if (keyset && !canSeekPast(scope, seeking!, last)) keyset = false;
   }
 }
 

@@ -511,6 +511,7 @@ export async function runSync(
       sourceId,
       signal,
       ...(given === undefined ? {} : { records: given }),
+      ...(cursor?.rangeField === undefined ? {} : { rangeField: cursor.rangeField }),
       ...(receipt === undefined ? {} : { receipt }),
     });
     const pages = prefetchPages(cursor?.pages(read) ?? read);

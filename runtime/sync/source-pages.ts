@@ -53,6 +53,8 @@ export interface SourceRequest {
   signal: AbortSignal | undefined;
   /** Records to use instead of reading the source. */
   records?: ReadonlyArray<RecordData>;
+  /** A cursor run's field (sync-cursor.ts), told to an object's connector as the read's range. */
+  rangeField?: string;
   /** Handed to the object read, for the connector to note what it read to the end (Connection.settle). */
   receipt?: ReadReceipt;
 }
@@ -89,6 +91,7 @@ async function* objectPages(request: SourceRequest, object: string): AsyncGenera
     ...(request.filter === undefined ? {} : { filter: request.filter, placeholders: request.placeholders }),
     ...(id === undefined ? {} : { id, limit: 1 }),
     ...(request.sync.order === undefined ? {} : { order: request.sync.order }),
+    ...(request.rangeField === undefined || id !== undefined ? {} : { rangeField: request.rangeField }),
     pageSize: request.sync.definition.batchSize,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
     ...(request.receipt === undefined ? {} : { receipt: request.receipt }),

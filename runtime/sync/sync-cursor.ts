@@ -3,7 +3,9 @@
  * high-water mark of the cursor field per sync in the runtime database (cursor-marks.ts); the next
  * run reads only records from the mark on, less the look-back (cursor-values.ts). The condition is
  * data like every filter — `field >= #cursor#` with the bound value — AND-ed with the sync's
- * `where` and the start's WhereClause, and pushed down to the connector.
+ * `where` and the start's WhereClause, and pushed down to the connector. The read names the
+ * cursor as its range (ReadRequest.rangeField): the sql connector then reads by the cursor, then
+ * the key, so an index on the cursor finds the records past the mark (seek-order.ts there).
  *
  * What reads everything: the first run (no mark yet, or one of another field), and a start with
  * the action parameter FULL_RUN=true (`syncline run --full`). A full run starts the mark over.
@@ -90,6 +92,15 @@ export class CursorRun {
       right: { type: 'placeholder', path: BOUND, ...at },
       ...at,
     };
+  }
+
+  /**
+   * The cursor field, told to the source's connector as the read's range (ReadRequest.rangeField):
+   * read by key, a database walks every record to find the few past the mark; read by the cursor,
+   * an index on it finds them. Undefined for a run that reads everything.
+   */
+  get rangeField(): string | undefined {
+    return this.bound === undefined ? undefined : this.cursor.field;
   }
 
   /** `outer` with the cursor's bound value added. */

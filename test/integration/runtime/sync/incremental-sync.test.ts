@@ -4,7 +4,7 @@
  * changed since (assert the statistics, the cursor range and the target); a record that failed is
  * read again until it goes through; --full reads everything; the look-back reads a late commit
  * again; an Integer key cursor reads only new keys; records already in the target as mapped are
- * not written (Unchanged). And `syncline validate` refusing a cursor that cannot work.
+ * not written (Unchanged); records sharing a timestamp across page boundaries are read once each. And `syncline validate` refusing a cursor that cannot work.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -267,6 +267,29 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
     assert.equal(statistics(narrowed.stdout).Mark, '14');
     const rest = await run('customers-by-id');
     assert.equal(statistics(rest.stdout).Created, 1);
+  });
+
+  test('records sharing one timestamp across pages of two are each read once', async () => {
+    const admin = database().admin;
+    // Seven records stamped alike, inserted out of key order: pages of two cut through them.
+    const ids = [23, 20, 26, 21, 25, 22, 24];
+    await admin('customers').insert(ids.map((id) => ({ id, name: `Customer ${id}`, changed_at: at(database(), 600) })));
+    const tied = await run('customers');
+    assert.equal(tied.code, 0, tied.stderr);
+    // From the mark (08:00 + 400 min) less 10 minutes: 12 and 13 again (unchanged), 14 and 15
+    // (new since, at 500), and the seven.
+    assert.deepEqual(statistics(tied.stdout), {
+      Read: 11,
+      Created: 9,
+      Updated: 0,
+      Skipped: 2,
+      Failed: 0,
+      Unchanged: 2,
+      Cursor: `changed_at: from ${iso(390)}, up to ${iso(600)}`,
+      Mark: iso(600),
+    });
+    const written = await accounts();
+    for (const id of ids) assert.equal(written[`C-${id}`], `Customer ${id}`);
   });
 });
 

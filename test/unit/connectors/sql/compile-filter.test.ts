@@ -74,3 +74,36 @@ test('undeclared fields are refused while compiling', () => {
     (error: unknown) => error instanceof ConnectorError && error.code === 'unknown-field',
   );
 });
+
+test('a date-time ordered against ISO text of a millisecond compares the column itself, where an index serves it', async () => {
+  const knexes = { postgres: knexFactory({ client: 'pg' }), sqlite: knexFactory({ client: 'sqlite3', useNullAsDefault: true }) };
+  const compile = (filter: string, p: unknown, dialect: 'postgres' | 'sqlite' = 'postgres') => {
+    const fragment = compileFilter(parseExpression(filter), {
+      engine: engines[dialect],
+      column,
+      placeholders: (path) => resolvePath({ p }, path),
+    });
+    const native = knexes[dialect]
+      .raw(fragment.sql, fragment.bindings as never)
+      .toSQL()
+      .toNative();
+    return { sql: native.sql, bindings: native.bindings };
+  };
+  try {
+    const t = '2024-01-05T10:00:00.000Z';
+    const next = '2024-01-05T10:00:00.001Z';
+    // The text stops at milliseconds: past t is from the next millisecond on, up to t is before it.
+    assert.deepEqual(compile('seen >= #p#', t), { sql: '("r"."seen" >= CAST($1 AS TIMESTAMPTZ))', bindings: [t] });
+    assert.deepEqual(compile('seen > #p#', t), { sql: '("r"."seen" >= CAST($1 AS TIMESTAMPTZ))', bindings: [next] });
+    assert.deepEqual(compile('seen <= #p#', t), { sql: '("r"."seen" < CAST($1 AS TIMESTAMPTZ))', bindings: [next] });
+    assert.deepEqual(compile('seen >= #p#', t, 'sqlite'), { sql: "(strftime('%Y-%m-%dT%H:%M:%fZ', `r`.`seen`) >= ?)", bindings: [t] });
+    assert.deepEqual(compile('born < #p#', '2024-01-05'), { sql: '("r"."born" < CAST($1 AS DATE))', bindings: ['2024-01-05'] });
+    // Equality, other spellings and impossible days stay comparisons of the text, as records carry it.
+    assert.match(compile('seen = #p#', t).sql, /to_char/);
+    assert.match(compile('seen > #p#', '2024-01-05T10:00:00Z').sql, /to_char/);
+    assert.match(compile('seen > #p#', '2024-02-30T10:00:00.000Z').sql, /to_char/);
+    assert.match(compile('born < #p#', '2024-02-30').sql, /to_char/);
+  } finally {
+    await Promise.all(Object.values(knexes).map((knex) => knex.destroy()));
+  }
+});
