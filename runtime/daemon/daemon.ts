@@ -33,7 +33,7 @@ import { runHeldItem } from '../execution/run-held-item.js';
 import { claim } from '../queue/claim.js';
 import { listenForWork, type WorkListener } from '../queue/notify.js';
 import { prune } from '../queue/prune.js';
-import { nextRunAfter } from '../queue/queue-summary.js';
+import { nextDueAfter } from '../queue/queue-summary.js';
 import { reap } from '../queue/reap.js';
 import type { QueueRow } from '../queue/queue-item.js';
 import { release } from '../queue/release.js';
@@ -85,8 +85,6 @@ export interface ClaimLoopState {
 
 /** Longest pause after repeated database errors. */
 export const maxErrorPauseMs = 30_000;
-/** How soon to look again when due items were skipped as locked. */
-const skippedRetryMs = 100;
 /** After aborting, how long runs get to notice before their items are released anyway. */
 const abortGraceMs = 2000;
 
@@ -183,6 +181,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         // With every slot busy, the buffer is refilled once half of it is used, so the next
         // items are on hand before it runs dry.
         if (wanted > 0 && (free > 0 || buffered.length * 2 <= target)) {
+          // Every item due by now is seen by the claim (which takes its own time a little later).
+          const lookedAt = new Date();
           const items = await claim(db, { workerId, limit: wanted, leaseMs: runner.leaseMs });
           if (stopping) {
             await release(db, { workerId, ids: items.map((item) => item.id) });
@@ -193,13 +193,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           startBuffered();
           // A full batch may have left more due items behind: look again as soon as a slot is free.
           if (items.length === wanted) continue;
-          const next = await nextRunAfter(db);
-          if (next !== null) {
-            const wait = next.getTime() - Date.now();
-            // Due and claimable but not claimed: it arrived (or its concurrency key got room)
-            // between the claim and this look; look again soon.
-            sleepMs = Math.min(sleepMs, wait > 0 ? wait + 5 : skippedRetryMs);
-          }
+          // Due items it did not get wait for a place under their key, or came after the claim:
+          // both are announced and wake the loop. What is not announced is a time coming due.
+          const next = await nextDueAfter(db, lookedAt);
+          if (next !== null) sleepMs = Math.min(sleepMs, Math.max(0, next.getTime() - Date.now()) + 5);
         }
         errorPauseMs = pollIntervalMs;
       } catch (error) {

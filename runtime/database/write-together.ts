@@ -1,5 +1,6 @@
 /**
- * A group commit on the runtime database: the first call is written at once; calls that arrive
+ * A group commit on the runtime database: the first call is written once the event loop's current
+ * turn ends (at once, but with the calls made in the same turn); calls that arrive
  * while a write runs wait for it and then go together in the next one. So nothing waits at low
  * load, and under load each write carries what piled up during the previous one. Each caller is
  * answered by the write, only after it committed.
@@ -53,6 +54,9 @@ export class WriteTogether<I, O> {
   }
 
   async #run(): Promise<void> {
+    // The first write waits for the event loop's turn to end (no timer): ends of runs that settle
+    // in one turn, as a burst of answers read from one socket does, then share it.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       while (this.#waiting.length > 0) await this.#options.write(this.#options.take(this.#waiting));
     } finally {

@@ -7,7 +7,7 @@
  *
  * Which items may be claimed — one query, the same on every engine:
  *
- *   WITH busy AS (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+ *   WITH busy AS [MATERIALIZED] (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
  *                  WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
  *                  GROUP BY concurrency_key),
  *        head AS (SELECT q.…, COALESCE(busy.running, 0) AS running            -- the head of the
@@ -86,11 +86,20 @@ function headSize(limit: number): number {
   return Math.max(100, limit * 10);
 }
 
+/**
+ * PostgreSQL inlines a CTE used once, and with young statistics (a fresh or fast-changing table)
+ * it then counts the running items of a key again for every Pending row it looks at: a claim with
+ * 1,500 items waiting took 6 ms instead of 1.5. MATERIALIZED counts them once.
+ */
+export function onceOnly(dialect: RuntimeDatabase['dialect']): string {
+  return dialect === 'postgres' ? 'MATERIALIZED ' : '';
+}
+
 /** The query of claimable ids, with `?` for its values (see `claimableValues`). */
-function claimableQuery(only: number): string {
+function claimableQuery(dialect: RuntimeDatabase['dialect'], only: number): string {
   const among = (alias: string) => (only === 0 ? '' : ` AND ${alias}id IN (${Array.from({ length: only }, () => '?').join(', ')})`);
   return `
-  WITH busy AS (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+  WITH busy AS ${onceOnly(dialect)}(SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
                  WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
                  GROUP BY concurrency_key),
        head AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit, COALESCE(busy.running, 0) AS running
@@ -129,8 +138,8 @@ const setClaimed = `status = 'InProgress', locked_by = ?, lease_until = ?, start
 function claimStatement(dialect: RuntimeDatabase['dialect'], only: number): string {
   const chosen =
     dialect === 'postgres'
-      ? `id = ANY(ARRAY(SELECT due.id FROM (${claimableQuery(only)}) AS due))`
-      : `id IN (SELECT id FROM (${claimableQuery(only)}) AS due)`;
+      ? `id = ANY(ARRAY(SELECT due.id FROM (${claimableQuery(dialect, only)}) AS due))`
+      : `id IN (SELECT id FROM (${claimableQuery(dialect, only)}) AS due)`;
   return `
   UPDATE queue_items SET ${setClaimed}
    WHERE status = 'Pending' AND ${chosen}
@@ -158,7 +167,7 @@ async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues)
       await executor.raw(claimStatement(db.dialect, ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]),
     );
   }
-  const due = rawRows(await executor.raw(claimableQuery(ids.length), claimableValues(now, limit, ids)));
+  const due = rawRows(await executor.raw(claimableQuery(db.dialect, ids.length), claimableValues(now, limit, ids)));
   const chosen = due.map((row) => String(row.id));
   if (chosen.length === 0) return [];
   await executor('queue_items')

@@ -3,10 +3,13 @@
  *
  *   SELECT status, COUNT(*) AS count FROM queue_items [WHERE process_id IN (?, …)] GROUP BY status
  *   nextRunAfter: the earliest run_after of the Pending items a claim could take (below)
+ *   nextDueAfter: the earliest run_after still to come
+ *     SELECT MIN(run_after) AS next FROM queue_items WHERE status = 'Pending' AND run_after > ?
  */
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { rawRows } from '../database/raw-rows.js';
-import { fromNullableDatabaseTime } from '../database/timestamps.js';
+import { fromNullableDatabaseTime, toDatabaseTime } from '../database/timestamps.js';
+import { onceOnly } from './claim.js';
 import { queueStatuses, type QueueStatus } from './queue-item.js';
 
 /**
@@ -33,14 +36,30 @@ export async function countByStatus(db: RuntimeDatabase, processIds?: readonly s
  * for a run to end (which announces it), not for a time.
  */
 export async function nextRunAfter(db: RuntimeDatabase): Promise<Date | null> {
-  const [row] = rawRows(await db.knex.raw(nextClaimable));
+  const [row] = rawRows(await db.knex.raw(nextClaimable(db.dialect)));
   return fromNullableDatabaseTime(row?.next);
 }
 
-const nextClaimable = `
-  SELECT MIN(waiting.run_after) AS next FROM queue_items waiting
-    LEFT JOIN (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+/**
+ * When the earliest Pending item not yet due becomes due, or null: what the daemon sleeps until
+ * after a claim that found fewer items than it asked for. Items already due that it did not get
+ * wait for a place under their key, or arrived after its claim; either is announced (notify.ts),
+ * so only the time to come needs a look — one step in the claim index, whatever the backlog.
+ */
+export async function nextDueAfter(db: RuntimeDatabase, now: Date): Promise<Date | null> {
+  const [row] = (await db
+    .knex('queue_items')
+    .min({ next: 'run_after' })
+    .where('status', 'Pending')
+    .andWhere('run_after', '>', toDatabaseTime(db.dialect, now))) as Array<{ next: unknown }>;
+  return fromNullableDatabaseTime(row?.next);
+}
+
+const nextClaimable = (dialect: RuntimeDatabase['dialect']): string => `
+  WITH busy AS ${onceOnly(dialect)}(SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
                 WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
-                GROUP BY concurrency_key) busy ON busy.busy_key = waiting.concurrency_key
+                GROUP BY concurrency_key)
+  SELECT MIN(waiting.run_after) AS next FROM queue_items waiting
+    LEFT JOIN busy ON busy.busy_key = waiting.concurrency_key
    WHERE waiting.status = 'Pending'
      AND (waiting.concurrency_key IS NULL OR COALESCE(busy.running, 0) < waiting.concurrency_limit)`;

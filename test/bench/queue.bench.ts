@@ -11,7 +11,7 @@
  *
  * A Syncline no-op item is a real sync run: claim, load the sync, read its (empty) SQLite source
  * table, record statistics, complete. Items are enqueued as the API enqueues them, under the
- * sync's concurrency limit (here 20, so the limit never holds one back: what is measured is the
+ * sync's concurrency limit (here 40, so the limit never holds one back: what is measured is the
  * cost of a claim that enforces it). A graphile-worker no-op job runs an empty function.
  *
  * graphile-worker runs twice: as configured by default, and batched — a local queue of
@@ -98,11 +98,15 @@ async function countRows(knex: Knex, sql: string): Promise<number> {
 }
 
 /**
- * Syncline with the no-op sync in `folder`, its concurrency limit `workers × concurrency` (what
- * the API gives a start of it, execution/concurrency-of.ts), so the limit never holds one back.
+ * Syncline with the no-op sync in `folder`, its concurrency limit `workers × 2 × concurrency` (what
+ * the API gives a start of it, execution/concurrency-of.ts), so the limit never holds one back:
+ * each daemon holds up to `concurrency` running items and as many claimed ahead into its buffer
+ * (SYNCLINE_PREFETCH, by default the concurrency), and a buffered item takes its place under the
+ * limit like a running one.
  */
 export async function synclineSide(url: string, folder: string, workers = processes): Promise<Side> {
-  const noopConcurrency = { key: 'process:noop', limit: workers * concurrency, onLimit: 'wait' } as const;
+  const limit = workers * 2 * concurrency;
+  const noopConcurrency = { key: 'process:noop', limit, onLimit: 'wait' } as const;
   writeFileSync(
     join(folder, 'noop.yaml'),
     `kind: System
@@ -121,7 +125,7 @@ id: noop
 source: { system: bench, object: Nothing }
 target: { system: bench, object: Nothing }
 mapping: '{ "id": id }'
-concurrency: { limit: ${workers * concurrency} }
+concurrency: { limit: ${limit} }
 `,
   );
   const sqlite = knexFactory({ client: 'sqlite3', connection: { filename: join(folder, 'noop.sqlite') }, useNullAsDefault: true });
