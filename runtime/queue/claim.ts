@@ -42,7 +42,9 @@
  *   (see claimStatement), in a transaction that first locks the claim row:
  *     SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE
  *   In READ COMMITTED, the UPDATE's snapshot is taken after the lock is granted, so it sees every
- *   claim committed before it. The lock is held for two short statements.
+ *   claim committed before it. The lock is held for two short statements. The daemon's claims
+ *   (all due items, not given ones) run both in one call, `SELECT * FROM syncline_claim(…)`, the
+ *   function of migration 012.
  * - MariaDB/MySQL — no UPDATE … RETURNING, and an UPDATE cannot read its own table in a subquery,
  *   so in one READ COMMITTED transaction (write-transaction.ts): the lock as on PostgreSQL, then
  *     SELECT …which items…
@@ -82,7 +84,7 @@ export interface ClaimOptions {
  * size holds them unless one key with little room left fills it; that key is then full after this
  * claim, and the next one looks past it.
  */
-function headSize(limit: number): number {
+export function headSize(limit: number): number {
   return Math.max(100, limit * 10);
 }
 
@@ -96,7 +98,7 @@ export function onceOnly(dialect: RuntimeDatabase['dialect']): string {
 }
 
 /** The query of claimable ids, with `?` for its values (see `claimableValues`). */
-function claimableQuery(dialect: RuntimeDatabase['dialect'], only: number): string {
+export function claimableQuery(dialect: RuntimeDatabase['dialect'], only: number): string {
   const among = (alias: string) => (only === 0 ? '' : ` AND ${alias}id IN (${Array.from({ length: only }, () => '?').join(', ')})`);
   return `
   WITH busy AS ${onceOnly(dialect)}(SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
@@ -210,6 +212,22 @@ function inLine(rows: ReadonlyArray<Record<string, unknown>>): QueueRow[] {
 export async function claim(db: RuntimeDatabase, options: ClaimOptions): Promise<QueueRow[]> {
   checkOptions(options);
   if (options.ids !== undefined && options.ids.length === 0) return [];
+  if (db.dialect === 'postgres' && options.ids === undefined) {
+    // One statement: the function takes the lock, then claims (migration 012), its time moved on
+    // by its wait for the lock.
+    return inLine(
+      rawRows(
+        await db.knex.raw('SELECT * FROM syncline_claim(?, ?, ?, ?, ?, ?)', [
+          options.workerId,
+          options.now ?? new Date(),
+          options.now === undefined,
+          Math.ceil(options.leaseMs),
+          options.limit,
+          headSize(options.limit),
+        ]),
+      ),
+    );
+  }
   // The time is taken once the claim may go ahead (the claim lock held; on SQLite, the writer lock
   // of BEGIN IMMEDIATE): an item whose end was recorded while this claim waited ended before it,
   // so a run let in by that end never starts before it, in StartedDate as in fact.

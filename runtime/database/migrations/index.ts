@@ -10,6 +10,7 @@ import { daemons } from './008-daemons.js';
 import { requestIds } from './009-request-ids.js';
 import { queueListing } from './010-queue-listing.js';
 import { syncCursors } from './011-sync-cursors.js';
+import { queueClaimFunction } from './012-queue-claim-function.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   requestIds,
   queueListing,
   syncCursors,
+  queueClaimFunction,
 ]);

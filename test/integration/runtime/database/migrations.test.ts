@@ -29,6 +29,7 @@ const allMigrations = [
   '009-request-ids',
   '010-queue-listing',
   '011-sync-cursors',
+  '012-queue-claim-function',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {
