@@ -65,6 +65,7 @@ export const queueClaimFunction: Migration = {
     if (dialectOfKnex(knex) === 'postgres') await knex.raw(createFunction);
   },
   async down(knex: Knex) {
-    if (dialectOfKnex(knex) === 'postgres') await knex.raw('DROP FUNCTION IF EXISTS syncline_claim(text, timestamptz, boolean, integer, integer, integer)');
+    if (dialectOfKnex(knex) === 'postgres')
+      await knex.raw('DROP FUNCTION IF EXISTS syncline_claim(text, timestamptz, boolean, integer, integer, integer)');
   },
 };
