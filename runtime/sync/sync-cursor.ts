@@ -135,6 +135,7 @@ export class CursorRun {
         writer.settled?.(fate);
       },
       ...(writer.planned === undefined ? {} : { planned: writer.planned }),
+      ...(writer.findsMatches === undefined ? {} : { findsMatches: writer.findsMatches }),
     };
   }
 

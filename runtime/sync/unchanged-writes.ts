@@ -105,5 +105,8 @@ export function skipUnchanged(writer: RunWriter, description: ObjectDescription)
       return answers.map((answer) => answer ?? written[next++]!);
     },
     ...(writer.settled === undefined ? {} : { settled: (fate) => writer.settled!(fate) }),
+    // A write without a found record goes through as it is, so writes that look their matches up
+    // themselves still do (match-on-write.ts).
+    ...(writer.findsMatches === undefined ? {} : { findsMatches: writer.findsMatches }),
   };
 }
