@@ -9,7 +9,7 @@
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { rawRows } from '../database/raw-rows.js';
 import { fromNullableDatabaseTime, toDatabaseTime } from '../database/timestamps.js';
-import { onceOnly } from './claim.js';
+import { busyKeys } from './claim.js';
 import { queueStatuses, type QueueStatus } from './queue-item.js';
 
 /**
@@ -56,9 +56,7 @@ export async function nextDueAfter(db: RuntimeDatabase, now: Date): Promise<Date
 }
 
 const nextClaimable = (dialect: RuntimeDatabase['dialect']): string => `
-  WITH busy AS ${onceOnly(dialect)}(SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
-                WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
-                GROUP BY concurrency_key)
+  WITH ${busyKeys(dialect)}
   SELECT MIN(waiting.run_after) AS next FROM queue_items waiting
     LEFT JOIN busy ON busy.busy_key = waiting.concurrency_key
    WHERE waiting.status = 'Pending'

@@ -89,6 +89,21 @@ export interface RunWriter {
   readonly findsMatches?: boolean;
 }
 
+/**
+ * A writer around `inner` that changes how its writes are made or what it is told: what `inner` is
+ * (planned, findsMatches) carries through, and `settled` reaches it unless the wrapper takes it
+ * over, so no wrapper can drop a property the run decides by.
+ */
+export function wrapWriter(inner: RunWriter, wrapper: Pick<RunWriter, 'write' | 'settled'>): RunWriter {
+  const settled = wrapper.settled ?? inner.settled?.bind(inner);
+  return {
+    write: wrapper.write,
+    ...(settled === undefined ? {} : { settled }),
+    ...(inner.planned === undefined ? {} : { planned: inner.planned }),
+    ...(inner.findsMatches === undefined ? {} : { findsMatches: inner.findsMatches }),
+  };
+}
+
 /** The writer of a run: every page's writes in one call to the target connector. */
 export function targetWriter(target: Connection, object: string): RunWriter {
   return {

@@ -30,7 +30,7 @@ import { readMark, storeMark } from './cursor-marks.js';
 import { compareCursorValues, markBelowFailure, markText, readBound } from './cursor-values.js';
 import type { RunReport } from './run-report.js';
 import type { SyncEnvironment } from './run-sync.js';
-import type { RunWriter } from './run-writer.js';
+import { type RunWriter, wrapWriter } from './run-writer.js';
 import type { SourceRecord } from './source-pages.js';
 
 /** The action parameter that makes a start of a sync with a cursor read everything (value `true`). */
@@ -124,7 +124,7 @@ export class CursorRun {
   /** `writer`, also told of each failed record, whose cursor value the mark must not pass. */
   watch(writer: RunWriter): RunWriter {
     const { field, type } = this.cursor;
-    return {
+    return wrapWriter(writer, {
       write: (writes) => writer.write(writes),
       settled: (fate) => {
         if (fate.result === 'failed') {
@@ -134,9 +134,7 @@ export class CursorRun {
         }
         writer.settled?.(fate);
       },
-      ...(writer.planned === undefined ? {} : { planned: writer.planned }),
-      ...(writer.findsMatches === undefined ? {} : { findsMatches: writer.findsMatches }),
-    };
+    });
   }
 
   /** The range read so far, and the mark as it stands. */

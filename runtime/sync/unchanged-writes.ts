@@ -18,7 +18,7 @@
 import type { ObjectDescription, RecordData, WriteRequest } from '../../connectors/connection.js';
 import type { ConnectorError } from '../../connectors/connector-error.js';
 import { ChangedFields } from './changed-fields.js';
-import type { LeftAsIs, PendingWrite, RunWriter, RunWriteResult } from './run-writer.js';
+import { type LeftAsIs, type PendingWrite, type RunWriter, type RunWriteResult, wrapWriter } from './run-writer.js';
 
 export class UnchangedCheck {
   private readonly changed: ChangedFields;
@@ -76,7 +76,7 @@ function isRecord(value: unknown): value is RecordData {
 /** `writer`, handed only the requests that change something; the others are answered `unchanged` in their place. */
 export function skipUnchanged(writer: RunWriter, description: ObjectDescription): RunWriter {
   const check = new UnchangedCheck(description);
-  return {
+  return wrapWriter(writer, {
     async write(writes: readonly PendingWrite[]): Promise<Array<RunWriteResult | ConnectorError>> {
       // In order, per request: its answer when left out, or null for the writer's answer.
       const answers: Array<LeftAsIs | null> = [];
@@ -104,9 +104,5 @@ export function skipUnchanged(writer: RunWriter, description: ObjectDescription)
       let next = 0;
       return answers.map((answer) => answer ?? written[next++]!);
     },
-    ...(writer.settled === undefined ? {} : { settled: (fate) => writer.settled!(fate) }),
-    // A write without a found record goes through as it is, so writes that look their matches up
-    // themselves still do (match-on-write.ts).
-    ...(writer.findsMatches === undefined ? {} : { findsMatches: writer.findsMatches }),
-  };
+  });
 }
