@@ -7,6 +7,7 @@ declare module 'knex/lib/dialects/sqlite3/index.js' {
 
   class Client_SQLite3 extends Knex.Client {
     _query(connection: unknown, query: unknown): Promise<unknown>;
+    destroyRawConnection(connection: unknown): Promise<void>;
   }
   export default Client_SQLite3;
 }

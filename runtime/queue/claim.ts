@@ -36,15 +36,16 @@
  * - SQLite — one statement in a writer transaction (BEGIN IMMEDIATE); SQLite has one writer at a time:
  *     UPDATE queue_items
  *        SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
- *      WHERE status = 'Pending' AND id IN (SELECT id FROM (…which items…) AS due)
+ *      WHERE (status = 'Pending') IS TRUE AND id IN (SELECT id FROM (…which items…) AS due)
  *     RETURNING *
  * - PostgreSQL — the same UPDATE, choosing by `id = ANY(ARRAY(SELECT due.id FROM (…) AS due))`
- *   (see claimStatement), in a transaction that first locks the claim row:
+ *   (see claimStatement; `IS TRUE`: see stillPending), in a transaction that first locks the
+ *   claim row:
  *     SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE
  *   In READ COMMITTED, the UPDATE's snapshot is taken after the lock is granted, so it sees every
  *   claim committed before it. The lock is held for two short statements. The daemon's claims
  *   (all due items, not given ones) run both in one call, `SELECT * FROM syncline_claim(…)`, the
- *   function of migration 012.
+ *   function of migration 013.
  * - MariaDB/MySQL — no UPDATE … RETURNING, and an UPDATE cannot read its own table in a subquery,
  *   so in one READ COMMITTED transaction (write-transaction.ts): the lock as on PostgreSQL, then
  *     SELECT …which items…
@@ -136,22 +137,33 @@ function claimableValues(now: Knex.Value, limit: number, ids: readonly string[])
 const setClaimed = `status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1`;
 
 /**
- * SQLite and PostgreSQL: choose and claim in one statement. On PostgreSQL the chosen ids are
+ * SQLite and PostgreSQL: choose and claim in one statement (the daemon's, on PostgreSQL, inside
+ * the function of migration 013, `?` named). On PostgreSQL the chosen ids are
  * gathered first, into an array (an init plan, run once): with `id IN (subquery)` the planner may
  * scan every Pending row and run the whole choice again for each one — it does so whenever the
  * table's statistics are young or say few rows — which makes a claim cost the backlog's size
  * instead of the claim's.
  */
-function claimStatement(dialect: RuntimeDatabase['dialect'], only: number): string {
+export function claimStatement(dialect: RuntimeDatabase['dialect'], only: number): string {
   const chosen =
     dialect === 'postgres'
       ? `id = ANY(ARRAY(SELECT due.id FROM (${claimableQuery(dialect, only)}) AS due))`
       : `id IN (SELECT id FROM (${claimableQuery(dialect, only)}) AS due)`;
   return `
   UPDATE queue_items SET ${setClaimed}
-   WHERE status = 'Pending' AND ${chosen}
+   WHERE ${stillPending} AND ${chosen}
   RETURNING *`;
 }
+
+/**
+ * The UPDATE's own test that a chosen item is still Pending (a cancel may have come between the
+ * choice and the update), written so that no index can serve it: without statistics (SQLite
+ * keeps none unless told to ANALYZE) or with young ones that say there are hardly any Pending
+ * rows (PostgreSQL, after a quiet time), the planners found the rows to update by walking every
+ * Pending entry of a status index instead of by their ids, which made a claim cost the backlog.
+ * `IS TRUE` changes nothing else, status being NOT NULL.
+ */
+const stillPending = "(status = 'Pending') IS TRUE";
 
 /** Waits for the claim lock of PostgreSQL and MariaDB (see the top of this file); held until the transaction ends. */
 export async function lockClaims(db: RuntimeDatabase, trx: Knex): Promise<void> {
@@ -218,7 +230,7 @@ export async function claim(db: RuntimeDatabase, options: ClaimOptions): Promise
   checkOptions(options);
   if (options.ids !== undefined && options.ids.length === 0) return [];
   if (db.dialect === 'postgres' && options.ids === undefined) {
-    // One statement: the function takes the lock, then claims (migration 012), its time moved on
+    // One statement: the function takes the lock, then claims (migration 013), its time moved on
     // by its wait for the lock.
     return inLine(
       rawRows(

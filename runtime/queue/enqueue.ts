@@ -27,13 +27,14 @@
  * insert take turns with every claim and every other such enqueue — in one write transaction
  * holding the claim lock (claim.ts) — or six starts at once would all count the same zero:
  *   SELECT name FROM queue_locks WHERE name = 'claim' FOR UPDATE        (not on SQLite)
- *   SELECT COUNT(*) AS active FROM queue_items
- *    WHERE concurrency_key = ? AND status IN ('Pending', 'InProgress')
+ *   SELECT (SELECT COUNT(*) FROM queue_items WHERE status = 'Pending' AND concurrency_key = ?)
+ *        + (SELECT COUNT(*) FROM queue_items WHERE status = 'InProgress' AND concurrency_key = ?) AS active
  *   INSERT INTO queue_items (…) VALUES (…)
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../database/open-database.js';
+import { rawRows } from '../database/raw-rows.js';
 import { toDatabaseTime } from '../database/timestamps.js';
 import { writeTransaction } from '../database/write-transaction.js';
 import { lockClaims } from './claim.js';
@@ -101,13 +102,19 @@ export function limitNote(concurrency: QueueConcurrency, active: number): string
   return `not run: ${what} already had ${runs} in progress or waiting, and its concurrency limit is ${concurrency.limit} (onLimit: ${concurrency.onLimit})`;
 }
 
-/** Items of `key` waiting or running: what a skip or fail policy compares with the limit. */
+/**
+ * Items of `key` waiting or running: what a skip or fail policy compares with the limit. Counted
+ * per status, so each count reads its own index on PostgreSQL (migration 013's waiting and
+ * running keys), not every item of both states.
+ */
 async function activeItems(executor: Knex, key: string): Promise<number> {
-  const row = (await executor('queue_items')
-    .count({ active: '*' })
-    .where('concurrency_key', key)
-    .whereIn('status', ['Pending', 'InProgress'])
-    .first()) as { active: number | string } | undefined;
+  const [row] = rawRows(
+    await executor.raw(
+      `SELECT (SELECT COUNT(*) FROM queue_items WHERE status = 'Pending' AND concurrency_key = ?)
+            + (SELECT COUNT(*) FROM queue_items WHERE status = 'InProgress' AND concurrency_key = ?) AS active`,
+      [key, key],
+    ),
+  );
   return Number(row?.active ?? 0);
 }
 

@@ -41,7 +41,7 @@ async function drainWith(server: knexFactory.Knex, processes: number): Promise<D
     workers = await Promise.all(Array.from({ length: processes }, () => side.startWorker()));
     const startedAt = performance.now();
     const before = await side.remaining();
-    while ((await side.remaining()) > 0) await sleep(20);
+    while (await side.anyLeft()) await sleep(20);
     return { processes, itemsPerSecond: before / ((performance.now() - startedAt) / 1000) };
   } finally {
     await Promise.all(

@@ -1,5 +1,9 @@
 /**
- * Knex's SQLite client, twice adapted.
+ * Knex's SQLite client, adapted three times.
+ *
+ * SqliteStatementClient runs each query with a prepared statement the connection keeps
+ * (sqlite-statements.ts) instead of preparing and finalizing one per query. The two below are
+ * made from it.
  *
  * SqliteImmediateClient starts every transaction with `BEGIN IMMEDIATE`: the runtime database's
  * client, and the sql connector's for its write pool.
@@ -17,6 +21,61 @@
  */
 import Client_SQLite3 from 'knex/lib/dialects/sqlite3/index.js';
 import Transaction_Sqlite from 'knex/lib/dialects/sqlite3/execution/sqlite-transaction.js';
+import { finalizeStatements, preparedStatement, type SqliteStatementSource } from './sqlite-statements.js';
+
+/** What Knex hands its client's `_query`: the compiled query, on which the answer is left. */
+interface KnexQuery {
+  sql: string;
+  bindings?: readonly unknown[];
+  method?: string;
+  returning?: unknown;
+  response?: unknown;
+}
+
+/** Whether Knex reads the query's rows (`all`) or only its effect, lastID and changes (`run`), as its own client decides. */
+function readsRows(query: KnexQuery): boolean {
+  switch (query.method) {
+    case 'insert':
+    case 'update':
+      return Boolean(query.returning);
+    case 'counter':
+    case 'del':
+      return false;
+    default:
+      return true;
+  }
+}
+
+/**
+ * Whether a statement kept for reuse is done with once it has answered. A statement is left
+ * active, holding its transaction open (COMMIT then fails, "SQL statements in progress"), until it
+ * is reset: after `run`, which steps it once (a RETURNING clause would have more to give), and
+ * after an EXPLAIN of a write, even once it answered everything. Such queries get a statement of
+ * their own, finalized at once, as Knex gives every query.
+ */
+function reusable(query: KnexQuery): boolean {
+  return readsRows(query) && !/^\s*EXPLAIN\b/i.test(query.sql);
+}
+
+export class SqliteStatementClient extends Client_SQLite3 {
+  override async _query(connection: unknown, query: unknown): Promise<unknown> {
+    const knexQuery = query as KnexQuery;
+    if (!knexQuery.sql || !reusable(knexQuery)) return super._query(connection, query);
+    const statement = await preparedStatement(connection as SqliteStatementSource, knexQuery.sql);
+    return new Promise((resolve, reject) => {
+      statement.all(knexQuery.bindings ?? [], (error, rows) => {
+        if (error !== null) return reject(error);
+        knexQuery.response = rows;
+        resolve(knexQuery);
+      });
+    });
+  }
+
+  override async destroyRawConnection(connection: unknown): Promise<void> {
+    await finalizeStatements(connection as SqliteStatementSource);
+    await super.destroyRawConnection(connection);
+  }
+}
 
 class ImmediateTransaction extends Transaction_Sqlite {
   override begin(connection: unknown): Promise<unknown> {
@@ -24,7 +83,7 @@ class ImmediateTransaction extends Transaction_Sqlite {
   }
 }
 
-export class SqliteImmediateClient extends Client_SQLite3 {
+export class SqliteImmediateClient extends SqliteStatementClient {
   override transaction(container: unknown, config: unknown, outerTx: unknown): never {
     return new ImmediateTransaction(this, container, config, outerTx) as never;
   }
@@ -50,7 +109,7 @@ export function interruptAfter(database: SqliteDatabase, ms: number): { stop(): 
 }
 
 /** Knex's SQLite client, with each statement interrupted after `statementTimeoutMs` (a setting of its config). */
-export class SqliteTimedClient extends Client_SQLite3 {
+export class SqliteTimedClient extends SqliteStatementClient {
   override _query(connection: SqliteDatabase, query: unknown): Promise<unknown> {
     const ms = (this as unknown as { config: { statementTimeoutMs?: number } }).config.statementTimeoutMs;
     if (ms === undefined) return super._query(connection, query);

@@ -239,7 +239,9 @@ await describeEachRuntimeDatabase('queue operations', (runtime) => {
     const ids = await Promise.all([0, 0, 0, 0, 0].map(async (seconds) => (await add('p', seconds)).id));
     const held = await claim(db, { workerId: 'A', limit: 5, leaseMs: lease, now: at(1) });
     const attemptOf = new Map(held.map((item) => [item.id, item.attempts]));
-    const statistics = { read: 2, created: 1, updated: 0, skipped: 1, failed: 0 };
+    // A field name with what array and JSON text must escape, stored as it was given.
+    const cursor = { field: 'a "b", {c}\\d ü', from: 5, to: '7', mark: null };
+    const statistics = { read: 2, created: 1, updated: 0, skipped: 1, failed: 0, cursor };
     const answers = await Promise.all([
       completeItem(db, { id: ids[0]!, workerId: 'A', attempt: attemptOf.get(ids[0]!)!, status: 'Complete', statistics, now: at(5) }),
       completeItem(db, { id: ids[1]!, workerId: 'B', status: 'Complete', now: at(5) }),

@@ -303,13 +303,30 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     await admin()('doomed').insert(
       Array.from({ length: 12 }, (_, i) => ({ id: i + 1, name: `N${i + 1}`, active: true, score: 1, city: 'X' })),
     );
-    let dropped = false;
-    const outcome = await run({
+    // The table is dropped once the first page is written, and the target's next write waits for
+    // the drop: SQLite, where source and target share a file, would otherwise let the drop in only
+    // between the run's own writes, which may be never before the last page.
+    let dropped: Promise<void> | undefined;
+    const waitingForTheDrop: RunEnvironment = {
+      ...world.environment,
+      connections: {
+        async get(system) {
+          const connection = await world.environment.connections.get(system);
+          if (system.id !== 'tgt') return connection;
+          return Object.assign(Object.create(connection) as Connection, {
+            async writeMany(object: string, requests: readonly WriteRequest[]) {
+              await dropped;
+              return connection.writeMany(object, requests);
+            },
+          });
+        },
+      },
+    };
+    const outcome = await runProcess(waitingForTheDrop, {
       processId: 'accounts-from-doomed',
-      onProgress: async () => {
-        if (dropped) return;
-        dropped = true;
-        await admin().schema.dropTable('doomed');
+      onProgress: () => {
+        // A promise of its own: a Knex builder would run its statement again for every await.
+        dropped ??= Promise.resolve(admin().schema.dropTable('doomed'));
       },
     });
     // The drop happens while the next page may already be on its way; the one after fails.

@@ -1,19 +1,34 @@
 /**
- * The PostgreSQL claim function (migration 012) carries the text of the claim's choice; a change
- * to queue/claim.ts's query must come with a new migration that replaces the function, or the
- * daemons (which claim through it) and direct runs (which claim through claim.ts) would choose
- * differently. No database needed.
+ * The PostgreSQL claim function carries the text of the claim; a change to queue/claim.ts's
+ * statement must come with a new migration that replaces the function, or the daemons (which
+ * claim through it) and direct runs (which claim through claim.ts) would choose differently.
+ * Migration 012 made the function, 013 replaced its UPDATE; both are held to claim.ts. No
+ * database needed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { claimFunctionChoice } from '../../../../runtime/database/migrations/012-queue-claim-function.js';
-import { claimableQuery } from '../../../../runtime/queue/claim.js';
+import { claimFunctionUpdate } from '../../../../runtime/database/migrations/013-queue-partial-indexes.js';
+import { claimableQuery, claimStatement } from '../../../../runtime/queue/claim.js';
 
-test("the claim function chooses items with claim.ts's query, its values named", () => {
-  const names = ['v_now', 'p_head', 'v_now', 'p_limit', 'p_limit'];
+const words = (sql: string) => sql.trim().split(/\s+/).join(' ');
+
+/** `sql` with its `?` replaced by `names`, in order; fails unless it takes exactly that many values. */
+function named(sql: string, names: readonly string[]): string {
   let place = 0;
-  const named = claimableQuery('postgres', 0).replace(/\?/g, () => names[place++] ?? '?');
-  assert.equal(place, names.length, 'the claim query takes five values');
-  const words = (sql: string) => sql.trim().split(/\s+/).join(' ');
-  assert.equal(words(claimFunctionChoice), words(named));
+  const text = sql.replace(/\?/g, () => names[place++] ?? '?');
+  assert.equal(place, names.length, `the statement takes ${names.length} values`);
+  return text;
+}
+
+const choiceValues = ['v_now', 'p_head', 'v_now', 'p_limit', 'p_limit'];
+
+test("migration 012's function chose items with claim.ts's query, its values named", () => {
+  assert.equal(words(claimFunctionChoice), words(named(claimableQuery('postgres', 0), choiceValues)));
+});
+
+test("the claim function of migration 013 claims with claim.ts's statement, its values named", () => {
+  const statement = named(claimStatement('postgres', 0), ['p_worker', 'v_lease_until', 'v_now', ...choiceValues]);
+  assert.equal(words(claimFunctionUpdate), words(statement));
+  assert.match(claimFunctionUpdate, /\(status = 'Pending'\) IS TRUE/, 'the Pending test is one no index can serve');
 });

@@ -1,0 +1,122 @@
+/**
+ * PostgreSQL: the queue's indexes hold only the rows their operation reads, and the claim finds
+ * the rows it updates by their ids — so a claim costs the same whatever the backlog and whatever
+ * the table's statistics say.
+ *
+ * Before, the indexes led with `status` over every row, which cost twice:
+ * - The claim's unkeyed branch (`status = 'Pending' AND concurrency_key IS NULL`, almost never
+ *   matching: every sync and flow has a key) walked the claim index through every Pending row to
+ *   find none: 1.3 ms per claim with 4,000 waiting, growing with the backlog.
+ * - With young statistics (a new table, or a burst after a quiet time, when the last ANALYZE saw
+ *   no Pending row) the planner took `status = 'Pending'` for one row and found the rows to
+ *   update by scanning every Pending entry instead of by id.
+ * And each change of status wrote a new entry in all of them: nine index entries per update of an
+ * item, where the queue's reads need six when claimed and four when finished.
+ *
+ * Replaced by partial indexes, each over the rows of one state (the old name where the role is
+ * the same):
+ *   queue_items_claim         (run_after, created_at) WHERE status = 'Pending'
+ *   queue_items_claim_unkeyed (run_after, created_at) WHERE status = 'Pending' AND concurrency_key IS NULL
+ *   queue_items_waiting_key   (concurrency_key)       WHERE status = 'Pending' AND concurrency_key IS NOT NULL
+ *   queue_items_running_key   (concurrency_key)       WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+ *   queue_items_reap          (lease_until)           WHERE status = 'InProgress'
+ *   queue_items_locked_by     (locked_by)             WHERE status = 'InProgress'
+ *   queue_items_prune         (finished_at)           WHERE status IN ('Complete', 'Failed')
+ * (queue_items_concurrency, which served the first four, goes.) Queries name the status as a
+ * literal or a bound value that PostgreSQL plans with, so each finds its index.
+ *
+ * The claim function of migration 012 is replaced by one whose UPDATE tests the status with
+ * `(status = 'Pending') IS TRUE`: the same test, in a form no index can serve, so the rows are
+ * found by their primary key (queue/claim.ts, stillPending). And it plans without sequential
+ * scans: every read of the claim has its index, but while the table is small (a few thousand
+ * rows) a scan of all of it costs the planner about as much as ten lookups by id, and it then
+ * reads every row of the queue on each claim.
+ *
+ * Other engines keep their indexes: SQLite's queries bind the status as a parameter, which a
+ * partial index cannot be matched against, and MariaDB has no partial indexes. Both serve the
+ * unkeyed branch with (status, concurrency_key, …), which their planners take for it.
+ */
+import type { Knex } from 'knex';
+import { dialectOfKnex } from './column-types.js';
+import { queueClaimFunction } from './012-queue-claim-function.js';
+import type { Migration } from './migration.js';
+
+/** The UPDATE of queue/claim.ts's claimStatement for PostgreSQL, its values named. */
+export const claimFunctionUpdate = `
+  UPDATE queue_items SET status = 'InProgress', locked_by = p_worker, lease_until = v_lease_until, started_at = v_now, attempts = attempts + 1
+   WHERE (status = 'Pending') IS TRUE AND id = ANY(ARRAY(SELECT due.id FROM (
+  WITH busy AS MATERIALIZED (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
+                 WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
+                 GROUP BY concurrency_key),
+       head AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit, COALESCE(busy.running, 0) AS running
+                  FROM queue_items q LEFT JOIN busy ON busy.busy_key = q.concurrency_key
+                 WHERE q.status = 'Pending' AND q.run_after <= v_now AND q.concurrency_key IS NOT NULL
+                   AND COALESCE(busy.running, 0) < q.concurrency_limit
+                 ORDER BY q.run_after, q.created_at
+                 LIMIT p_head)
+  SELECT free.id, free.run_after, free.created_at FROM (
+         SELECT id, run_after, created_at FROM queue_items
+          WHERE status = 'Pending' AND run_after <= v_now AND concurrency_key IS NULL
+          ORDER BY run_after, created_at LIMIT p_limit) AS free
+  UNION ALL
+  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT p_limit) AS due))
+  RETURNING *`;
+
+const createFunction = `
+CREATE OR REPLACE FUNCTION syncline_claim(p_worker text, p_now timestamptz, p_add_wait boolean, p_lease_ms integer, p_limit integer, p_head integer)
+RETURNS SETOF queue_items
+LANGUAGE plpgsql
+SET enable_seqscan = off
+AS $claim$
+DECLARE
+  v_now timestamptz;
+  v_lease_until timestamptz;
+BEGIN
+  PERFORM name FROM queue_locks WHERE name = 'claim' FOR UPDATE;
+  v_now := CASE WHEN p_add_wait THEN p_now + (clock_timestamp() - statement_timestamp()) ELSE p_now END;
+  v_lease_until := v_now + p_lease_ms * interval '1 millisecond';
+  RETURN QUERY ${claimFunctionUpdate};
+END
+$claim$`;
+
+const partialIndexes = [
+  `CREATE INDEX queue_items_claim ON queue_items (run_after, created_at) WHERE status = 'Pending'`,
+  `CREATE INDEX queue_items_claim_unkeyed ON queue_items (run_after, created_at) WHERE status = 'Pending' AND concurrency_key IS NULL`,
+  `CREATE INDEX queue_items_waiting_key ON queue_items (concurrency_key) WHERE status = 'Pending' AND concurrency_key IS NOT NULL`,
+  `CREATE INDEX queue_items_running_key ON queue_items (concurrency_key) WHERE status = 'InProgress' AND concurrency_key IS NOT NULL`,
+  `CREATE INDEX queue_items_reap ON queue_items (lease_until) WHERE status = 'InProgress'`,
+  `CREATE INDEX queue_items_locked_by ON queue_items (locked_by) WHERE status = 'InProgress'`,
+  `CREATE INDEX queue_items_prune ON queue_items (finished_at) WHERE status IN ('Complete', 'Failed')`,
+];
+
+const fullIndexes = [
+  'CREATE INDEX queue_items_claim ON queue_items (status, run_after, created_at)',
+  'CREATE INDEX queue_items_reap ON queue_items (status, lease_until)',
+  'CREATE INDEX queue_items_locked_by ON queue_items (locked_by)',
+  'CREATE INDEX queue_items_prune ON queue_items (status, finished_at)',
+  'CREATE INDEX queue_items_concurrency ON queue_items (status, concurrency_key, run_after, created_at)',
+];
+
+export const queuePartialIndexes: Migration = {
+  name: '013-queue-partial-indexes',
+  async up(knex: Knex) {
+    if (dialectOfKnex(knex) !== 'postgres') return;
+    await knex.raw('DROP INDEX queue_items_claim, queue_items_reap, queue_items_locked_by, queue_items_prune, queue_items_concurrency');
+    for (const statement of partialIndexes) await knex.raw(statement);
+    await knex.raw(createFunction);
+  },
+  async down(knex: Knex) {
+    if (dialectOfKnex(knex) !== 'postgres') return;
+    await knex.raw(
+      'DROP INDEX queue_items_claim, queue_items_claim_unkeyed, queue_items_waiting_key, queue_items_running_key, queue_items_reap, queue_items_locked_by, queue_items_prune',
+    );
+    for (const statement of fullIndexes) await knex.raw(statement);
+    await queueClaimFunction.up(knex);
+  },
+};

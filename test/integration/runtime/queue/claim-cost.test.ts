@@ -1,0 +1,85 @@
+/**
+ * A claim reads about as many rows as it claims, whatever the backlog and whatever the planner
+ * knows of the table: with 3,000 items waiting on a table never analyzed (the planner's view after
+ * a migration, or after a quiet time), the claim statement walks the head of the line and finds
+ * the rows it updates by their ids. Before migration 013 and `stillPending` (claim.ts), it walked
+ * every waiting item twice per claim on PostgreSQL, and once on SQLite.
+ *
+ * PostgreSQL: the rows the daemon's claim function read, from the statistics of its transaction
+ * (rolled back). SQLite, which counts no rows: how its plan finds the rows to update. MariaDB claims in separate statements
+ * by a list of ids; it has no case here.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { beforeEach, test } from 'node:test';
+import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
+import { rawRows } from '../../../../runtime/database/raw-rows.js';
+import { toDatabaseTime } from '../../../../runtime/database/timestamps.js';
+import { claim, claimStatement, headSize } from '../../../../runtime/queue/claim.js';
+import { at, describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
+
+const backlog = 3000;
+const limit = 10;
+
+await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
+  let db: RuntimeDatabase;
+  beforeEach(async () => {
+    db = runtime();
+    await db.knex('queue_items').delete();
+    // Written in batches of one statement each, as a burst of enqueues would be; no ANALYZE.
+    const rows = Array.from({ length: backlog }, (_, i) => ({
+      id: randomUUID(),
+      process_id: 'busy-sync',
+      start_type: 'AdHoc',
+      status: 'Pending',
+      attempts: 0,
+      max_attempts: 1,
+      run_after: toDatabaseTime(db.dialect, at(i / 1000)),
+      created_at: toDatabaseTime(db.dialect, at(i / 1000)),
+      errors: '[]',
+      concurrency_key: 'process:busy-sync',
+      concurrency_limit: 50,
+    }));
+    await db.knex.batchInsert('queue_items', rows, 200);
+  });
+
+  const values = () => {
+    const now = toDatabaseTime(db.dialect, at(100));
+    return ['w1', toDatabaseTime(db.dialect, at(160)), now, now, headSize(limit), now, limit, limit];
+  };
+
+  test('PostgreSQL: the daemon’s claim of 10 from 3,000 waiting reads the head of the line, not the backlog', async (t) => {
+    if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
+    // The statistics of the transaction's own reads, then rolled back: nothing is claimed.
+    const trx = await db.knex.transaction();
+    try {
+      const claimed = rawRows(
+        await trx.raw('SELECT id FROM syncline_claim(?, ?, false, 60000, ?, ?)', ['w1', at(100), limit, headSize(limit)]),
+      );
+      assert.equal(claimed.length, limit);
+      const [reads] = rawRows(
+        await trx.raw("SELECT seq_tup_read, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'queue_items'"),
+      );
+      const read = Number(reads?.seq_tup_read) + Number(reads?.idx_tup_fetch);
+      assert.ok(read <= headSize(limit) * 2, `the claim read ${read} rows to claim ${limit} of ${backlog} waiting`);
+    } finally {
+      await trx.rollback();
+    }
+  });
+
+  test('SQLite: the claim finds the rows it updates by their ids', async (t) => {
+    if (db.dialect !== 'sqlite') return t.skip('SQLite only');
+    const plan = rawRows(await db.knex.raw(`EXPLAIN QUERY PLAN ${claimStatement('sqlite', 0)}`, values()));
+    const update = String(plan[0]?.detail);
+    assert.match(update, /^SEARCH queue_items USING INDEX sqlite_autoindex_queue_items_1 \(id=\?\)$/);
+  });
+
+  test('every engine: the claim takes the 10 oldest', async () => {
+    const claimed = await claim(db, { workerId: 'w1', limit, leaseMs: 60_000, now: at(100) });
+    const oldest = (await db.knex('queue_items').select('id').orderBy('run_after').limit(limit)) as Array<{ id: string }>;
+    assert.deepEqual(
+      claimed.map((item) => item.id),
+      oldest.map((row) => String(row.id)),
+    );
+  });
+});
