@@ -23,9 +23,13 @@
  * from the buffer stores its real start with its end (run-held-item.ts `startedLate`), so its
  * StartedDate is its claim's time, at most bufferWaitMs early, only while it runs.
  *
+ * A slot frees when its run is over, not when the run's end is recorded: the next item starts
+ * while the end is written, together with other ends (complete-together.ts). Until then the item
+ * is InProgress in the database a moment longer, still counted under its concurrency limit.
+ *
  * stop(): no more claims; buffered items are released at once, in one statement; running items
  * get the drain time to finish, then they are aborted and whatever is still held is released
- * (Pending again, the interrupted attempt not counted).
+ * (Pending again, the interrupted attempt not counted); ends still being recorded are waited for.
  */
 import type { ItemRunner } from '../execution/run-held-item.js';
 import { repeatEvery, type Repeating } from '../execution/repeat-every.js';
@@ -103,8 +107,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     throw new RangeError(`daemon: prefetch must be a whole number of at least 0, not ${prefetch}`);
 
   const wake = new WakeSignal();
-  /** Runs in progress by item id and attempt. */
+  /** Runs in progress by item id and attempt: each holds a slot until its run is over. */
   const running = new Map<string, { done: Promise<void>; controller: AbortController; id: string }>();
+  /** Every item this daemon started whose end is not recorded yet: running, or over and being recorded. */
+  const unsettled = new Set<Promise<void>>();
   /** Claimed items waiting for a free slot, in claim order, with when they were claimed (ms). */
   const buffered: Array<{ item: QueueRow; claimedAt: number }> = [];
   /** When recent runs started (ms), those within bufferWaitMs: how many items the buffer may want. */
@@ -126,7 +132,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const runKey = `${item.id}#${item.attempts}`;
     const controller = new AbortController();
     recentStarts.push(Date.now());
-    const done = runHeldItem(runner, item, { signal: controller.signal, reread: false, startedLate })
+    // The slot frees when the run is over; its end is recorded meanwhile, in a write shared with
+    // other ends (complete-together.ts), while the next item already runs.
+    let slotFreed = false;
+    const freeSlot = (): void => {
+      if (slotFreed) return;
+      slotFreed = true;
+      // Only this run's own entry: the same item may have been reaped and claimed again meanwhile.
+      running.delete(runKey);
+      startBuffered();
+      wake.wake();
+    };
+    const done: Promise<void> = runHeldItem(runner, item, { signal: controller.signal, reread: false, startedLate, onRunEnded: freeSlot })
       .then(() => undefined)
       .catch((error: unknown) => {
         // Recording the end failed (the database went away): the lease runs out and the reaper retries the item.
@@ -136,12 +153,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         );
       })
       .finally(() => {
-        // Only this run's own entry: the same item may have been reaped and claimed again meanwhile.
-        running.delete(runKey);
-        startBuffered();
-        wake.wake();
+        freeSlot();
+        unsettled.delete(done);
       });
     running.set(runKey, { done, controller, id: item.id });
+    unsettled.add(done);
   };
 
   /** Starts buffered items in the free slots, unless stopping (stop() releases them). */
@@ -269,6 +285,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         }
       }
     }
+    // Runs that are over may still be recording their ends (each gives up within half a lease).
+    await Promise.allSettled([...unsettled]);
     log.info({ workerId }, 'daemon stopped');
   };
 

@@ -57,6 +57,12 @@ export interface RunHeldItemOptions {
    * with its end instead of the claim's time.
    */
   startedLate?: boolean;
+  /**
+   * Called once the run is over, before its end is recorded (or, for a run whose end is not this
+   * worker's to record, before the answer). The daemon frees the item's slot then: recording the
+   * end is a write that needs no slot, and a slot held through its round trip would sit idle.
+   */
+  onRunEnded?: () => void;
 }
 
 /** Why the run was stopped early, when it was. */
@@ -92,6 +98,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
 
   if (settings === undefined) {
     // Renamed or deleted since it was enqueued: no later attempt can succeed either.
+    options.onRunEnded?.();
     const message = `process '${item.processId}' is no longer defined: no sync or flow has this id in the current definitions (${snapshot.digest.slice(0, 12)})`;
     await finish({ status: 'Failed', statistics: { ...noStatistics }, errors: [{ message }], retryable: false });
     return reread();
@@ -157,6 +164,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     if (timeout !== undefined) clearTimeout(timeout);
     options.signal?.removeEventListener('abort', onCallerAbort);
     await heartbeats.stop();
+    options.onRunEnded?.();
   }
   const durationMs = Math.round(performance.now() - started);
   const statistics = { ...(outcome?.statistics ?? latest ?? noStatistics) };

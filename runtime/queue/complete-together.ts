@@ -3,26 +3,21 @@
  * short items ends dozens of them while one end is being written, and one commit each would make
  * the database's commit (its flush to disk) the limit of the whole queue.
  *
- * PostgreSQL, one statement with the guard of complete.ts on every row, the ends given as one
- * array per column:
+ * PostgreSQL, one call with the guard of complete.ts on every row, the ends given as one array
+ * per column:
+ *   SELECT id FROM syncline_end(?::uuid[], ?::text[], ?::integer[], ?::text[], ?::timestamptz[],
+ *                               ?::timestamptz[], ?::json[]) AS ended(id)
+ * which runs (migration 013, where it is planned once per session and finds the rows by id):
  *   UPDATE queue_items AS q
  *      SET status = v.status, finished_at = v.finished_at, lease_until = NULL,
  *          started_at = COALESCE(v.started_at, q.started_at),
  *          statistics = COALESCE(v.statistics, q.statistics)
- *     FROM unnest(?::uuid[], ?::text[], ?::integer[], ?::text[], ?::timestamptz[],
- *                 ?::timestamptz[], ?::json[])
- *          AS v(id, locked_by, attempts, status, finished_at, started_at, statistics)
+ *     FROM unnest(…the arrays…) AS v(id, locked_by, attempts, status, finished_at, started_at, statistics)
  *    WHERE q.id = v.id AND q.locked_by = v.locked_by AND (q.status = 'InProgress') IS TRUE
  *      AND (v.attempts IS NULL OR q.attempts = v.attempts)
  *   RETURNING q.id
  * The ids returned are the ends that were recorded; an end whose id is missing was no longer held
  * by its worker (reaped, maybe claimed again), so its caller learns `false`, as from one UPDATE.
- *
- * The rows are found by id, one lookup each: the planner knows how many ends an array holds (it
- * took 100 for any json_to_recordset), and `IS TRUE` keeps the InProgress indexes out of it (see
- * claim.ts's stillPending). Those indexes hold an entry for every item claimed since the last
- * VACUUM, dead but for a few, and a bitmap scan of one, which the planner chose when it thought
- * it small, read them all — 9,000 for an end of 7 items in a busy minute.
  * SQLite and MariaDB/MySQL: the same guarded UPDATE per row, in one write transaction.
  *
  * The first end is written at once; ends that arrive while a write runs go together in the next
@@ -56,16 +51,8 @@ export interface PlainEnd {
 /** Most ends in one write: the statement binds one array per column, so this only bounds their size. */
 const maxEnds = 200;
 
-const batchStatement = `
-  UPDATE queue_items AS q
-     SET status = v.status, finished_at = v.finished_at, lease_until = NULL,
-         started_at = COALESCE(v.started_at, q.started_at),
-         statistics = COALESCE(v.statistics, q.statistics)
-    FROM unnest(?::uuid[], ?::text[], ?::integer[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::json[])
-         AS v(id, locked_by, attempts, status, finished_at, started_at, statistics)
-   WHERE q.id = v.id AND q.locked_by = v.locked_by AND (q.status = 'InProgress') IS TRUE
-     AND (v.attempts IS NULL OR q.attempts = v.attempts)
-  RETURNING q.id`;
+const batchStatement =
+  'SELECT id FROM syncline_end(?::uuid[], ?::text[], ?::integer[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::json[]) AS ended(id)';
 
 /** The guarded UPDATE of one end on `executor`; true when the worker still held the item. */
 async function writeOne(db: RuntimeDatabase, executor: Knex, end: PlainEnd): Promise<boolean> {

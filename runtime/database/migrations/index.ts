@@ -11,7 +11,7 @@ import { requestIds } from './009-request-ids.js';
 import { queueListing } from './010-queue-listing.js';
 import { syncCursors } from './011-sync-cursors.js';
 import { queueClaimFunction } from './012-queue-claim-function.js';
-import { queuePartialIndexes } from './013-queue-partial-indexes.js';
+import { queueLookups } from './013-queue-lookups.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -27,5 +27,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   queueListing,
   syncCursors,
   queueClaimFunction,
-  queuePartialIndexes,
+  queueLookups,
 ]);

@@ -134,6 +134,34 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
     }
   });
 
+  test('a slot frees when its run is over: the next item runs while the end is still being recorded', async (t) => {
+    if (db.dialect === 'sqlite') return t.skip('SQLite: holding the first end back would hold every write back');
+    const [first, second] = await add(2);
+    // Another connection locks the first item's row once its run began, so recording its end waits.
+    const other = await openRuntimeDatabase(database());
+    const locker = await other.knex.transaction();
+    let firstStillRunning: string | undefined;
+    try {
+      let runs = 0;
+      await daemon(
+        async () => {
+          runs += 1;
+          if (runs === 1) await locker('queue_items').where({ id: first }).forUpdate().select('id');
+          else firstStillRunning = (await locker('queue_items').where({ id: first }).first())?.status;
+          return completeOutcome();
+        },
+        { concurrency: 1 },
+      );
+      await eventually(() => firstStillRunning !== undefined, 5000, 'the second item runs while the first one’s end waits');
+      assert.equal(firstStillRunning, 'InProgress');
+    } finally {
+      await locker.commit();
+      await other.close();
+    }
+    await eventually(async () => (await allComplete()) === 2, 5000, 'both ends are recorded');
+    assert.equal((await getItem(db, second!))?.status, 'Complete');
+  });
+
   test('without a daemon items stay Pending; a daemon started later completes them', async () => {
     await add(3);
     await sleep(200);

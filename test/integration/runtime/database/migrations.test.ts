@@ -30,7 +30,7 @@ const allMigrations = [
   '010-queue-listing',
   '011-sync-cursors',
   '012-queue-claim-function',
-  '013-queue-partial-indexes',
+  '013-queue-lookups',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {

@@ -1,25 +1,40 @@
 /**
- * A claim reads about as many rows as it claims, whatever the backlog and whatever the planner
+ * A claim reads about as many rows as it claims, and an end of attempts as many as it ends,
+ * whatever the backlog and whatever the planner
  * knows of the table: with 3,000 items waiting on a table never analyzed (the planner's view after
  * a migration, or after a quiet time), the claim statement walks the head of the line and finds
  * the rows it updates by their ids. Before migration 013 and `stillPending` (claim.ts), it walked
  * every waiting item twice per claim on PostgreSQL, and once on SQLite.
  *
- * PostgreSQL: the rows the daemon's claim function read, from the statistics of its transaction
- * (rolled back). SQLite, which counts no rows: how its plan finds the rows to update. MariaDB claims in separate statements
- * by a list of ids; it has no case here.
+ * PostgreSQL: the rows the daemon's claim and end functions read, from the connection's statistics
+ * (in a transaction rolled back). SQLite, which counts no rows: how its plan finds the rows to
+ * update. MariaDB claims in separate statements by a list of ids; it has no case here.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, test } from 'node:test';
+import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
 import { rawRows } from '../../../../runtime/database/raw-rows.js';
 import { toDatabaseTime } from '../../../../runtime/database/timestamps.js';
 import { claim, claimStatement, headSize } from '../../../../runtime/queue/claim.js';
+import { writeEnds } from '../../../../runtime/queue/complete-together.js';
 import { at, describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
 const backlog = 3000;
 const limit = 10;
+
+/**
+ * Rows of queue_items read so far on the transaction's connection: those a sequential scan read and
+ * those an index scan fetched. PostgreSQL keeps them per connection until it reports them, a second
+ * at most after the transaction ends, so a test reads them before and after what it measures.
+ */
+async function rowsRead(trx: Knex.Transaction): Promise<number> {
+  const [reads] = rawRows(
+    await trx.raw("SELECT seq_tup_read + idx_tup_fetch AS n FROM pg_stat_xact_user_tables WHERE relname = 'queue_items'"),
+  );
+  return Number(reads?.n ?? 0);
+}
 
 await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
   let db: RuntimeDatabase;
@@ -50,18 +65,45 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
 
   test('PostgreSQL: the daemon’s claim of 10 from 3,000 waiting reads the head of the line, not the backlog', async (t) => {
     if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
-    // The statistics of the transaction's own reads, then rolled back: nothing is claimed.
+    // The reads the claim adds to the connection's statistics, then rolled back: nothing is claimed.
     const trx = await db.knex.transaction();
     try {
+      const before = await rowsRead(trx);
       const claimed = rawRows(
         await trx.raw('SELECT id FROM syncline_claim(?, ?, false, 60000, ?, ?)', ['w1', at(100), limit, headSize(limit)]),
       );
       assert.equal(claimed.length, limit);
-      const [reads] = rawRows(
-        await trx.raw("SELECT seq_tup_read, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'queue_items'"),
-      );
-      const read = Number(reads?.seq_tup_read) + Number(reads?.idx_tup_fetch);
+      const read = (await rowsRead(trx)) - before;
       assert.ok(read <= headSize(limit) * 2, `the claim read ${read} rows to claim ${limit} of ${backlog} waiting`);
+    } finally {
+      await trx.rollback();
+    }
+  });
+
+  test('PostgreSQL: ending 10 of 3,000 running items reads those 10, not every running one', async (t) => {
+    if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
+    await db.knex('queue_items').update({
+      status: 'InProgress',
+      locked_by: 'w1',
+      attempts: 1,
+      started_at: toDatabaseTime(db.dialect, at(100)),
+      lease_until: toDatabaseTime(db.dialect, at(160)),
+    });
+    const running = (await db.knex('queue_items').select('id').orderBy('id').limit(limit)) as Array<{ id: string }>;
+    const ends = running.map((row) => ({
+      id: String(row.id),
+      workerId: 'w1',
+      attempt: 1,
+      status: 'Complete' as const,
+      finishedAt: at(101),
+    }));
+    const trx = await db.knex.transaction();
+    try {
+      const before = await rowsRead(trx);
+      const recorded = await writeEnds({ ...db, knex: trx }, ends);
+      assert.equal(recorded.size, limit);
+      const read = (await rowsRead(trx)) - before;
+      assert.ok(read <= limit * 2, `the end read ${read} rows to end ${limit} of ${backlog} running`);
     } finally {
       await trx.rollback();
     }

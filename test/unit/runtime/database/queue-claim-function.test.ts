@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { claimFunctionChoice } from '../../../../runtime/database/migrations/012-queue-claim-function.js';
-import { claimFunctionUpdate } from '../../../../runtime/database/migrations/013-queue-partial-indexes.js';
+import { claimFunctionUpdate } from '../../../../runtime/database/migrations/013-queue-lookups.js';
 import { claimableQuery, claimStatement } from '../../../../runtime/queue/claim.js';
 
 const words = (sql: string) => sql.trim().split(/\s+/).join(' ');
