@@ -31,6 +31,7 @@
  * get the drain time to finish, then they are aborted and whatever is still held is released
  * (Pending again, the interrupted attempt not counted); ends still being recorded are waited for.
  */
+import { setMaxListeners } from 'node:events';
 import type { ItemRunner } from '../execution/run-held-item.js';
 import { repeatEvery, type Repeating } from '../execution/repeat-every.js';
 import { runHeldItem } from '../execution/run-held-item.js';
@@ -108,7 +109,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const wake = new WakeSignal();
   /** Runs in progress by item id and attempt: each holds a slot until its run is over. */
-  const running = new Map<string, { done: Promise<void>; controller: AbortController; id: string }>();
+  const running = new Map<string, { done: Promise<void>; id: string }>();
+  /** Interrupts every run at once, when the drain time is over: one signal for all, not one per item. */
+  const interruptRuns = new AbortController();
+  setMaxListeners(0, interruptRuns.signal);
   /** Every item this daemon started whose end is not recorded yet: running, or over and being recorded. */
   const unsettled = new Set<Promise<void>>();
   /** Claimed items waiting for a free slot, in claim order, with when they were claimed (ms). */
@@ -130,7 +134,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const start = (item: QueueRow, startedLate: boolean): void => {
     const runKey = `${item.id}#${item.attempts}`;
-    const controller = new AbortController();
     recentStarts.push(Date.now());
     // The slot frees when the run is over; its end is recorded meanwhile, in a write shared with
     // other ends (complete-together.ts), while the next item already runs.
@@ -143,7 +146,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       startBuffered();
       wake.wake();
     };
-    const done: Promise<void> = runHeldItem(runner, item, { signal: controller.signal, reread: false, startedLate, onRunEnded: freeSlot })
+    const done: Promise<void> = runHeldItem(runner, item, {
+      signal: interruptRuns.signal,
+      reread: false,
+      startedLate,
+      onRunEnded: freeSlot,
+    })
       .then(() => undefined)
       .catch((error: unknown) => {
         // Recording the end failed (the database went away): the lease runs out and the reaper retries the item.
@@ -156,7 +164,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         freeSlot();
         unsettled.delete(done);
       });
-    running.set(runKey, { done, controller, id: item.id });
+    running.set(runKey, { done, id: item.id });
     unsettled.add(done);
   };
 
@@ -274,7 +282,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (!(await within(all(), drainMs))) {
         const interrupted = [...new Set([...running.values()].map((entry) => entry.id))];
         log.warn({ items: interrupted }, 'drain time over; interrupting running items and releasing them');
-        for (const entry of running.values()) entry.controller.abort(new Error('the daemon is stopping'));
+        interruptRuns.abort(new Error('the daemon is stopping'));
         await within(all(), abortGraceMs);
         try {
           const released = await release(db, { workerId, ids: interrupted });
