@@ -11,13 +11,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import knexFactory from 'knex';
-import { synclineSide, withDatabase } from './queue.bench.js';
+import { stopWorkers, synclineSide, withDatabase } from './queue.bench.js';
 import { table } from './stats.js';
 
 const items = Number(process.env.BENCH_QUEUE_ITEMS ?? 5000);
@@ -44,13 +43,7 @@ async function drainWith(server: knexFactory.Knex, processes: number): Promise<D
     while (await side.anyLeft()) await sleep(20);
     return { processes, itemsPerSecond: before / ((performance.now() - startedAt) / 1000) };
   } finally {
-    await Promise.all(
-      workers.map(async (worker) => {
-        const exited = once(worker, 'exit');
-        worker.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await stopWorkers(workers);
     await side.close();
     await server.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => {});
     rmSync(folder, { recursive: true, force: true });

@@ -295,14 +295,19 @@ async function measure(side: Side): Promise<RoundResult> {
     }
     return { enqueueMs, cold, warm };
   } finally {
-    await Promise.all(
-      workers.map(async (worker) => {
-        const exited = once(worker, 'exit');
-        worker.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await stopWorkers(workers);
   }
+}
+
+/** Stops worker processes as an operator would (SIGTERM) and waits until they have exited. */
+export async function stopWorkers(workers: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(
+    workers.map(async (worker) => {
+      const exited = once(worker, 'exit');
+      worker.kill('SIGTERM');
+      await exited;
+    }),
+  );
 }
 
 async function main(): Promise<void> {

@@ -44,34 +44,13 @@
  */
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './column-types.js';
-import { queueClaimFunction } from './012-queue-claim-function.js';
+import { claimFunctionChoice, queueClaimFunction } from './012-queue-claim-function.js';
 import type { Migration } from './migration.js';
 
-/** The UPDATE of queue/claim.ts's claimStatement for PostgreSQL, its values named. */
+/** The UPDATE of queue/claim.ts's claimStatement for PostgreSQL, its values named; its choice is migration 012's, unchanged. */
 export const claimFunctionUpdate = `
   UPDATE queue_items SET status = 'InProgress', locked_by = p_worker, lease_until = v_lease_until, started_at = v_now, attempts = attempts + 1
-   WHERE (status = 'Pending') IS TRUE AND id = ANY(ARRAY(SELECT due.id FROM (
-  WITH busy AS MATERIALIZED (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
-                 WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
-                 GROUP BY concurrency_key),
-       head AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit, COALESCE(busy.running, 0) AS running
-                  FROM queue_items q LEFT JOIN busy ON busy.busy_key = q.concurrency_key
-                 WHERE q.status = 'Pending' AND q.run_after <= v_now AND q.concurrency_key IS NOT NULL
-                   AND COALESCE(busy.running, 0) < q.concurrency_limit
-                 ORDER BY q.run_after, q.created_at
-                 LIMIT p_head)
-  SELECT free.id, free.run_after, free.created_at FROM (
-         SELECT id, run_after, created_at FROM queue_items
-          WHERE status = 'Pending' AND run_after <= v_now AND concurrency_key IS NULL
-          ORDER BY run_after, created_at LIMIT p_limit) AS free
-  UNION ALL
-  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
-         SELECT id, run_after, created_at, running, concurrency_limit,
-                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
-           FROM head) AS ranked
-   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
-  ORDER BY run_after, created_at
-  LIMIT p_limit) AS due))
+   WHERE (status = 'Pending') IS TRUE AND id = ANY(ARRAY(SELECT due.id FROM (${claimFunctionChoice}) AS due))
   RETURNING *`;
 
 const createFunction = `

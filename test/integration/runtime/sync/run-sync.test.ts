@@ -19,6 +19,21 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
   let world: SyncWorld;
   const admin = () => database().admin;
   const run = (start: ProcessStart) => runProcess(world.environment, start);
+  /** The test world's environment, with the target system 'tgt' writing through `writeMany`. */
+  const withTargetWrites = (
+    writeMany: (target: Connection, object: string, requests: readonly WriteRequest[]) => ReturnType<Connection['writeMany']>,
+  ): RunEnvironment => ({
+    ...world.environment,
+    connections: {
+      async get(system) {
+        const connection = await world.environment.connections.get(system);
+        if (system.id !== 'tgt') return connection;
+        return Object.assign(Object.create(connection) as Connection, {
+          writeMany: (object: string, requests: readonly WriteRequest[]) => writeMany(connection, object, requests),
+        });
+      },
+    },
+  });
   const accounts = async () =>
     (await admin()('accounts').select('number', 'name', 'email', 'score').orderBy('number')) as Array<Record<string, unknown>>;
   const numbers = async () => (await accounts()).map((row) => row.number);
@@ -307,21 +322,10 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     // the drop: SQLite, where source and target share a file, would otherwise let the drop in only
     // between the run's own writes, which may be never before the last page.
     let dropped: Promise<void> | undefined;
-    const waitingForTheDrop: RunEnvironment = {
-      ...world.environment,
-      connections: {
-        async get(system) {
-          const connection = await world.environment.connections.get(system);
-          if (system.id !== 'tgt') return connection;
-          return Object.assign(Object.create(connection) as Connection, {
-            async writeMany(object: string, requests: readonly WriteRequest[]) {
-              await dropped;
-              return connection.writeMany(object, requests);
-            },
-          });
-        },
-      },
-    };
+    const waitingForTheDrop = withTargetWrites(async (target, object, requests) => {
+      await dropped;
+      return target.writeMany(object, requests);
+    });
     const outcome = await runProcess(waitingForTheDrop, {
       processId: 'accounts-from-doomed',
       onProgress: () => {
@@ -341,21 +345,10 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
 
   test('a target that fails partway through a page: what it wrote is counted, then the run stops, retryable', async () => {
     // The target writes every record of the first page (two records) but the first, which it answers as not made.
-    const partway: RunEnvironment = {
-      ...world.environment,
-      connections: {
-        async get(system) {
-          const connection = await world.environment.connections.get(system);
-          if (system.id !== 'tgt') return connection;
-          return Object.assign(Object.create(connection) as Connection, {
-            async writeMany(object: string, requests: readonly WriteRequest[]) {
-              const lost = new ConnectorError('unavailable', "system 'tgt' stopped answering");
-              return [lost, ...(await connection.writeMany(object, requests.slice(1)))];
-            },
-          });
-        },
-      },
-    };
+    const partway = withTargetWrites(async (target, object, requests) => {
+      const lost = new ConnectorError('unavailable', "system 'tgt' stopped answering");
+      return [lost, ...(await target.writeMany(object, requests.slice(1)))];
+    });
     const outcome = await runProcess(partway, { processId: 'accounts' });
     assert.equal(outcome.status, 'Failed');
     assert.equal(outcome.retryable, true);
