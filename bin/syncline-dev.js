@@ -7,3 +7,5 @@ import { register } from 'tsx/esm/api';
 register();
 const { main } = await import('../runtime/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
+// As bin/syncline.js: a handle a library left open does not keep the finished command alive.
+setTimeout(() => process.exit(), 3000).unref();

@@ -11,3 +11,7 @@ if (!existsSync(entry)) {
 }
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));
+// The command is over and has closed what it opened. A handle a library failed to close (a file
+// watcher closed during a directory scan, chokidar issue 1482) must not keep a stopped server
+// alive until it is killed: the process exits by itself within a few seconds regardless.
+setTimeout(() => process.exit(), 3000).unref();
