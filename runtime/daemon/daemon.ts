@@ -113,8 +113,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   /** Interrupts every run at once, when the drain time is over: one signal for all, not one per item. */
   const interruptRuns = new AbortController();
   setMaxListeners(0, interruptRuns.signal);
-  /** Every item this daemon started whose end is not recorded yet: running, or over and being recorded. */
-  const unsettled = new Set<Promise<void>>();
+  /** Every item this daemon started whose end is not recorded yet (running, or over and being recorded), by its run. */
+  const unsettled = new Map<Promise<void>, string>();
   /** Claimed items waiting for a free slot, in claim order, with when they were claimed (ms). */
   const buffered: Array<{ item: QueueRow; claimedAt: number }> = [];
   /** When recent runs started (ms), those within bufferWaitMs: how many items the buffer may want. */
@@ -165,7 +165,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         unsettled.delete(done);
       });
     running.set(runKey, { done, id: item.id });
-    unsettled.add(done);
+    unsettled.set(done, item.id);
   };
 
   /** Starts buffered items in the free slots, unless stopping (stop() releases them). */
@@ -280,7 +280,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (running.size > 0) {
       log.info({ running: running.size, drainMs }, 'daemon stopping; waiting for running items');
       if (!(await within(all(), drainMs))) {
-        const interrupted = [...new Set([...running.values()].map((entry) => entry.id))];
+        // Ends still being recorded are interrupted too: the items they could not record yet are released.
+        const interrupted = [...new Set(unsettled.values())];
         log.warn({ items: interrupted }, 'drain time over; interrupting running items and releasing them');
         interruptRuns.abort(new Error('the daemon is stopping'));
         await within(all(), abortGraceMs);
@@ -294,7 +295,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
     }
     // Runs that are over may still be recording their ends (each gives up within half a lease).
-    await Promise.allSettled([...unsettled]);
+    await Promise.allSettled([...unsettled.keys()]);
     log.info({ workerId }, 'daemon stopped');
   };
 
