@@ -16,10 +16,7 @@ function collect(dir) {
 const files = collect('test').sort();
 const only = process.argv.slice(2);
 const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
-// --test-force-exit: a test file whose tests have all ended exits even when a handle is left open
-// (a file watcher closed during a directory scan: chokidar issue 1482, fixed only for Node.js 22),
-// instead of holding the whole run until CI gives up on it.
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', ...selected], {
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...selected], {
   stdio: 'inherit',
 });
 process.exit(result.status ?? 1);

@@ -8,13 +8,21 @@ import { copyFile, mkdir, mkdtemp, open, readdir, readFile, rename, rm, symlink,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, it, type TestContext } from 'node:test';
+import { after, describe, it, type TestContext } from 'node:test';
 import { loadConnectorSpecs } from '../../../connectors/index.js';
 import { loadDefinitions } from '../../../definitions/load-definitions.js';
 import type { Problem } from '../../../definitions/problem.js';
 import { SnapshotHolder } from '../../../definitions/snapshot-holder.js';
 import type { Snapshot } from '../../../definitions/snapshot.js';
 import { minimumDebounceMs, watchDefinitions } from '../../../definitions/watch-definitions.js';
+
+// Once every test here has ended, the file's process exits even if a watcher left a handle open:
+// chokidar's close() landing while it scans a directory these tests create orphans that
+// directory's fs.watch handle (chokidar issue 1482, fixed only in chokidar 6, which needs Node.js
+// 22), and the process would otherwise never end, holding the whole test run with it.
+after(() => {
+  setTimeout(() => process.exit(), 2000).unref();
+});
 
 /** The registered connectors, which the definitions are checked against. */
 const connectors = await loadConnectorSpecs();
