@@ -97,11 +97,20 @@ export interface WriteRequest {
   match?: Readonly<RecordData>;
   /** What to do with the record the match finds: update it (the default), or leave it as it is. */
   onMatch?: 'update' | 'skip';
+  /**
+   * Only where the connection `leavesUnchanged`: a record found that already holds every value the
+   * write sets, each compared as its field's type compares values (7 and '7' for an Integer, text
+   * exactly), is left as it is and answered `unchanged`. A write with group entries is made.
+   */
+  leaveUnchanged?: boolean;
 }
 
 export interface WriteResult {
-  /** `skipped`: a record was found and left as it is (`onMatch: 'skip'`). */
-  action: 'created' | 'updated' | 'skipped';
+  /**
+   * `skipped`: a record was found and left as it is (`onMatch: 'skip'`); `unchanged`: one was found
+   * that already held the values (`leaveUnchanged`).
+   */
+  action: 'created' | 'updated' | 'skipped' | 'unchanged';
   /** Key of the written (or found) record (including generated keys). */
   key: RecordData;
 }
@@ -169,6 +178,12 @@ export interface Connection {
    * the search to the writes. Absent: each write looks its match up on its own.
    */
   readonly findsMatchesInBatch?: boolean;
+  /**
+   * Optional: true when `write` and `writeMany` honour WriteRequest.leaveUnchanged, comparing the
+   * record they found inside the transaction that would write it — so a caller need not read the
+   * records first to leave out the writes that change nothing.
+   */
+  readonly leavesUnchanged?: boolean;
   /**
    * The refusal `write` would answer this request with before asking the system anything, or
    * undefined when the write would go on to the system: an object that takes no writes, undeclared

@@ -17,6 +17,7 @@ import type { PreparedWrite, Row } from './prepare-write.js';
 import { fieldColumn, type ObjectScope } from './record-query.js';
 import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decodeValue } from '../records/field-values.js';
+import { lookupColumns, mayLeaveUnchanged } from './unchanged-row.js';
 
 /** A sync page of 1000 matching on one field is one SELECT. */
 const MAX_BINDINGS = 1000;
@@ -65,7 +66,8 @@ function chunkCondition(scope: ObjectScope, fields: readonly string[], lookups: 
 
 /**
  * The key columns of the records each write finds, by position (`[]` for a write that is undefined
- * or identifies nothing). Unlike a single write's lookup, all the records found are given, not two.
+ * or identifies nothing); every declared column for a write that may be left unchanged
+ * (unchanged-row.ts). Unlike a single write's lookup, all the records found are given, not two.
  */
 export async function findRecords(
   trx: Knex.Transaction,
@@ -76,7 +78,11 @@ export async function findRecords(
   const found: Row[][] = writes.map(() => []);
   for (const { fields, lookups } of chunksOf(writes)) {
     const types = fields.map((name) => object.fields.get(name)!.type);
-    const columns = [...new Set([...object.key, ...fields])];
+    const columns = lookupColumns(
+      object,
+      fields,
+      lookups.some((lookup) => mayLeaveUnchanged(lookup.write)),
+    );
     const rows = (await trx
       .from({ r: object.table })
       .select(columns.map((name) => `r.${name}`))
@@ -95,7 +101,8 @@ export async function findRecords(
       const candidates = key === undefined ? lookups : [...(keyed.get(key) ?? []), ...unkeyed];
       const rawKey = Object.fromEntries(object.key.map((name) => [name, row[name]]));
       for (const lookup of candidates) {
-        if (fields.every((name, index) => matchesValue(stored[index], lookup.match[name]))) found[lookup.position]!.push(rawKey);
+        if (fields.every((name, index) => matchesValue(stored[index], lookup.match[name])))
+          found[lookup.position]!.push(mayLeaveUnchanged(lookup.write) ? row : rawKey);
       }
     }
   }

@@ -45,6 +45,8 @@ export class SqlConnection implements Connection {
   readonly dialect: Dialect;
   /** writeMany looks matches up a chunk at a time (find-records.ts). */
   readonly findsMatchesInBatch = true;
+  /** Both compare a record found with the values of a `leaveUnchanged` write (unchanged-row.ts). */
+  readonly leavesUnchanged = true;
   private readonly objects: ReadonlyMap<string, SqlObject>;
   private readonly pools = new Map<PoolPurpose, Knex>();
   private closed = false;

@@ -5,7 +5,9 @@
  * statements:
  *
  * - The records are looked up a window at a time (find-records.ts: one SELECT per chunk). The
- *   match locks of the whole batch, if any, are taken once, before the first window.
+ *   match locks of the whole batch, if any, are taken once, before the first window. A write
+ *   under `leaveUnchanged` whose record already holds its values is answered `unchanged` there,
+ *   and not made (unchanged-row.ts).
  * - Runs of plain writes (no group entries; creates with their whole key) go in chunks, each in a
  *   savepoint: consecutive creates with the same columns (and the same unique arbiter) as
  *   multi-row INSERTs, updates one UPDATE each by the key found. When a chunk fails, it is rolled
@@ -47,6 +49,7 @@ import type { ObjectScope } from './record-query.js';
 import { decodeValue } from '../records/field-values.js';
 import { encodeValue } from './value-codec.js';
 import { hasGroupEntries } from '../records/write-checks.js';
+import { holdsValues, mayLeaveUnchanged, rowKey } from './unchanged-row.js';
 import { storeMatched, storeRecord } from './write.js';
 import type { TableFacts } from './unique-keys.js';
 import { guardWrites, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
@@ -125,7 +128,9 @@ export async function writeMany(scope: WriteScope, requests: readonly WriteReque
           else if (rows.length === 1 && write.request.onMatch === 'skip')
             answers[position] = writeResult(object, 'skipped', { ...rows[0] });
           else if (hasGroupEntries(write.request)) operations.push({ kind: 'alone', position, prepared: write, found: rows, guard });
-          else if (rows.length === 1) operations.push({ kind: 'update', position, prepared: write, rawKey: rows[0]! });
+          else if (rows.length === 1 && mayLeaveUnchanged(write) && holdsValues(object, rows[0]!, write))
+            answers[position] = writeResult(object, 'unchanged', rows[0]!);
+          else if (rows.length === 1) operations.push({ kind: 'update', position, prepared: write, rawKey: rowKey(object, rows[0]!) });
           else {
             try {
               const row = createRow(scope, write);

@@ -2,9 +2,9 @@
  * Creating or updating one record and its group entries in one transaction.
  *
  * The record is looked up by `match` when given, else by the object's key when `values` hold all
- * of it; one record found → updated (or left as it is, `onMatch: 'skip'`), none → created (match
- * values fill in fields the values lack), several → refused. Each group entry is then upserted by
- * (foreign key, type). The lookup and the create are atomic per match key (write-transaction.ts):
+ * of it; one record found → updated (or left as it is: `onMatch: 'skip'`, or `leaveUnchanged` and
+ * it already holds the values), none → created (match values fill in fields the values lack),
+ * several → refused. Each group entry is then upserted by (foreign key, type). The lookup and the create are atomic per match key (write-transaction.ts):
  * a concurrent writer of the same record makes this one find it, not create it again. What is
  * checked before the database is asked (types, unknown and read-only fields) is in
  * prepare-write.ts, which `writeMany` shares; `storeRecord` is the part after the lookup, which it
@@ -18,6 +18,7 @@ import { insertUnlessConflict } from './conflict-insert.js';
 import { ambiguousMatch, createRow, encodeGroupEntry, prepareWrite, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
 import type { ObjectScope } from './record-query.js';
 import { toRaw } from './sql-fragment.js';
+import { holdsValues, lookupColumns, mayLeaveUnchanged, rowKey } from './unchanged-row.js';
 import { guardWrites, NO_GUARD, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
 
 async function upsertGroupEntry(
@@ -38,13 +39,16 @@ async function upsertGroupEntry(
   }
 }
 
-/** The key columns of the records the prepared write finds (at most two: one more means ambiguous). */
+/**
+ * The key columns of the records the prepared write finds (at most two: one more means ambiguous);
+ * every declared column when the write may be left unchanged (unchanged-row.ts).
+ */
 export async function findRecord(trx: Knex.Transaction, scope: ObjectScope, prepared: PreparedWrite): Promise<Row[]> {
   const { object } = scope;
   if (prepared.condition === undefined) return [];
   return (await trx
     .from({ r: object.table })
-    .select(object.key.map((name) => `r.${name}`))
+    .select(lookupColumns(object, [], mayLeaveUnchanged(prepared)).map((name) => `r.${name}`))
     .where(toRaw(trx, prepared.condition))
     .limit(2)) as Row[];
 }
@@ -67,7 +71,8 @@ export async function storeRecord(
   let action: WriteResult['action'];
   let rawKey: Row;
   if (found.length === 1) {
-    rawKey = { ...found[0] };
+    if (mayLeaveUnchanged(prepared) && holdsValues(object, found[0]!, prepared)) return writeResult(object, 'unchanged', found[0]!);
+    rawKey = rowKey(object, found[0]!);
     if (request.onMatch === 'skip') return writeResult(object, 'skipped', rawKey);
     action = 'updated';
     if (Object.keys(settable).length > 0) await trx(object.table).where(rawKey).update(settable);

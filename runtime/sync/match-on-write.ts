@@ -13,9 +13,11 @@
  * its own words ("match search: …", "3 records of … match …"). So does a whole page the target
  * refused for a value in it, since then nothing of the page was written.
  *
- * A run starts by searching, and writes first only after a page whose search matched nothing
- * (run-sync.ts `writeFirst`): records a search finds may already hold their values, and only a
- * search tells, so that they are left unwritten (unchanged-writes.ts).
+ * Records a search finds may already hold their values, and are then left unwritten
+ * (unchanged-writes.ts). A target that compares them itself, inside its writes
+ * (Connection.leavesUnchanged), is written first from the first page on, each write marked
+ * `leaveUnchanged`. Any other starts by searching, and writes first only after a page whose
+ * search matched nothing (run-sync.ts `writeFirst`).
  *
  * Not for a dry run (it needs each record's match to plan the update), nor under any other
  * rule: onNoMatch or onMatch skip, and onMultipleMatches other than fail, decide by what is found.

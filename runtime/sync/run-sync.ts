@@ -61,12 +61,20 @@ class SyncRun {
   /** Whether a page is written before it is searched (match-on-write.ts). */
   private readonly matchOnWrite: boolean;
   /**
-   * Whether the next page is written before it is searched: only while the pages before it found
-   * nothing to match. A write-first page cannot see that a matched record already holds its values
-   * (unchanged-writes.ts needs the search's records), so a page that updates turns searching back on.
-   * A first run of new records pays one lookup per page; a repeat run writes only what changed.
+   * Whether the writes leave a record that already holds their values as it is themselves
+   * (Connection.leavesUnchanged), comparing inside their own transaction, so that writing first
+   * loses nothing: not for records given to the run (written as given), nor for a target with
+   * groups, whose entries the connection does not compare.
    */
-  private writeFirst = false;
+  private readonly writesLeaveUnchanged: boolean;
+  /**
+   * Whether the next page is written before it is searched. Where the writes leave unchanged
+   * records themselves, always (one lookup per page, first run or repeat). Elsewhere only while the
+   * pages before it found nothing to match: a write-first page cannot see that a matched record
+   * already holds its values (unchanged-writes.ts needs the search's records), so a page that
+   * updates turns searching back on.
+   */
+  private writeFirst: boolean;
   /** The start's per-record observer (a webhook answering per record); most runs have none. */
   onRecord: ((outcome: RecordOutcome) => void) | undefined;
 
@@ -78,12 +86,15 @@ class SyncRun {
     private readonly plan: MatchPlan,
     private readonly signal: AbortSignal | undefined,
     private readonly writer: RunWriter,
+    leaveUnchanged: boolean,
   ) {
     this.definition = sync.definition;
     this.report = new RunReport(sync.definition.maxErrors);
     this.targetLabel = `${sync.definition.target.system}/${sync.definition.target.object}`;
     this.groupNames = new Set(description.groups.map((group) => group.name));
     this.matchOnWrite = plan.kind === 'batched' && matchesOnWrite(sync.definition, writer);
+    this.writesLeaveUnchanged = this.matchOnWrite && leaveUnchanged && target.leavesUnchanged === true && description.groups.length === 0;
+    this.writeFirst = this.writesLeaveUnchanged;
   }
 
   fail(source: SourceRecord, message: string): void {
@@ -127,7 +138,7 @@ class SyncRun {
     if (plan.kind === 'batched' && this.writeFirst) {
       const updated = this.report.statistics.updated;
       mapped = await this.writeMatching(mapped, plan.equalities);
-      if (this.report.statistics.updated > updated) this.writeFirst = false;
+      if (this.report.statistics.updated > updated && !this.writesLeaveUnchanged) this.writeFirst = false;
     }
     if (plan.kind === 'batched') {
       const tuples = mapped.map((record) => equalityValues(plan.equalities, record.placeholders));
@@ -177,7 +188,7 @@ class SyncRun {
         }
       }
       await this.writeAll(writes);
-      if (this.matchOnWrite && mapped.length > 0) this.writeFirst = !matchedAny;
+      if (this.matchOnWrite && mapped.length > 0) this.writeFirst = this.writesLeaveUnchanged || !matchedAny;
     } else if (plan.kind === 'create') {
       await this.writeAll(
         mapped.map((record) => this.decide(record, [], 0, {})).filter((pending): pending is PendingWrite => pending !== undefined),
@@ -201,7 +212,9 @@ class SyncRun {
       const matching: RecordData = {};
       if (values !== undefined) for (const [j, equality] of equalities.entries()) matching[equality.field] = values[j];
       const pending = this.decide(record, [], 0, matching);
-      if (pending !== undefined) writes.push(pending);
+      if (pending === undefined) continue;
+      if (this.writesLeaveUnchanged) pending.requests[0] = { ...pending.requests[0]!, leaveUnchanged: true };
+      writes.push(pending);
     }
     const again: Mapped[] = [];
     await this.writeAll(writes, again);
@@ -496,9 +509,10 @@ export async function runSync(
     let made = writing.writer({ target, object: definition.target.object, description, plan });
     // A matched record that already holds the mapped values is left as it is: no write. Records a
     // webhook's saveWithSync hands over are written as given, so its caller hears created or updated.
-    if (writing.settles && given === undefined) made = skipUnchanged(made, description);
+    const leaveUnchanged = writing.settles && given === undefined;
+    if (leaveUnchanged) made = skipUnchanged(made, description);
     const writer = cursor?.watch(made) ?? made;
-    run = new SyncRun(sync, params, target, description, plan, signal, writer);
+    run = new SyncRun(sync, params, target, description, plan, signal, writer, leaveUnchanged);
     run.onRecord = start.onRecord;
     const receipt = writing.settles ? settleReceipt(source, sync, start) : undefined;
     const read = sourcePages({

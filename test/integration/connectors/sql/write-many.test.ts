@@ -172,6 +172,71 @@ await describeEachDatabase('sql writeMany', (database) => {
     );
   });
 
+  /** Counts the UPDATEs the database makes on both gadget tables, by code, through a trigger. */
+  async function countUpdates(): Promise<(code: string) => Promise<number>> {
+    const { admin, engine } = database();
+    if (!(await admin.schema.hasTable('gadget_updates'))) {
+      await admin.schema.createTable('gadget_updates', (t: Knex.CreateTableBuilder) => t.string('code', 40));
+      for (const table of ['gadgets_single', 'gadgets_batch']) {
+        if (engine === 'postgres') {
+          await admin.raw(`CREATE FUNCTION ${table}_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO gadget_updates (code) VALUES (NEW.code); RETURN NEW; END $$`);
+          await admin.raw(`CREATE TRIGGER ${table}_seen AFTER UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_seen()`);
+        } else if (engine === 'sqlite') {
+          await admin.raw(
+            `CREATE TRIGGER ${table}_seen AFTER UPDATE ON ${table} BEGIN INSERT INTO gadget_updates (code) VALUES (NEW.code); END`,
+          );
+        } else {
+          await admin.raw(
+            `CREATE TRIGGER ${table}_seen AFTER UPDATE ON ${table} FOR EACH ROW INSERT INTO gadget_updates (code) VALUES (NEW.code)`,
+          );
+        }
+      }
+    }
+    return async (code) => Number((await admin('gadget_updates').where({ code }).count({ n: '*' }))[0]!.n);
+  }
+
+  test('leaveUnchanged: a record found that already holds the values is answered unchanged and not written', async () => {
+    const updates = await countUpdates();
+    await sameAsWrite([
+      gadget('U1', { email: 'u1@example.com', active: true }),
+      gadget('U2', { qty: 3 }),
+      gadget('U3'),
+      gadget('U4', { email: null }),
+    ]);
+    const leave = (request: WriteRequest): WriteRequest => ({ ...request, leaveUnchanged: true });
+    const answers = await sameAsWrite([
+      // The same values, as the field types compare them: '1' is the Integer 1, 'true' the Boolean true.
+      leave({ values: { code: 'U1', name: 'Gadget U1', qty: '1', active: 'true' } }),
+      // Found by another field, holding the value set.
+      leave({ match: { email: 'u1@example.com' }, values: { qty: 1 } }),
+      // A different value, text compared exactly: case counts.
+      leave({ values: { code: 'U2', name: 'gadget U2' } }),
+      // null over null is no change; over a value it is one.
+      leave({ values: { code: 'U4', email: null } }),
+      leave({ values: { code: 'U3', email: null, qty: null } }),
+      // Not found: created.
+      leave({ values: { code: 'U5', name: 'new' } }),
+      // Without the flag, the same values are written again.
+      { values: { code: 'U1', name: 'Gadget U1' } },
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => ('action' in answer ? [answer.action, answer.key.code] : answer.code)),
+      [
+        ['unchanged', 'U1'],
+        ['unchanged', 'U1'],
+        ['updated', 'U2'],
+        ['unchanged', 'U4'],
+        // qty is NOT NULL: null is a change, refused by the database as for any write.
+        'rejected',
+        ['created', 'U5'],
+        ['updated', 'U1'],
+      ],
+    );
+    // Both tables: one UPDATE of U1 (the write without the flag) and one of U2 each; none of U4.
+    assert.deepEqual([await updates('U1'), await updates('U2'), await updates('U4')], [2, 2, 0]);
+  });
+
   test('failures in the middle of a batch fail only those records, with the errors write gives', async () => {
     await sameAsWrite([gadget('B1', { email: 'b1@example.com' }), gadget('B2'), gadget('B3')]);
     const answers = await sameAsWrite([
@@ -319,15 +384,30 @@ await describeEachDatabase('sql writeMany', (database) => {
             ? { values: { code, raw: `{"n": ${index}, "s": "x"}`, doc: { list: [index, 'two'], text: '{"not": "parsed"}' } } }
             : { values: { code, note: `third ${index}` } },
         ),
+        // The same again under leaveUnchanged, the Json properties in another order, the numbers
+        // and dates spelled as text: unchanged as each type compares, by write and writeMany alike.
+        codes.map((code, index) => ({
+          leaveUnchanged: true,
+          values:
+            index < 20
+              ? { code, doc: { text: '{"not": "parsed"}', list: [index, 'two'] }, score: String(index * 1.5) }
+              : { code, note: `third ${index}`, born: new Date(`2025-01-0${String((index % 9) + 1)}T00:00:00Z`) },
+        })),
       ];
+      let last: string[] = [];
       for (const requests of rounds) {
         const expected = (await oneByOne(one, 'Kind', requests)).map((answer) => JSON.stringify(answer));
         const actual = (await batched(many, 'Kind', requests)).map((answer) => JSON.stringify(answer));
         assert.deepEqual(actual, expected);
+        last = actual;
         const rows = async (connection: Connection) =>
           (await readAll(connection, 'Kind')).records.sort((a, b) => String(a.code).localeCompare(String(b.code)));
         assert.deepEqual(await rows(many), await rows(one));
       }
+      assert.deepEqual(
+        last.map((answer) => (JSON.parse(answer) as WriteResult).action),
+        codes.map(() => 'unchanged'),
+      );
       const [sample] = (await readAll(many, 'Kind')).records.filter((record) => record.code === 'K04');
       assert.equal(sample?.note, 'second 4');
       assert.deepEqual(sample?.doc, { list: [4, 'two'], text: '{"not": "parsed"}' });

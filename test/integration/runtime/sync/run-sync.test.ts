@@ -79,6 +79,53 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.equal((await accounts()).length, 4);
   });
 
+  test('a target that compares its own writes is written without a search first, and leaves unchanged records alone', async () => {
+    let searches = 0;
+    const batches: WriteRequest[][] = [];
+    const environment: RunEnvironment = {
+      ...world.environment,
+      connections: {
+        async get(system) {
+          const connection = await world.environment.connections.get(system);
+          if (system.id !== 'tgt') return connection;
+          return Object.assign(Object.create(connection) as Connection, {
+            read: (object: string, request: Parameters<Connection['read']>[1]) => {
+              searches += 1;
+              return connection.read(object, request);
+            },
+            writeMany: (object: string, requests: readonly WriteRequest[]) => {
+              batches.push([...requests]);
+              return connection.writeMany(object, requests);
+            },
+          });
+        },
+      },
+    };
+    const contacts = async () => (await admin()('contacts').select('email', 'name').orderBy('email')) as Array<Record<string, unknown>>;
+    const first = await runProcess(environment, { processId: 'contacts-by-email' });
+    assert.deepEqual(first.statistics, { read: 5, created: 5, updated: 0, skipped: 0, failed: 0 });
+    await admin()('customers').where({ id: 2 }).update({ name: 'Bob B.' });
+    const second = await runProcess(environment, { processId: 'contacts-by-email' });
+    // Bob changed; the other four already hold their values: compared by the target, not written.
+    assert.deepEqual(second.statistics, { read: 5, created: 0, updated: 1, skipped: 4, failed: 0, unchanged: 4 });
+    assert.deepEqual(
+      (await contacts()).map((row) => row.name),
+      ['Ada', 'Bob B.', 'Cy', 'Di', 'Ed'],
+    );
+    // Three pages a run, each one writeMany and no search.
+    assert.equal(searches, 0);
+    assert.equal(batches.length, 6);
+    assert.ok(batches.flat().every((request) => request.leaveUnchanged === true));
+
+    // Two contacts share Ada's email: the writes refuse that record, which the search then fails
+    // in the run's own words; the others are still left as they are.
+    await admin()('contacts').insert({ email: 'ada@example.com', name: 'Ada twin' });
+    const third = await runProcess(environment, { processId: 'contacts-by-email' });
+    assert.deepEqual(third.statistics, { read: 5, created: 0, updated: 0, skipped: 4, failed: 1, unchanged: 4 });
+    assert.match(third.errors[0]?.message ?? '', /^2 records of tgt\/Contact match email = #email#/);
+    assert.equal(searches, 1);
+  });
+
   test('skip rules: onMatch skip creates only, onNoMatch skip updates only', async () => {
     await admin()('accounts').insert({ number: 'C-1', name: 'old' });
     const createOnly = await run({ processId: 'accounts-create-only' });

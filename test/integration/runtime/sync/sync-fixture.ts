@@ -229,6 +229,11 @@ match: { where: "number = #number#" }`,
       'contacts-pairs-searched',
       `source: { system: src, object: Customer, where: "active = true", order: id asc }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": (id % 2 = 0 ? "Even" : "Odd") & "@example.com", "name": name }'\nmatch: { where: "tolower(email) = tolower(#email#)" }\nbatchSize: 2`,
     ),
+    // A target without groups, matched by a batched equality: its writes leave unchanged records themselves.
+    syncYaml(
+      'contacts-by-email',
+      `source: { system: src, object: Customer, order: id asc }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "email = #email#" }\nbatchSize: 2`,
+    ),
     syncYaml(
       'contacts-searched',
       `source: { system: src, object: Customer, where: "id <= 2" }\ntarget: { system: tgt, object: Contact }\nmapping: '{ "email": email, "name": name }'\nmatch: { where: "tolower(email) = tolower(#email#)" }`,
