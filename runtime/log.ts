@@ -2,17 +2,38 @@
  * The process logger: JSON lines (pino), level from SYNCLINE_LOG_LEVEL. Long-running commands log
  * to standard output; `syncline run` logs to standard error, keeping its output for the table.
  *
- * Standard output is written asynchronously: a line goes out at once when no write is under way,
- * and lines logged meanwhile go together in the next write — a busy daemon logs two lines per
- * item, and one blocking write each cost more than some runs. pino flushes what is left when the
- * process exits and after a fatal line. Standard error, shared with `syncline run`'s progress on a
- * terminal, stays synchronous so the two never interleave out of order.
+ * Standard output is written asynchronously and in batches: lines gather in a buffer that goes out
+ * once it holds 8 KiB, and at most 100 ms after its first line — a busy daemon logs two lines per
+ * item, and a write per line (each a hop to a thread and a wake-up of the reader) cost the daemon
+ * a sixth of its throughput. pino flushes what is left, synchronously, when the process exits
+ * (after an uncaught exception too) and after a fatal line; a process killed outright (SIGKILL,
+ * out of memory) loses at most the last 100 ms of lines. Standard error, shared with `syncline
+ * run`'s progress on a terminal, stays synchronous so the two never interleave out of order.
  */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
+/** Bytes of log lines gathered before a write, and the longest a line waits for one. */
+const batchBytes = 8192;
+const batchDelayMs = 100;
+
+function batchedStdout(): DestinationStream & { flushSync(): void } {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: batchBytes });
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    write(line: string) {
+      destination.write(line);
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        destination.flush();
+      }, batchDelayMs).unref();
+    },
+    // For pino's fatal lines; the exit handler is the destination's own.
+    flushSync: () => destination.flushSync(),
+  };
+}
+
 export function createLogger(level = process.env.SYNCLINE_LOG_LEVEL ?? 'info', stream: 'stdout' | 'stderr' = 'stdout'): Logger {
-  const destination = stream === 'stdout' ? pino.destination({ dest: 1, sync: false }) : pino.destination(2);
-  return pino({ level, base: { service: 'syncline' } }, destination);
+  return pino({ level, base: { service: 'syncline' } }, stream === 'stdout' ? batchedStdout() : pino.destination(2));
 }
