@@ -20,12 +20,15 @@ const batchDelayMs = 100;
 
 function batchedStdout(): DestinationStream & { flushSync(): void } {
   const destination = pino.destination({ dest: 1, sync: false, minLength: batchBytes });
-  let timer: NodeJS.Timeout | undefined;
+  /** Whether a flush is due already, for the lines gathered since the last one. */
+  let flushDue = false;
   return {
     write(line: string) {
       destination.write(line);
-      timer ??= setTimeout(() => {
-        timer = undefined;
+      if (flushDue) return;
+      flushDue = true;
+      setTimeout(() => {
+        flushDue = false;
         destination.flush();
       }, batchDelayMs).unref();
     },
