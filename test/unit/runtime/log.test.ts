@@ -36,7 +36,11 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
 }
 
 test('lines of a running process reach the reader without waiting for more lines or for the exit', async () => {
-  const { process: running, lines, exited } = child(
+  const {
+    process: running,
+    lines,
+    exited,
+  } = child(
     `log.info({ n: 1 }, 'first'); log.info({ n: 2 }, 'second'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`,
   );
   try {
