@@ -11,7 +11,7 @@
  */
 import type { RecordData, WriteRequest } from '../connection.js';
 import type { ConnectorError } from '../connector-error.js';
-import { checkGroupEntry, checkWrite, newRecordValues, writeRefusal, type CheckedWrite } from '../records/write-checks.js';
+import { checkGroupEntry, checkWrite, hasGroupEntries, newRecordValues, writeRefusal, type CheckedWrite } from '../records/write-checks.js';
 import { compareWithConstant } from './compare-column.js';
 import type { Engine } from './engines/index.js';
 import type { SqlGroup, SqlObject } from './object-model.js';
@@ -34,6 +34,8 @@ export interface PreparedWrite {
   readonly checked: CheckedWrite;
   /** Finds the record (its table is `r`); absent when nothing identifies one, so it is created. */
   readonly condition: SqlFragment | undefined;
+  /** Left as it is when the record found already holds its values (unchanged-row.ts). */
+  readonly leavesUnchanged: boolean;
 }
 
 /** Checked values bound as the engine takes them. */
@@ -61,8 +63,9 @@ export function prepareWrite(scope: ObjectScope, request: WriteRequest): Prepare
   const checked = checkWrite(object, request);
   const settable = bindRow(scope.engine, object.fields, checked.settable, fieldLabel(object));
   const match = checked.match;
-  if (match === undefined) return { request, match, settable, checked, condition: undefined };
-  if (mayRefuse(object, match)) return { request, match, settable, checked, condition: matchCondition(scope, match) };
+  const leavesUnchanged = request.leaveUnchanged === true && request.onMatch !== 'skip' && !hasGroupEntries(request);
+  if (match === undefined) return { request, match, settable, checked, condition: undefined, leavesUnchanged };
+  if (mayRefuse(object, match)) return { request, match, settable, checked, condition: matchCondition(scope, match), leavesUnchanged };
   // Built when first asked: a batch matching on one field (find-records.ts) never asks.
   let condition: SqlFragment | undefined;
   return {
@@ -70,6 +73,7 @@ export function prepareWrite(scope: ObjectScope, request: WriteRequest): Prepare
     match,
     settable,
     checked,
+    leavesUnchanged,
     get condition(): SqlFragment {
       condition ??= matchCondition(scope, match);
       return condition;

@@ -9,13 +9,12 @@
  * Writes with group entries are always made: their entries live in other tables.
  */
 import { decoderFor, sameFieldValue } from '../records/field-values.js';
-import { hasGroupEntries } from '../records/write-checks.js';
 import type { SqlObject } from './object-model.js';
 import type { PreparedWrite, Row } from './prepare-write.js';
 
-/** Whether this write may be left out when its record holds its values. */
+/** Whether this write may be left out when its record holds its values (prepare-write.ts decides it once). */
 export function mayLeaveUnchanged(prepared: PreparedWrite | undefined): boolean {
-  return prepared?.request.leaveUnchanged === true && prepared.request.onMatch !== 'skip' && !hasGroupEntries(prepared.request);
+  return prepared?.leavesUnchanged === true;
 }
 
 /** The columns a lookup reads: the key and `extra`, and every declared field when a write may be left unchanged. */

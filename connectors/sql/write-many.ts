@@ -248,13 +248,13 @@ async function storePlain(
     }
     // Knex gives a column missing from some rows of a multi-row INSERT NULL (SQLite) or DEFAULT,
     // where a single write would leave it to the column's default: only equal column sets share one.
-    const columns = columnSet(operation.row);
+    const columns = operation.row;
     const arbiter = arbiterOf(operation);
     const limit = Math.max(1, Math.min(insertRows(scope), Math.floor(INSERT_BINDINGS / Math.max(1, Object.keys(operation.row).length))));
     const inserts: Array<Extract<PlainOperation, { kind: 'insert' }>> = [];
     while (index < operations.length && inserts.length < limit) {
       const next = operations[index]!;
-      if (next.kind !== 'insert' || columnSet(next.row) !== columns || arbiterOf(next) !== arbiter) break;
+      if (next.kind !== 'insert' || !sameColumns(next.row, columns) || arbiterOf(next) !== arbiter) break;
       inserts.push(next);
       index += 1;
     }
@@ -362,13 +362,13 @@ function updateBatch(
   rows: number,
 ): UpdateOperation[] {
   const first = operations[start] as UpdateOperation;
-  const columns = columnSet(first.prepared.settable);
+  const columns = first.prepared.settable;
   const width = key.length + Object.keys(first.prepared.settable).length;
   const limit = Math.max(1, Math.min(rows, Math.floor(INSERT_BINDINGS / width)));
   const batch: UpdateOperation[] = [];
   for (let index = start; index < operations.length && batch.length < limit; index += 1) {
     const next = operations[index]!;
-    if (next.kind !== 'update' || columnSet(next.prepared.settable) !== columns) break;
+    if (next.kind !== 'update' || !sameColumns(next.prepared.settable, columns)) break;
     const settable = next.prepared.settable;
     if (
       key.some(
@@ -445,8 +445,14 @@ function jsonBatchUpdateStatement(table: string, key: readonly string[], batch: 
   ];
 }
 
-function columnSet(row: Row): string {
-  return Object.keys(row).sort().join('\u0000');
+/** Whether two rows have the same columns, in whatever order. */
+function sameColumns(row: Row, other: Row): boolean {
+  let count = 0;
+  for (const name in row) {
+    if (!Object.hasOwn(other, name)) return false;
+    count += 1;
+  }
+  return count === Object.keys(other).length;
 }
 
 /**
