@@ -19,21 +19,22 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
   let world: SyncWorld;
   const admin = () => database().admin;
   const run = (start: ProcessStart) => runProcess(world.environment, start);
-  /** The test world's environment, with the target system 'tgt' writing through `writeMany`. */
-  const withTargetWrites = (
-    writeMany: (target: Connection, object: string, requests: readonly WriteRequest[]) => ReturnType<Connection['writeMany']>,
-  ): RunEnvironment => ({
+  /** The test world's environment, with the target system 'tgt''s connection changed by `overrides`. */
+  const withTarget = (overrides: (target: Connection) => Partial<Connection>): RunEnvironment => ({
     ...world.environment,
     connections: {
       async get(system) {
         const connection = await world.environment.connections.get(system);
         if (system.id !== 'tgt') return connection;
-        return Object.assign(Object.create(connection) as Connection, {
-          writeMany: (object: string, requests: readonly WriteRequest[]) => writeMany(connection, object, requests),
-        });
+        return Object.assign(Object.create(connection) as Connection, overrides(connection));
       },
     },
   });
+  /** The test world's environment, with the target system 'tgt' writing through `writeMany`. */
+  const withTargetWrites = (
+    writeMany: (target: Connection, object: string, requests: readonly WriteRequest[]) => ReturnType<Connection['writeMany']>,
+  ): RunEnvironment =>
+    withTarget((target) => ({ writeMany: (object: string, requests: readonly WriteRequest[]) => writeMany(target, object, requests) }));
   const accounts = async () =>
     (await admin()('accounts').select('number', 'name', 'email', 'score').orderBy('number')) as Array<Record<string, unknown>>;
   const numbers = async () => (await accounts()).map((row) => row.number);
@@ -82,25 +83,16 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
   test('a target that compares its own writes is written without a search first, and leaves unchanged records alone', async () => {
     let searches = 0;
     const batches: WriteRequest[][] = [];
-    const environment: RunEnvironment = {
-      ...world.environment,
-      connections: {
-        async get(system) {
-          const connection = await world.environment.connections.get(system);
-          if (system.id !== 'tgt') return connection;
-          return Object.assign(Object.create(connection) as Connection, {
-            read: (object: string, request: Parameters<Connection['read']>[1]) => {
-              searches += 1;
-              return connection.read(object, request);
-            },
-            writeMany: (object: string, requests: readonly WriteRequest[]) => {
-              batches.push([...requests]);
-              return connection.writeMany(object, requests);
-            },
-          });
-        },
+    const environment = withTarget((connection) => ({
+      read: (object: string, request: Parameters<Connection['read']>[1]) => {
+        searches += 1;
+        return connection.read(object, request);
       },
-    };
+      writeMany: (object: string, requests: readonly WriteRequest[]) => {
+        batches.push([...requests]);
+        return connection.writeMany(object, requests);
+      },
+    }));
     const contacts = async () => (await admin()('contacts').select('email', 'name').orderBy('email')) as Array<Record<string, unknown>>;
     const first = await runProcess(environment, { processId: 'contacts-by-email' });
     assert.deepEqual(first.statistics, { read: 5, created: 5, updated: 0, skipped: 0, failed: 0 });
