@@ -117,8 +117,12 @@ await describeEachRuntimeDatabase('the scheduler', (runtime, database) => {
     assert.ok(afterAdd >= 1);
     snapshot = fakeSnapshot({});
     swap?.();
+    // A slot already being enqueued when the schedule went may still land; after that, none.
+    await sleep(300);
+    const afterRemove = (await items()).length;
+    assert.ok(afterRemove <= afterAdd + 1, `${afterRemove} items after the removal, ${afterAdd} before`);
     await sleep(1100);
-    assert.equal((await items()).length, afterAdd);
+    assert.equal((await items()).length, afterRemove);
     await scheduler.stop();
   });
 });
