@@ -108,21 +108,25 @@ await describeEachRuntimeDatabase('the scheduler', (runtime, database) => {
         };
       },
     });
-    await sleep(1100);
-    assert.equal((await items()).length, 0);
-    snapshot = fakeSnapshot({ tick: { schedule: { every: '1s' } } });
-    swap?.();
-    await sleep(1100);
-    const afterAdd = (await items()).length;
-    assert.ok(afterAdd >= 1);
-    snapshot = fakeSnapshot({});
-    swap?.();
-    // A slot already being enqueued when the schedule went may still land; after that, none.
-    await sleep(300);
-    const afterRemove = (await items()).length;
-    assert.ok(afterRemove <= afterAdd + 1, `${afterRemove} items after the removal, ${afterAdd} before`);
-    await sleep(1100);
-    assert.equal((await items()).length, afterRemove);
-    await scheduler.stop();
+    try {
+      await sleep(1100);
+      assert.equal((await items()).length, 0);
+      snapshot = fakeSnapshot({ tick: { schedule: { every: '1s' } } });
+      swap?.();
+      await sleep(1100);
+      const afterAdd = (await items()).length;
+      assert.ok(afterAdd >= 1);
+      snapshot = fakeSnapshot({});
+      swap?.();
+      // A slot already being enqueued when the schedule went may still land; after that, none.
+      await sleep(300);
+      const afterRemove = (await items()).length;
+      assert.ok(afterRemove <= afterAdd + 1, `${afterRemove} items after the removal, ${afterAdd} before`);
+      await sleep(1100);
+      assert.equal((await items()).length, afterRemove);
+    } finally {
+      // A failed check must not leave the scheduler's timers keeping the test process alive.
+      await scheduler.stop();
+    }
   });
 });
