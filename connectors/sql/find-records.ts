@@ -17,7 +17,7 @@ import type { PreparedWrite, Row } from './prepare-write.js';
 import { fieldColumn, type ObjectScope } from './record-query.js';
 import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decodeValue } from '../records/field-values.js';
-import { lookupColumns, mayLeaveUnchanged } from './unchanged-row.js';
+import { lookupColumns, mayLeaveUnchanged, rowKey } from './unchanged-row.js';
 
 /** A sync page of 1000 matching on one field is one SELECT. */
 const MAX_BINDINGS = 1000;
@@ -99,7 +99,7 @@ export async function findRecords(
       const stored = fields.map((name, index) => decodeValue(types[index], row[name]));
       const key = compositeKey(fields.map((_, index) => equalityKey(types[index]!, stored[index])));
       const candidates = key === undefined ? lookups : [...(keyed.get(key) ?? []), ...unkeyed];
-      const rawKey = Object.fromEntries(object.key.map((name) => [name, row[name]]));
+      const rawKey = rowKey(object, row);
       for (const lookup of candidates) {
         if (fields.every((name, index) => matchesValue(stored[index], lookup.match[name])))
           found[lookup.position]!.push(mayLeaveUnchanged(lookup.write) ? row : rawKey);
