@@ -16,6 +16,9 @@
  * concurrency keys, since they are InProgress), and starts one of them the moment a slot frees.
  * It asks for as many extra items as it started within the buffer's longest wait, at most
  * `prefetch`: a daemon whose items run long buffers nothing and leaves the items to idle daemons.
+ * With every slot busy, it claims again once half the buffer is used, so the buffer's size sets
+ * how many items a claim takes, and a claim costs the database mostly per call: hence a default of
+ * four buffered items per slot (settings.ts, prefetchPerSlot).
  * A buffered item waits at most `bufferWaitMs` (a second; a tenth of the lease when shorter):
  * then it is released for any daemon to take. Since that is far less than the lease, and a
  * started run's heartbeats renew its lease from a third of the lease after its start, no lease
@@ -42,7 +45,7 @@ import { nextDueAfter } from '../queue/queue-summary.js';
 import { reap } from '../queue/reap.js';
 import type { QueueRow } from '../queue/queue-item.js';
 import { release } from '../queue/release.js';
-import { queueDefaults } from '../settings.js';
+import { defaultPrefetch, queueDefaults } from '../settings.js';
 import { WakeSignal } from '../execution/wake-signal.js';
 
 export interface DaemonOptions {
@@ -50,7 +53,7 @@ export interface DaemonOptions {
   runner: ItemRunner;
   /** Items run at once (default queueDefaults.concurrency). */
   concurrency?: number;
-  /** Most items claimed ahead of free slots, into the buffer (default: the concurrency; 0: none). */
+  /** Most items claimed ahead of free slots, into the buffer (default: settings.ts defaultPrefetch; 0: none). */
   prefetch?: number;
   /** Longest idle sleep, in ms (default queueDefaults.pollIntervalMs). */
   pollIntervalMs?: number;
@@ -97,7 +100,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { runner } = options;
   const { db, log, workerId } = runner;
   const concurrency = options.concurrency ?? queueDefaults.concurrency;
-  const prefetch = options.prefetch ?? concurrency;
+  const prefetch = options.prefetch ?? defaultPrefetch(concurrency);
   const bufferWaitMs = Math.min(1000, runner.leaseMs / 10);
   const pollIntervalMs = options.pollIntervalMs ?? queueDefaults.pollIntervalMs;
   const drainMs = options.drainMs ?? queueDefaults.drainMs;

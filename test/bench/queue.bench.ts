@@ -18,8 +18,9 @@
  *
  * A Syncline no-op item is a real sync run: claim, load the sync, read its (empty) SQLite source
  * table, record statistics, complete. Items are enqueued as the API enqueues them, under the
- * sync's concurrency limit (here 40, so the limit never holds one back: what is measured is the
- * cost of a claim that enforces it). A graphile-worker no-op job runs an empty function.
+ * sync's concurrency limit (here 200, so the limit never holds one back: what is measured is the
+ * cost of a claim that enforces it; see synclineSide). A graphile-worker no-op job runs an empty
+ * function.
  *
  * graphile-worker runs twice: as configured by default, and batched — a local queue of
  * `concurrency + 1` jobs locked per fetch and completions written together after 1 ms
@@ -46,6 +47,7 @@ import { migrate } from '../../runtime/database/migrate.js';
 import { openDatabase } from '../../runtime/database/open-database.js';
 import { enqueue, insertItem } from '../../runtime/queue/enqueue.js';
 import { announceWork } from '../../runtime/queue/notify.js';
+import { defaultPrefetch } from '../../runtime/settings.js';
 import { median, table } from './stats.js';
 
 const items = Number(process.env.BENCH_QUEUE_ITEMS ?? 5000);
@@ -127,14 +129,16 @@ async function countRows(knex: Knex, sql: string): Promise<number> {
 }
 
 /**
- * Syncline with the no-op sync in `folder`, its concurrency limit `workers × 2 × concurrency` (what
- * the API gives a start of it, execution/concurrency-of.ts), so the limit never holds one back:
- * each daemon holds up to `concurrency` running items and as many claimed ahead into its buffer
- * (SYNCLINE_PREFETCH, by default the concurrency), and a buffered item takes its place under the
- * limit like a running one.
+ * Syncline with the no-op sync in `folder`, its concurrency limit twice what the daemons can hold
+ * at once, so the limit never holds one back: each daemon holds up to `concurrency` running items
+ * and its buffer (SYNCLINE_PREFETCH, by default four per slot, settings.ts defaultPrefetch), a
+ * buffered item takes its place under the limit like a running one, and so does an item whose run
+ * is over while its end is being recorded. What is measured is the cost of a claim that enforces
+ * the limit, not the limit.
  */
 export async function synclineSide(url: string, folder: string, workers = processes): Promise<Side> {
-  const limit = workers * 2 * concurrency;
+  const prefetch = process.env.SYNCLINE_PREFETCH === undefined ? defaultPrefetch(concurrency) : Number(process.env.SYNCLINE_PREFETCH);
+  const limit = 2 * workers * (concurrency + prefetch);
   const noopConcurrency = { key: 'process:noop', limit, onLimit: 'wait' } as const;
   writeFileSync(
     join(folder, 'noop.yaml'),

@@ -11,9 +11,10 @@ test('the daemon heartbeat: 10 s by default, a duration or milliseconds, at leas
   assert.throws(() => queueSettings({}, { SYNCLINE_DAEMON_HEARTBEAT: 'often' }), SettingsError);
 });
 
-test('the prefetch: the concurrency by default, a whole number from 0 otherwise', () => {
-  assert.equal(queueSettings({}, {}).prefetch, 4);
-  assert.equal(queueSettings({ concurrency: '10' }, {}).prefetch, 10);
+test('the prefetch: four times the concurrency by default, a whole number from 0 otherwise', () => {
+  assert.equal(queueSettings({}, {}).prefetch, 16);
+  assert.equal(queueSettings({ concurrency: '10' }, {}).prefetch, 40);
+  assert.equal(queueSettings({ concurrency: '1000' }, {}).prefetch, 1000);
   assert.equal(queueSettings({}, { SYNCLINE_CONCURRENCY: '6', SYNCLINE_PREFETCH: '0' }).prefetch, 0);
   assert.equal(queueSettings({}, { SYNCLINE_PREFETCH: '25' }).prefetch, 25);
   assert.throws(() => queueSettings({}, { SYNCLINE_PREFETCH: '-1' }), /SYNCLINE_PREFETCH must be a whole number from 0 to 1000/);
