@@ -160,9 +160,9 @@ export const queueDefaults = Object.freeze({
    * call (the claim lock, the look at the head of the line, the commit), not per item, and a busy
    * daemon claims about half its buffer at a time (daemon.ts). At one buffered item per slot, two
    * daemons of 10 running no-op items claimed about 8 items per call and PostgreSQL spent about
-   * 490 µs per item; at four, about 16 and 300 µs, and the drain was about 30% faster
-   * (test/bench/queue.bench.ts). The buffer still asks only for what the daemon starts within a
-   * second, so slow items are not held back from other daemons by this.
+   * 490 µs per item; at three, about 16 and 300 µs. Four drained fastest, about 30% faster than
+   * one, and more gained nothing (test/bench/queue.bench.ts). The buffer still asks only for
+   * what the daemon starts within a second, so slow items are not held back from other daemons.
    */
   prefetchPerSlot: 4,
   leaseMs: 30_000,
