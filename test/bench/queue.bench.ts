@@ -47,7 +47,7 @@ import { migrate } from '../../runtime/database/migrate.js';
 import { openDatabase } from '../../runtime/database/open-database.js';
 import { enqueue, insertItem } from '../../runtime/queue/enqueue.js';
 import { announceWork } from '../../runtime/queue/notify.js';
-import { defaultPrefetch } from '../../runtime/settings.js';
+import { queueSettings } from '../../runtime/settings.js';
 import { median, table } from './stats.js';
 
 const items = Number(process.env.BENCH_QUEUE_ITEMS ?? 5000);
@@ -131,13 +131,14 @@ async function countRows(knex: Knex, sql: string): Promise<number> {
 /**
  * Syncline with the no-op sync in `folder`, its concurrency limit twice what the daemons can hold
  * at once, so the limit never holds one back: each daemon holds up to `concurrency` running items
- * and its buffer (SYNCLINE_PREFETCH, by default four per slot, settings.ts defaultPrefetch), a
+ * and its buffer (SYNCLINE_PREFETCH, by default four per slot, settings.ts), a
  * buffered item takes its place under the limit like a running one, and so does an item whose run
  * is over while its end is being recorded. What is measured is the cost of a claim that enforces
  * the limit, not the limit.
  */
 export async function synclineSide(url: string, folder: string, workers = processes): Promise<Side> {
-  const prefetch = process.env.SYNCLINE_PREFETCH === undefined ? defaultPrefetch(concurrency) : Number(process.env.SYNCLINE_PREFETCH);
+  // The daemons' own reading of SYNCLINE_PREFETCH, or its default.
+  const { prefetch } = queueSettings({ concurrency: String(concurrency) });
   const limit = 2 * workers * (concurrency + prefetch);
   const noopConcurrency = { key: 'process:noop', limit, onLimit: 'wait' } as const;
   writeFileSync(
