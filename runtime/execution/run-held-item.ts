@@ -74,7 +74,26 @@ interface ProcessSettings {
   retry: RetryPolicy;
 }
 
+/**
+ * Per snapshot, each process's settings as worked out the first time one of its items ran: a
+ * snapshot never changes, and a busy daemon starts thousands of items a second, so parsing the
+ * same durations again for each was a measurable share of an item's cost.
+ */
+const settingsBySnapshot = new WeakMap<Snapshot, Map<string, ProcessSettings | undefined>>();
+
 function processSettings(snapshot: Snapshot, processId: string): ProcessSettings | undefined {
+  let known = settingsBySnapshot.get(snapshot);
+  if (known === undefined) {
+    known = new Map();
+    settingsBySnapshot.set(snapshot, known);
+  }
+  if (known.has(processId)) return known.get(processId);
+  const settings = settingsOf(snapshot, processId);
+  known.set(processId, settings);
+  return settings;
+}
+
+function settingsOf(snapshot: Snapshot, processId: string): ProcessSettings | undefined {
   const retry = retryPolicyOf(snapshot, processId);
   if (retry === undefined) return undefined;
   const timeout = snapshot.syncs.get(processId)?.definition.timeout;

@@ -124,6 +124,25 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
     assert.match(final.errors[0]?.message ?? '', /longer than its timeout of 300ms/);
   });
 
+  test("a sync's timeout changed by a reload applies to the next run, not to the one under way", async () => {
+    let current = fakeSnapshot({ 'crm-to-erp': { timeout: '30m' } });
+    const runner = fakeRunner(db, runUntilAborted, { snapshot: () => current });
+    const stop = new AbortController();
+    const first = await start(1);
+    const firstRun = runHeldItem(runner, first, { signal: stop.signal });
+    current = fakeSnapshot({ 'crm-to-erp': { timeout: '200ms' } });
+    const started = Date.now();
+    // Stopped after 5 s should the old 30 minutes apply: then it is left InProgress and the test says so.
+    const second = await runHeldItem(runner, await start(1), { signal: AbortSignal.timeout(5000) });
+    assert.ok(Date.now() - started < 3000);
+    assert.equal(second.status, 'Failed');
+    assert.match(second.errors[0]?.message ?? '', /longer than its timeout of 200ms/);
+    // The first run kept its own snapshot's 30 minutes: still running, until stopped.
+    assert.equal((await getItem(db, first.id))?.status, 'InProgress');
+    stop.abort();
+    await firstRun;
+  });
+
   test('a lost lease aborts the run and drops its result', async () => {
     const item = await startItem(
       db,
