@@ -75,22 +75,17 @@ interface ProcessSettings {
 }
 
 /**
- * Per snapshot, each process's settings as worked out the first time one of its items ran: a
- * snapshot never changes, and a busy daemon starts thousands of items a second, so parsing the
- * same durations again for each was a measurable share of an item's cost.
+ * Per snapshot, each process's settings, worked out the first time one of its items runs: a
+ * snapshot never changes (a reload makes a new one), so its durations need parsing only once,
+ * not at every item's start.
  */
 const settingsBySnapshot = new WeakMap<Snapshot, Map<string, ProcessSettings | undefined>>();
 
 function processSettings(snapshot: Snapshot, processId: string): ProcessSettings | undefined {
   let known = settingsBySnapshot.get(snapshot);
-  if (known === undefined) {
-    known = new Map();
-    settingsBySnapshot.set(snapshot, known);
-  }
-  if (known.has(processId)) return known.get(processId);
-  const settings = settingsOf(snapshot, processId);
-  known.set(processId, settings);
-  return settings;
+  if (known === undefined) settingsBySnapshot.set(snapshot, (known = new Map()));
+  if (!known.has(processId)) known.set(processId, settingsOf(snapshot, processId));
+  return known.get(processId);
 }
 
 function settingsOf(snapshot: Snapshot, processId: string): ProcessSettings | undefined {
