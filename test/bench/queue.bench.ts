@@ -31,6 +31,8 @@
  * `npx tsx test/bench/queue.bench.ts`, or `npm run bench queue`. BENCH_QUEUE_ITEMS (default 5000),
  * BENCH_QUEUE_ROUNDS (default 2, alternating which side goes first), BENCH_QUEUE_WARM (default 2),
  * BENCH_POSTGRES_URL; BENCH_QUEUE_PROFILE=DIR writes a CPU profile of each Syncline worker there.
+ * Below the medians it lists every drain's rate, since on a shared machine one side's drains can
+ * differ twofold within a run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -358,6 +360,13 @@ async function main(): Promise<void> {
         summary.map((s) => [s.name, s.enqueuePerSecond.toFixed(0), s.coldPerSecond.toFixed(0), s.warmPerSecond.toFixed(0)]),
       ),
     );
+    // The medians hide how far one side's drains spread on a shared machine; each is listed.
+    console.log('\nEvery drain, items/s, in the order run (per round: fresh processes, then warm ones):');
+    const nameWidth = Math.max(...sides.map((side) => side.name.length));
+    for (const side of sides) {
+      const drains = results.get(side.name)!.map((r) => [r.cold, ...r.warm].map((drain) => rate(drain).toFixed(0)).join(' '));
+      console.log(`${side.name.padEnd(nameWidth)}  ${drains.join(' | ')}`);
+    }
     const verdict = (ratio: number, goal: number) => `${ratio.toFixed(2)}× (goal ≥ ${goal}×: ${ratio >= goal ? 'met' : 'NOT met'})`;
     console.log(
       `\nSyncline / graphile-worker, warm: drain ${verdict(syncline.warmPerSecond / graphile.warmPerSecond, goalRatio)}; fresh processes ${(syncline.coldPerSecond / graphile.coldPerSecond).toFixed(2)}×; enqueue ${(syncline.enqueuePerSecond / graphile.enqueuePerSecond).toFixed(2)}× (medians of the rounds)`,
