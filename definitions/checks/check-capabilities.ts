@@ -26,8 +26,7 @@ const purposes: Partial<Record<Capability, string>> = {
 };
 
 export function checkCapabilities(context: CheckContext, connectors: ConnectorSpecs): void {
-  const systemOf = (id: string | undefined): SystemDefinition | undefined =>
-    id === undefined ? undefined : context.registry.System.get(id)?.definition;
+  const systemOf = (id: string | undefined): SystemDefinition | undefined => context.usable('System', id)?.definition;
   const require = (
     source: SourceDocument,
     path: readonly PathSegment[],
@@ -55,7 +54,7 @@ export function checkCapabilities(context: CheckContext, connectors: ConnectorSp
   }
   for (const { definition, source, valid } of context.registry.Webhook.values()) {
     if (!valid) continue;
-    const sync = definition.sync === undefined ? undefined : context.registry.Sync.get(definition.sync)?.definition;
+    const sync = context.usable('Sync', definition.sync)?.definition;
     const read = systemOf(definition.system ?? sync?.source.system);
     if (definition.order !== undefined) require(source, ['order'], read, 'order', 'order');
     if (definition.paging !== undefined) {

@@ -84,7 +84,20 @@ export class CheckContext {
     return locate(source, path).complete;
   }
 
-  /** The definition `id` of `kind`, or a problem at `path` naming the ones that exist. */
+  /**
+   * The definition `id` of `kind` when it passed its schema, for the checks that look inside it.
+   * One that failed has its own problems reported already; whatever refers to it is not checked
+   * against its parts, which may be missing or of any type.
+   */
+  usable<K extends DefinitionKind>(kind: K, id: string | undefined): Registered<ByKind[K]> | undefined {
+    const found = id === undefined ? undefined : this.registry[kind].get(id);
+    return found?.valid ? found : undefined;
+  }
+
+  /**
+   * The definition `id` of `kind`, if it passed its schema (see `usable`); a problem at `path`
+   * naming the ones that exist when there is none of that id.
+   */
   resolve<K extends DefinitionKind>(
     kind: K,
     id: string,
@@ -92,7 +105,7 @@ export class CheckContext {
     path: readonly PathSegment[],
   ): Registered<ByKind[K]> | undefined {
     const found = this.registry[kind].get(id);
-    if (found) return found;
+    if (found) return found.valid ? found : undefined;
     if (this.unreadable.has(`${kind}/${id}`)) return undefined;
     const known = [...this.registry[kind].keys()].sort();
     const guess = closest(id, known);

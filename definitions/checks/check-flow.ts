@@ -25,7 +25,8 @@ export function checkFlow(context: CheckContext, { definition, source }: Registe
  * flow outside a cycle begins with a record-store read.
  */
 export function checkFlowGraph(context: CheckContext): void {
-  const flows = context.registry.Flow;
+  // A flow that failed its schema may have no list of steps: its own problems are reported.
+  const flows = new Map([...context.registry.Flow].filter(([, flow]) => flow.valid));
   const state = new Map<string, 'visiting' | 'done'>();
   const inCycle = new Set<string>();
   const visit = (id: string, trail: string[]): void => {
@@ -52,7 +53,7 @@ export function checkFlowGraph(context: CheckContext): void {
   for (const id of [...flows.keys()].sort()) visit(id, []);
 
   for (const [id, flow] of flows) {
-    if (inCycle.has(id) || !flow.valid) continue;
+    if (inCycle.has(id)) continue;
     const first = firstSync(context, id, new Set());
     if (first && !first.definition.source.recordStore) {
       context.report(
@@ -66,10 +67,10 @@ export function checkFlowGraph(context: CheckContext): void {
 }
 
 function firstSync(context: CheckContext, flowId: string, seen: Set<string>): Registered<SyncDefinition> | undefined {
-  const flow = context.registry.Flow.get(flowId);
+  const flow = context.usable('Flow', flowId);
   const step = flow?.definition.steps[0];
   if (!step || seen.has(flowId)) return undefined;
   seen.add(flowId);
-  if (step.sync !== undefined) return context.registry.Sync.get(step.sync);
+  if (step.sync !== undefined) return context.usable('Sync', step.sync);
   return step.flow === undefined ? undefined : firstSync(context, step.flow, seen);
 }

@@ -82,7 +82,7 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
 
   if (definition.schedule) checkSchedule(context, source, ['schedule'], definition.schedule);
 
-  const sourceSystem = definition.source.system === undefined ? undefined : context.registry.System.get(definition.source.system);
+  const sourceSystem = context.usable('System', definition.source.system);
   const cursor = checkCursor(context, source, definition, sourceShape, sourceSystem?.definition);
 
   if (context.errors > before || !mapping) return undefined;

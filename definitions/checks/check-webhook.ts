@@ -208,12 +208,12 @@ function checkReferences(context: CheckContext, source: SourceDocument, hook: We
     }
     const s = sync?.definition.source;
     if (s?.system !== undefined && s.object !== undefined) {
-      const system = context.registry.System.get(s.system);
+      const system = context.usable('System', s.system);
       const syncObject = system?.definition.objects[s.object];
       if (syncObject) syncSourceShape = objectShape(syncObject);
     }
     if (s?.system !== undefined && s.query !== undefined)
-      statement = context.registry.System.get(s.system)?.definition.queries?.[s.query]?.statement;
+      statement = context.usable('System', s.system)?.definition.queries?.[s.query]?.statement;
   }
   const shape = object && objectShape(object);
   return {
@@ -320,7 +320,7 @@ function checkPagingFilter(
   const query =
     hook.system === undefined || hook.query === undefined
       ? undefined
-      : context.registry.System.get(hook.system)?.definition.queries[hook.query];
+      : context.usable('System', hook.system)?.definition.queries?.[hook.query];
   if (query !== undefined) {
     for (const [key, text] of [
       ['statement', query.statement],
