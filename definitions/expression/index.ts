@@ -31,7 +31,7 @@ export type {
 } from './ast.js';
 export { isValueExpression } from './ast.js';
 export { FUNCTION_NAMES } from './functions.js';
-export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH, parseExpression } from './parser.js';
+export { MAX_EXPRESSION_LENGTH, MAX_JOINED_CONDITIONS, MAX_NESTING_DEPTH, parseExpression } from './parser.js';
 export { ExpressionSyntaxError, type ExpressionError } from './syntax-error.js';
 export { collectFields, collectPlaceholders, childrenOf, walkExpression, type PathReference } from './walk.js';
 export { evaluateCondition, evaluateTruth, evaluateValue } from './evaluate.js';

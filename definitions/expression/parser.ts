@@ -29,6 +29,12 @@ import { describeToken, excerpt, isSymbol, isWord, RESERVED_WORDS, WORD_OPERATOR
 export const MAX_EXPRESSION_LENGTH = 64 * 1024;
 /** Deepest accepted nesting of parentheses, NOTs and function calls. */
 export const MAX_NESTING_DEPTH = 200;
+/**
+ * Most ANDs and ORs in one expression. Databases nest a chain of them one level per condition
+ * and refuse it past a depth (SQLite at 1,000), so a longer chain, with the nesting above and
+ * the conditions a read adds, would be accepted here and fail there.
+ */
+export const MAX_JOINED_CONDITIONS = 500;
 
 /**
  * Parses a filter or condition. Throws `ExpressionSyntaxError` (and nothing else) when the text is
@@ -59,6 +65,8 @@ const SYMBOL_OPERATORS: Readonly<Record<string, CompareOperator>> = {
 class Parser implements SuffixParser {
   private readonly lexer: Lexer;
   private depth = 0;
+  /** ANDs and ORs so far (MAX_JOINED_CONDITIONS). */
+  private joins = 0;
   /** The last consumed token, so messages can say "after '='". */
   private last: Token | null = null;
 
@@ -111,6 +119,16 @@ class Parser implements SuffixParser {
     this.depth--;
   }
 
+  /** Counts one AND or OR against MAX_JOINED_CONDITIONS. */
+  private join(token: Token): void {
+    if (++this.joins > MAX_JOINED_CONDITIONS) {
+      this.fail(
+        `the expression joins more than ${MAX_JOINED_CONDITIONS} conditions with AND and OR; compare a field with many values with IN (…) instead`,
+        token.start,
+      );
+    }
+  }
+
   /** Consumes the ')' matching `open`, or says it is missing. */
   closeParen(open: Token, inList: boolean): Token {
     const token = this.peek();
@@ -145,7 +163,7 @@ class Parser implements SuffixParser {
     if (!isWord(this.peek(), 'or')) return first;
     const operands = [first];
     while (isWord(this.peek(), 'or')) {
-      this.next();
+      this.join(this.next());
       operands.push(this.parseAnd());
     }
     return { type: 'or', operands, start: first.start, end: operands[operands.length - 1]!.end };
@@ -156,7 +174,7 @@ class Parser implements SuffixParser {
     if (!isWord(this.peek(), 'and')) return first;
     const operands = [first];
     while (isWord(this.peek(), 'and')) {
-      this.next();
+      this.join(this.next());
       operands.push(this.parseNot());
     }
     return { type: 'and', operands, start: first.start, end: operands[operands.length - 1]!.end };

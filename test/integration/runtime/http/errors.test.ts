@@ -304,6 +304,9 @@ describe('error answers', () => {
       assertProblem(await app.post(url, [read('GETDATA_WHERE', 'name = ')]), 400, 'invalid-request', /GETDATA_WHERE, column/);
       assertProblem(await app.post(url, [read('GETDATA_WHERE', `${'('.repeat(500)}id = 1${')'.repeat(500)}`)]), 400, 'invalid-request');
       assertProblem(await app.post(url, [read('GETDATA_WHERE', `name = '${'a'.repeat(70_000)}'`)]), 400, 'invalid-request');
+      // 1,001 ORs: SQLite would refuse the statement (expression tree too deep) and answer 500.
+      const chain = Array.from({ length: 1001 }, () => 'id = 1').join(' OR ');
+      assertProblem(await app.post(url, [read('GETDATA_WHERE', chain)]), 400, 'invalid-request', /joins more than 500 conditions/);
     });
   });
 

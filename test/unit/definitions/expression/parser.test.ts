@@ -5,6 +5,7 @@ import {
   collectPlaceholders,
   ExpressionSyntaxError,
   MAX_EXPRESSION_LENGTH,
+  MAX_JOINED_CONDITIONS,
   parseExpression,
 } from '../../../../definitions/expression/index.js';
 import { and, bool, cmp, field, not, nul, num, or, placeholder, shape, str, syntaxError } from './ast-helpers.js';
@@ -356,6 +357,18 @@ describe('syntax errors', () => {
     assert.match(syntaxError(`${'NOT '.repeat(5000)}a`).message, /nests deeper/);
     assert.match(syntaxError(`${'tolower('.repeat(300)}a${')'.repeat(300)} = 'x'`).message, /nests deeper/);
     assert.match(syntaxError(`${'('.repeat(100_000)}`).message, /the limit is|nests deeper/);
+  });
+
+  // SQLite refuses an expression tree deeper than 1,000, and nests a chain one level per condition.
+  it('limits how many conditions AND and OR join, in one chain or across the expression', () => {
+    const chain = (count: number, op: string) => Array.from({ length: count }, (_, i) => `id = ${i}`).join(` ${op} `);
+    assert.ok(parseExpression(chain(MAX_JOINED_CONDITIONS + 1, 'OR')));
+    const error = syntaxError(chain(MAX_JOINED_CONDITIONS + 2, 'OR'));
+    assert.match(error.message, /joins more than 500 conditions with AND and OR; compare a field with many values with IN/);
+    assert.equal(chain(MAX_JOINED_CONDITIONS + 2, 'OR').slice(error.offset, error.offset + 3), 'OR ');
+    const mixed = `(${chain(300, 'AND')}) OR (${chain(300, 'OR')})`;
+    assert.match(syntaxError(mixed).message, /joins more than 500/);
+    assert.ok(parseExpression(`id IN (${Array.from({ length: 2000 }, (_, i) => i).join(', ')}) AND x BETWEEN 1 AND 2`));
   });
 
   it('limits input length', () => {
