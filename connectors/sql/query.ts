@@ -170,9 +170,18 @@ function rowMapper(columns: QueryRequest['columns']): (row: Row) => RecordData {
   };
 }
 
-/** Bytes of a record in the JSON answer (and a comma). BigInts, which JSON.stringify refuses, count as their digits. */
+/**
+ * Bytes of a record in the JSON answer (and a comma). BigInts, which JSON.stringify refuses, count
+ * as their digits. A record whose text would be longer than a JavaScript string can be (one value
+ * of hundreds of megabytes) counts as endless: it is over any limit.
+ */
 function jsonBytes(record: RecordData): number {
-  return Buffer.byteLength(JSON.stringify(record, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))) + 1;
+  try {
+    return Buffer.byteLength(JSON.stringify(record, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))) + 1;
+  } catch (error) {
+    if (error instanceof RangeError) return Number.POSITIVE_INFINITY;
+    throw error;
+  }
 }
 
 function countOf(rows: readonly Row[]): number {
