@@ -25,6 +25,9 @@ export function problemMiddleware(appLog: Logger, routesHint = apiRoutesHint): M
     const log = requestLogger(ctx, appLog);
     try {
       await next();
+      // The router answers a method it implements nowhere (TRACE, PROPFIND…) with a bare 501; the
+      // route, or its absence, is what the caller needs to hear about, as for any other method.
+      if (ctx.status === 501 && ctx.body === undefined) ctx.status = ctx.response.get('Allow') ? 405 : 404;
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new HttpProblem('unknown-route', `No route ${ctx.method} ${ctx.path}. ${routesHint}`);
       }

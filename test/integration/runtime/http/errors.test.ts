@@ -405,6 +405,37 @@ describe('error answers', () => {
       assertProblem(await app.call('POST', '/healthz'), 405, 'method-not-allowed');
     });
 
+    // fetch refuses to send TRACE, and PROPFIND is no method the router implements anywhere.
+    it('answers a method no route implements as problems too: 405 on a route, 404 elsewhere', async () => {
+      const send = (method: string, path: string) =>
+        new Promise<{ status: number; type: string; allow: string; json: { type?: string; detail?: string } }>((resolve, reject) => {
+          const outgoing = request(`${app.base}${path}`, { method }, (response) => {
+            let text = '';
+            response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                type: String(response.headers['content-type']),
+                allow: String(response.headers.allow ?? ''),
+                json: JSON.parse(text) as { type?: string; detail?: string },
+              }),
+            );
+          });
+          outgoing.on('error', reject).end();
+        });
+      for (const method of ['TRACE', 'PROPFIND']) {
+        const onRoute = await send(method, '/api/AddAction');
+        assert.deepEqual([onRoute.status, onRoute.type, onRoute.allow], [405, 'application/problem+json', 'POST'], method);
+        assert.match(onRoute.json.detail ?? '', new RegExp(`does not answer ${method}; it answers POST`));
+        const nowhere = await send(method, '/api/nothing-here');
+        assert.deepEqual(
+          [nowhere.status, nowhere.type, nowhere.json.type],
+          [404, 'application/problem+json', 'urn:syncline:problem:unknown-route'],
+          method,
+        );
+      }
+    });
+
     it('answers an unknown system or object with 404 on every route', async () => {
       for (const path of [
         '/api/RunConnectionGetData/shop/Customer',
