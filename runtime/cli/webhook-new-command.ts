@@ -23,7 +23,21 @@ export function newWebhookId(): string {
   return `wh_${id}`;
 }
 
+/** A definition id, as the definition schema has it: what `--sync` may name. */
+const definitionId = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
 export async function webhookNewCommand(options: WebhookNewOptions): Promise<number> {
+  // Written into the YAML as given: an id that is not one could carry lines of its own.
+  if (options.sync !== undefined && !definitionId.test(options.sync)) {
+    process.stderr.write(
+      `error: --sync ${JSON.stringify(options.sync)} is not a sync id: ids are letters, digits, '_', '.' and '-', starting with a letter or digit\n`,
+    );
+    return 2;
+  }
+  if (options.name !== undefined && options.name.trim() === '') {
+    process.stderr.write('error: --name must not be empty: it is the label the console shows\n');
+    return 2;
+  }
   const id = newWebhookId();
   const secretVariable = `WEBHOOK_${id.slice(3, 11).toUpperCase()}_SECRET`;
   const document = [

@@ -1,7 +1,7 @@
 /** `syncline webhook new`: a scaffold that is valid once its sync and secret exist, with a fresh unguessable id. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -40,4 +40,23 @@ test('webhook new prints a different id each time', () => {
   const ids = [0, 1, 2].map(() => /^id: (\S+)$/m.exec(syncline(['webhook', 'new']).stdout)?.[1]);
   assert.equal(new Set(ids).size, 3);
   for (const id of ids) assert.match(id ?? '', /^wh_[A-Za-z0-9]{22}$/);
+});
+
+test('webhook new refuses a --sync that is no id, and an empty --name, writing nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncline-webhook-new-'));
+  try {
+    const file = join(dir, 'webhooks.yaml');
+    // Written as given, this value would have added a line of its own to the definition.
+    const injected = syncline(['webhook', 'new', '--sync', 'x: y\nkind: Flow', '--out', file]);
+    assert.equal(injected.status, 2);
+    assert.match(injected.stderr, /--sync "x: y\\nkind: Flow" is not a sync id/);
+    const spaced = syncline(['webhook', 'new', '--sync', 'bad id']);
+    assert.deepEqual([spaced.status, spaced.stdout], [2, '']);
+    const unnamed = syncline(['webhook', 'new', '--name', ' ', '--out', file]);
+    assert.equal(unnamed.status, 2);
+    assert.match(unnamed.stderr, /--name must not be empty/);
+    assert.equal(existsSync(file), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
