@@ -15,6 +15,7 @@ const descriptions: Readonly<Record<string, string>> = {
   'file-unreadable': 'A definition file cannot be read',
   'file-too-large': 'A definition file is larger than a definition file may be',
   'not-yaml': 'A definition file is not a YAML text file',
+  'not-utf8': 'A definition file is not UTF-8 text',
   'yaml-syntax': 'The YAML does not parse',
   'yaml-aliases': 'The YAML uses more aliases than allowed (alias expansion is bounded)',
   'not-a-definition': 'A YAML document is not a mapping with kind and id',

@@ -3,6 +3,7 @@
  * hostile or broken file can do — not YAML, duplicate keys, alias bombs, sheer size, binary
  * content — becomes a problem with a file, line and column, never an exception.
  */
+import { isUtf8 } from 'node:buffer';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import {
@@ -52,9 +53,10 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
   // since then is not read through it.
   const handle = await open(file.readPath, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => error);
   if (!('fd' in handle)) {
-    return handle.code === 'ELOOP'
-      ? at(1, 1, 'link-outside', 'this file became a symbolic link while loading; it is not read')
-      : at(1, 1, 'file-unreadable', 'file disappeared while loading');
+    if (handle.code === 'ELOOP') return at(1, 1, 'link-outside', 'this file became a symbolic link while loading; it is not read');
+    if (handle.code === 'EACCES' || handle.code === 'EPERM')
+      return at(1, 1, 'file-unreadable', 'permission denied: make the file readable by the user that runs syncline');
+    return at(1, 1, 'file-unreadable', handle.code === 'ENOENT' ? 'file disappeared while loading' : `cannot be read (${handle.code})`);
   }
   let bytes: Buffer;
   try {
@@ -73,7 +75,26 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
     await handle.close();
   }
   if (bytes.includes(0)) return at(1, 1, 'not-yaml', 'file contains NUL bytes: it is not a YAML text file');
-  return parseDefinitionText(file, bytes.toString('utf8'));
+  const text = bytes.toString('utf8');
+  // Decoding replaces bytes that are not UTF-8 with U+FFFD, which a mapping would then write to
+  // every record: a file saved in Latin-1 or Windows-1252 is refused at its first such byte.
+  if (!isUtf8(bytes)) {
+    const { line, column } = firstUndecodable(text, bytes);
+    return at(line, column, 'not-utf8', 'the file is not UTF-8 here (saved as Latin-1 or Windows-1252?); save it as UTF-8');
+  }
+  return parseDefinitionText(file, text);
+}
+
+/** Line and column of the first U+FFFD in `text` that decoding made, not one the file holds. */
+function firstUndecodable(text: string, bytes: Buffer): { line: number; column: number } {
+  for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, index));
+    if (bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd) continue;
+    const before = text.slice(0, index);
+    const lineStart = before.lastIndexOf('\n') + 1;
+    return { line: before.split('\n').length, column: index - lineStart + 1 };
+  }
+  return { line: 1, column: 1 };
 }
 
 export function parseDefinitionText(file: DefinitionFile, text: string): ParsedFile {

@@ -92,6 +92,11 @@ describe('invalid definition fixtures', () => {
   }
 });
 
+/** `text` as bytes: U+FFFD as UTF-8 (a character the file may hold), every other character as one Latin-1 byte. */
+function latin1(text: string): Buffer {
+  return Buffer.concat([...text].map((char) => (char === '\uFFFD' ? Buffer.from(char, 'utf8') : Buffer.from(char, 'latin1'))));
+}
+
 describe('generated invalid definitions', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'syncline-invalid-'));
   after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -118,6 +123,15 @@ describe('generated invalid definitions', () => {
         column: 1,
         message: 'file is 10.0 MiB; definition files may be at most 4 MiB — split it',
       },
+    ]);
+  });
+
+  // Decoded as UTF-8, the ü would become U+FFFD, and the mapping would write that to every record.
+  test('a file saved as Latin-1 is refused at its first byte that is not UTF-8', async () => {
+    const text = 'kind: System\nid: crm\nname: "CRM \uFFFD kept"\ndescription: \'Kunden \u00fc\'\n';
+    const dir = caseDir('latin-1', { 'systems.yaml': latin1(text) });
+    assertProblems(dir, await problemsOf(dir), [
+      { code: 'not-utf8', file: 'systems.yaml', line: 4, column: 22, message: 'the file is not UTF-8 here (saved as Latin-1' },
     ]);
   });
 
