@@ -111,6 +111,31 @@ async function findFiles(paths: readonly string[], search: Search): Promise<Defi
     .sort((a, b) => a.absolutePath.localeCompare(b.absolutePath));
 }
 
+/**
+ * The files of a directory below the root; one that cannot be listed (no permission) is reported
+ * as a problem of its own, in place of the files it may hold, and the rest is still read.
+ */
+async function walkBelow(
+  directory: string,
+  realRoot: string,
+  root: string,
+  wanted: Wanted,
+  refusedAs: (readPath: string, refused: DefinitionFile['refused']) => DefinitionFile,
+): Promise<DefinitionFile[]> {
+  try {
+    return await walk(directory, realRoot, root, wanted);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
+    return [
+      refusedAs(directory, {
+        code: 'file-unreadable',
+        message: 'this directory cannot be listed (permission denied): make it readable by the user that runs syncline, or move it out',
+      }),
+    ];
+  }
+}
+
 async function walk(directory: string, realRoot: string, root: string, wanted: Wanted): Promise<DefinitionFile[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   const found: DefinitionFile[] = [];
@@ -124,7 +149,7 @@ async function walk(directory: string, realRoot: string, root: string, wanted: W
       readPath,
       ...(refused ? { refused } : {}),
     });
-    if (entry.isDirectory()) found.push(...(await walk(path, realRoot, root, wanted)));
+    if (entry.isDirectory()) found.push(...(await walkBelow(path, realRoot, root, wanted, file)));
     else if (entry.isFile() && wanted(entry.name)) found.push(file(path));
     else if (entry.isSymbolicLink()) {
       const link = await followLink(path, realRoot, root, wanted);
