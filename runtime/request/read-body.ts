@@ -39,6 +39,11 @@ export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> 
 /** The parsed JSON body of an API route; 415 for another content type, 400 for broken JSON (without echoing the body) and for NUL in its text (refuse-nul.ts). */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
   const type = ctx.get('content-type');
+  // A request without a body matches no media type (ctx.is answers null): say what is missing,
+  // not that application/json is not application/json.
+  if (ctx.get('transfer-encoding') === '' && ctx.get('content-length') === '') {
+    throw new HttpProblem('malformed-json', 'The request needs a JSON body.');
+  }
   if (type && !ctx.is('application/json', 'application/*+json')) {
     throw new HttpProblem('unsupported-media-type', `Send the body as application/json, not ${type}.`);
   }

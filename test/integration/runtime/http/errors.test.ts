@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Connection } from '../../../../connectors/connection.js';
 import { quickstartApp, tableContents, tokens, type Answer, type HttpApp } from '../../../support/http-app.js';
@@ -190,6 +191,20 @@ describe('error answers', () => {
           'malformed-json',
           /needs a JSON body/,
         );
+    });
+
+    // As `curl -X POST -H 'Content-Type: application/json'` sends it: no Content-Length at all.
+    it('asks for a body when the request has none, not even a length of 0', async () => {
+      const { port } = new URL(app.base);
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.end(
+        `POST ${bodyRoutes[2]} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${tokens.admin}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`,
+      );
+      let answer = '';
+      for await (const chunk of socket) answer += String(chunk);
+      assert.match(answer, /^HTTP\/1\.1 400 /);
+      assert.match(answer, /application\/problem\+json/);
+      assert.match(answer, /needs a JSON body/);
     });
 
     it('answers another media type with 415 and accepts JSON with parameters or a +json type', async () => {
