@@ -113,6 +113,8 @@ export function parseFullWrite(body: unknown, object: ObjectDescription): WriteR
     const declared = object.fields.find((f) => f.name === column.name);
     if (!declared) throw unknownField(`/idcolumns/${index}/name`, object, `${object.name} has no field '${column.name}'`);
     checkColumnType(column, declared.type, `/idcolumns/${index}/columnType`);
+    // Two values for one key field would leave one of them unused, and the write would match by the other.
+    if (Object.hasOwn(match, column.name)) throw invalid(`/idcolumns/${index}/name`, `Id column ${column.name} is given twice.`);
     match[column.name] = column.value;
   });
   return { values, ...(Object.keys(groups).length ? { groups } : {}), ...(idColumns.length ? { match } : {}) };

@@ -461,6 +461,18 @@ describe('connection routes on the quickstart', () => {
         /no field 'nope'/,
       );
       assertProblem(
+        await app.post(url, {
+          ...columns(),
+          idcolumns: [
+            { name: 'id', value: 1 },
+            { name: 'id', value: 2 },
+          ],
+        }),
+        400,
+        'invalid-request',
+        /Id column id is given twice/,
+      );
+      assertProblem(
         await app.post(url, columns({ name: 'active', columnType: 'Boolean', value: 'perhaps' })),
         400,
         'invalid-value',
