@@ -141,13 +141,26 @@ export function documentValue(source: SourceDocument): { value: unknown } | { pr
   try {
     return { value: source.document.toJS({ maxAliasCount }) };
   } catch (error) {
-    const culprit = excessiveAlias(source.document) ?? firstAlias(source.document);
+    const unresolved =
+      error instanceof ReferenceError && /unresolved alias/i.test(error.message) ? unresolvedAlias(source.document) : undefined;
+    const culprit = unresolved ?? excessiveAlias(source.document) ?? firstAlias(source.document);
     const { line, column } = positionAtOffset(source, culprit?.range?.[0] ?? source.document.range[0]);
-    const detail =
-      error instanceof ReferenceError && /alias/i.test(error.message)
+    const detail = unresolved
+      ? `alias *${unresolved.source} has no anchor &${unresolved.source} before it; write the value out, or put &${unresolved.source} on the value it repeats, earlier in the document`
+      : error instanceof ReferenceError && /alias/i.test(error.message)
         ? `too many alias expansions (more than ${maxAliasCount})${culprit ? ` at *${culprit.source}` : ''}; this looks like an alias bomb — write the values out or use fewer aliases`
         : `cannot read document: ${firstLine(String((error as Error).message ?? error))}`;
-    return { problem: { file: source.file, line, column, kind: source.kind, id: source.id, code: 'yaml-aliases', message: detail } };
+    return {
+      problem: {
+        file: source.file,
+        line,
+        column,
+        kind: source.kind,
+        id: source.id,
+        code: unresolved ? 'yaml-syntax' : 'yaml-aliases',
+        message: detail,
+      },
+    };
   }
 }
 
@@ -195,6 +208,24 @@ function excessiveAlias(document: Document.Parsed): Alias | undefined {
     },
   });
   return culprit;
+}
+
+/** The first alias with no anchor of its name before it in the document. */
+function unresolvedAlias(document: Document.Parsed): Alias | undefined {
+  const anchors = new Set<string>();
+  let found: Alias | undefined;
+  visit(document, {
+    Node(_, node) {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) return undefined;
+        found = node;
+        return visit.BREAK;
+      }
+      if (node.anchor) anchors.add(node.anchor);
+      return undefined;
+    },
+  });
+  return found;
 }
 
 function firstAlias(document: Document.Parsed): Alias | undefined {
