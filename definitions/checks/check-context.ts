@@ -74,9 +74,18 @@ export class CheckContext {
     this.problems.push({ ...problemAt(source, path, code, message, options), severity: 'warning' });
   }
 
-  /** Errors so far: a check compares counts before and after to know whether its definition is usable. */
+  /** Errors among `problems[0, counted)`: problems are only ever appended, so each is looked at once. */
+  private counted = 0;
+  private errorsCounted = 0;
+
+  /**
+   * Errors so far: a check compares counts before and after to know whether its definition is
+   * usable. Asked after every definition, so it counts only what was added since it was last asked
+   * (counting all each time made a set of 30,000 definitions take 29 s).
+   */
   get errors(): number {
-    return this.problems.filter(isError).length;
+    for (; this.counted < this.problems.length; this.counted += 1) if (isError(this.problems[this.counted]!)) this.errorsCounted += 1;
+    return this.errorsCounted;
   }
 
   /** Whether the user wrote `path` (as opposed to a default filled in by the schema). */
