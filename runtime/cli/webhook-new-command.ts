@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { appendFile, readFile } from 'node:fs/promises';
+import { readKindSchema } from '../../definitions/schema/kind-schemas.js';
 
 export interface WebhookNewOptions {
   name?: string;
@@ -23,12 +24,15 @@ export function newWebhookId(): string {
   return `wh_${id}`;
 }
 
-/** A definition id, as the definition schema has it: what `--sync` may name. */
-const definitionId = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** Whether `text` is a definition id, by the definition schema's own rule (common.schema.json). */
+function isDefinitionId(text: string): boolean {
+  const { pattern, maxLength } = (readKindSchema('common').$defs as { id: { pattern: string; maxLength: number } }).id;
+  return text.length <= maxLength && new RegExp(pattern).test(text);
+}
 
 export async function webhookNewCommand(options: WebhookNewOptions): Promise<number> {
   // Written into the YAML as given: an id that is not one could carry lines of its own.
-  if (options.sync !== undefined && !definitionId.test(options.sync)) {
+  if (options.sync !== undefined && !isDefinitionId(options.sync)) {
     process.stderr.write(
       `error: --sync ${JSON.stringify(options.sync)} is not a sync id: ids are letters, digits, '_', '.' and '-', starting with a letter or digit\n`,
     );
