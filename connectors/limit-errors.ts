@@ -16,7 +16,7 @@ export function statementTimeoutError(systemId: string, doing: string, limits: S
 }
 
 /** A free query's rows reached limits.queryRows (`rows`) or limits.queryBytes (`bytes`). */
-export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', limits: SystemLimits): ConnectorError {
+export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', limits: SystemLimits, cause?: unknown): ConnectorError {
   const [limit, value, what] =
     over === 'rows'
       ? (['queryRows', limits.queryRows, `more than ${limits.queryRows} rows`] as const)
@@ -24,7 +24,39 @@ export function resultTooLargeError(systemId: string, over: 'rows' | 'bytes', li
   return new ConnectorError(
     'too-large',
     `system '${systemId}': the query answers ${what}, over limits.${limit} (${value}) of the System definition '${systemId}'; ask for a page at a time (a limit of at most ${limits.queryRows} rows and a skip), narrow the statement, or raise limits.${limit}`,
-    { details: { system: systemId, limit, value } },
+    { cause, details: { system: systemId, limit, value } },
+  );
+}
+
+/**
+ * One row (PostgreSQL) or value (SQLite) of an answer is longer than `limit` allows
+ * (sql/answer-size.ts): limits.queryBytes for a free query, else `rowBytes`, the most Syncline
+ * reads in one row at all. No page is small enough, so the way out is to read less of it.
+ */
+export function rowTooLargeError(
+  systemId: string,
+  doing: string,
+  what: 'row' | 'value',
+  limit: { name: 'queryBytes'; limits: SystemLimits } | { name: 'rowBytes'; text: string },
+  cause?: unknown,
+): ConnectorError {
+  const over =
+    limit.name === 'queryBytes'
+      ? `more than ${limit.limits.queryBytesText}, over limits.queryBytes (${limit.limits.queryBytesText}) of the System definition '${systemId}'`
+      : `more than ${limit.text}, the most Syncline reads in one ${what}`;
+  const raise = limit.name === 'queryBytes' ? ', or raise limits.queryBytes' : '';
+  return new ConnectorError(
+    'too-large',
+    `system '${systemId}': stopped ${doing} at a ${what} of ${over}; leave the large column out, or select a part of it (substring)${raise}`,
+    {
+      cause,
+      details: {
+        system: systemId,
+        limit: limit.name,
+        value: limit.name === 'queryBytes' ? limit.limits.queryBytesText : limit.text,
+        oneRow: true,
+      },
+    },
   );
 }
 

@@ -7,7 +7,8 @@
 import type { SystemLimits } from '../../definitions/system-limits.js';
 import { ConnectorError } from '../connector-error.js';
 import { driverFailure, missingParameters } from './driver-failure.js';
-import { statementTimeoutError } from '../limit-errors.js';
+import { resultTooLargeError, rowTooLargeError, statementTimeoutError } from '../limit-errors.js';
+import { AnswerTooLarge, MAX_ROW_BYTES, MAX_ROW_BYTES_TEXT } from './answer-size.js';
 
 export interface ErrorContext {
   systemId: string;
@@ -17,6 +18,8 @@ export interface ErrorContext {
   statement?: boolean;
   /** The system's limits, for a statement the database stopped at limits.statementTimeout. */
   limits?: SystemLimits;
+  /** Reading, not writing: a value over SQLite's length limit was read (answer-size.ts), not sent. */
+  reads?: boolean;
 }
 
 interface DriverError {
@@ -133,10 +136,31 @@ function refusesNul(code: string, error: DriverError): boolean {
   return (code === '22021' && /0x00/.test(error.message ?? '')) || (code === '22P05' && /\\u0000/.test(error.detail ?? ''));
 }
 
+/**
+ * An answer over the bounds of answer-size.ts: the guard's AnswerTooLarge (PostgreSQL), or SQLite's
+ * TOOBIG while reading (while writing, it is the value written that is too long: not this).
+ */
+function tooLargeAnswer(raw: AnswerTooLarge | DriverError, context: ErrorContext): ConnectorError | undefined {
+  const sqlite = !(raw instanceof AnswerTooLarge);
+  if (sqlite && !context.reads) return undefined;
+  const { systemId, action, limits } = context;
+  if (context.statement && limits !== undefined) {
+    if (raw instanceof AnswerTooLarge && raw.over === 'batch') return resultTooLargeError(systemId, 'bytes', limits, raw);
+    // The bound was the free query's own unless limits.queryBytes is higher than any row may be.
+    const ownBound = (sqlite ? limits.queryBytes : (raw as AnswerTooLarge).limitBytes) < MAX_ROW_BYTES;
+    if (ownBound) return rowTooLargeError(systemId, action, sqlite ? 'value' : 'row', { name: 'queryBytes', limits }, raw);
+  }
+  return rowTooLargeError(systemId, action, sqlite ? 'value' : 'row', { name: 'rowBytes', text: MAX_ROW_BYTES_TEXT }, raw);
+}
+
 /** The ConnectorError (or, for a failure no caller can act on, a plain Error) for a driver error. */
 export function toConnectorError(raw: unknown, context: ErrorContext): Error {
   if (raw instanceof ConnectorError) return raw;
   if (raw instanceof Error && raw.name === 'AbortError') return raw;
+  if (raw instanceof AnswerTooLarge || (raw as DriverError | null)?.code === 'SQLITE_TOOBIG') {
+    const tooLarge = tooLargeAnswer(raw as AnswerTooLarge | DriverError, context);
+    if (tooLarge !== undefined) return tooLarge;
+  }
   const error = (typeof raw === 'object' && raw !== null ? raw : {}) as DriverError;
   const code = typeof error.code === 'string' ? error.code : '';
   const where = `system '${context.systemId}'`;

@@ -171,11 +171,15 @@ function rowMapper(columns: QueryRequest['columns']): (row: Row) => RecordData {
 }
 
 /**
- * Bytes of a record in the JSON answer (and a comma). BigInts, which JSON.stringify refuses, count
- * as their digits. A record whose text would be longer than a JavaScript string can be (one value
- * of hundreds of megabytes) counts as endless: it is over any limit.
+ * Bytes of a record in the JSON answer (and a comma), or endless once it is sure to be over
+ * `budget`. BigInts, which JSON.stringify refuses, count as their digits. Every character of a
+ * string takes a byte at least: strings longer than the budget together are over it without their
+ * JSON being built, which would take several times their size.
  */
-function jsonBytes(record: RecordData): number {
+function jsonBytes(record: RecordData, budget: number): number {
+  let least = 0;
+  for (const value of Object.values(record)) if (typeof value === 'string') least += value.length;
+  if (least > budget) return Number.POSITIVE_INFINITY;
   try {
     return Buffer.byteLength(JSON.stringify(record, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))) + 1;
   } catch (error) {
@@ -223,7 +227,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
             return false;
           }
           const record = toRecord(row);
-          bytes += jsonBytes(record);
+          bytes += jsonBytes(record, limits.queryBytes - bytes);
           if (bytes > limits.queryBytes) {
             over = 'bytes';
             return false;
@@ -239,7 +243,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
       { timeoutMs: limits.statementTimeoutMs },
     );
   } catch (error) {
-    throw toConnectorError(error, { systemId: scope.systemId, action: 'running a query', statement: true, limits });
+    throw toConnectorError(error, { systemId: scope.systemId, action: 'running a query', statement: true, limits, reads: true });
   } finally {
     release();
   }

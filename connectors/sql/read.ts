@@ -75,7 +75,7 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
         await attachGroups(scope, records);
       }
     } catch (error) {
-      throw toConnectorError(error, { systemId: scope.object.systemId, action, limits: scope.limits });
+      throw toConnectorError(error, { systemId: scope.object.systemId, action, limits: scope.limits, reads: true });
     }
     if (records.length > 0) yield records;
     if (records.length < size) return;
@@ -100,6 +100,11 @@ export async function countRecords(
       | undefined;
     return Number(row?.count ?? 0);
   } catch (error) {
-    throw toConnectorError(error, { systemId: scope.object.systemId, action: `counting ${scope.object.name}`, limits: scope.limits });
+    throw toConnectorError(error, {
+      systemId: scope.object.systemId,
+      action: `counting ${scope.object.name}`,
+      limits: scope.limits,
+      reads: true,
+    });
   }
 }

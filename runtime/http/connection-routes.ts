@@ -86,8 +86,8 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     try {
       result = await target.connection.query({ ...body, signal: requestSignal(ctx) });
     } catch (error) {
-      // The connector names the limit; how to page is this route's to say.
-      if (error instanceof ConnectorError && error.code === 'too-large') {
+      // The connector names the limit; how to page is this route's to say — unless one row is too large, which no page mends.
+      if (error instanceof ConnectorError && error.code === 'too-large' && error.details?.oneRow !== true) {
         throw new HttpProblem(
           'result-too-large',
           `${error.message}. Here, page with "Limit" and "Skip" in the body ({"Limit": 1000, "Skip": 0}, then "Skip": 1000, …) and an ORDER BY in the statement, so that pages neither overlap nor miss rows.`,

@@ -18,6 +18,8 @@ interface MysqlQuery {
 
 export interface MysqlConnection {
   query(options: string | { sql: string; values: unknown[] }, callback?: (error: Error | null, rows?: unknown) => void): MysqlQuery;
+  on(event: 'error', listener: (error: Error) => void): void;
+  off(event: 'error', listener: (error: Error) => void): void;
   destroy(): void;
   stream: { destroy(): void };
 }
@@ -49,12 +51,17 @@ export function mysqlSession(connection: MysqlConnection, timeoutMs: number | un
   const each = (sql: string, values: readonly unknown[], sink: RowSink): Promise<void> =>
     new Promise((resolve, reject) => {
       let settled = false;
+      // A connection lost mid-answer (or stopped by answer-guard.ts) is reported to the connection
+      // only, not to a query read by its events, which would then wait forever.
+      const lost = (error: Error): void => settle(error);
       const settle = (error?: unknown): void => {
         if (settled) return;
         settled = true;
+        connection.off('error', lost);
         if (error === undefined) resolve();
         else reject(error);
       };
+      connection.on('error', lost);
       const stop = (error?: unknown): void => {
         // The server goes on sending the rest of the result; only closing the socket ends it.
         closed = true;

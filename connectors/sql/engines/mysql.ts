@@ -12,11 +12,13 @@
  *
  * No UPDATE … RETURNING; booleans are 0/1; DATETIME values are bound as `YYYY-MM-DD HH:MM:SS.mmm`.
  */
+import type { Duplex } from 'node:stream';
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { leadingKeyword } from '../statement-text.js';
+import { guardDriverStream, mysqlFraming, poolAnswerLimits } from './answer-guard.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { mysqlSession, type MysqlConnection as MysqlSessionConnection } from './mysql-read-only-session.js';
 import { setMysqlStatementTime } from './mysql-statement-time.js';
@@ -24,6 +26,8 @@ import { serverConnection, serverPool, type ServerSettings } from './server-sett
 
 interface MysqlConnection {
   query(sql: string, callback: (error: Error | null) => void): void;
+  /** mysql2's socket (or TLS stream), once connected. */
+  stream?: Duplex;
 }
 
 /** Every session: UTC, and backslash escapes on whatever the server's default sql_mode. */
@@ -46,7 +50,10 @@ function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
     // write committed, which REPEATABLE READ's snapshot (taken at the first read) would hide.
     ...(purpose === 'data' ? ['SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'] : []),
   ];
+  const answerLimits = poolAnswerLimits(purpose, limits);
   return (connection: MysqlConnection, done: AfterCreateDone): void => {
+    // Once the session is set up, every answer is measured on its way in (answer-size.ts).
+    const ready = (): void => done(guardDriverStream('mysql2', connection.stream, mysqlFraming(answerLimits)), connection);
     const next = (index: number): void => {
       const statement = statements[index];
       if (statement !== undefined) {
@@ -54,13 +61,10 @@ function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
         return;
       }
       if (purpose === 'data') {
-        done(null, connection);
+        ready();
         return;
       }
-      setMysqlStatementTime(connection, limits.statementTimeoutMs).then(
-        () => done(null, connection),
-        (error: Error) => done(error, connection),
-      );
+      setMysqlStatementTime(connection, limits.statementTimeoutMs).then(ready, (error: Error) => done(error, connection));
     };
     next(0);
   };

@@ -11,11 +11,13 @@
  * says NULLS FIRST / NULLS LAST to sort as the other engines do.
  */
 import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
-import { JS_WHITESPACE, quietLog, systemCommonConfig, type Engine, type PoolPurpose } from './engine.js';
+import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
+import { guardDriverStream, poolAnswerLimits, postgresFraming } from './answer-guard.js';
 import { pgSession, type PgClient } from './postgres-read-only-session.js';
 import { serverConnection, serverPool, type ServerSettings } from './server-settings.js';
 
@@ -47,6 +49,18 @@ const systemTypes = {
   },
 };
 
+/** What a connection of pg keeps its socket (or TLS stream) in, once connected. */
+interface PgConnectedClient {
+  connection?: { stream?: Duplex };
+}
+
+/** Measures every answer of a System connection on its way in (answer-size.ts). */
+function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
+  const answerLimits = poolAnswerLimits(purpose, limits);
+  return (client: PgConnectedClient, done: AfterCreateDone): void =>
+    done(guardDriverStream('pg', client.connection?.stream, postgresFraming(answerLimits)), client);
+}
+
 export const postgres = Object.freeze<Engine>({
   name: 'postgres',
   label: 'PostgreSQL',
@@ -70,7 +84,7 @@ export const postgres = Object.freeze<Engine>({
         types: systemTypes,
       } as Knex.PgConnectionConfig,
       ...(settings.searchPath === undefined ? {} : { searchPath: [settings.searchPath] }),
-      pool: serverPool(settings, purpose, limits),
+      pool: { ...serverPool(settings, purpose, limits), afterCreate: systemAfterCreate(purpose, limits) },
     };
   },
   queryConcurrency: (limits: SystemLimits) => limits.concurrentQueries,

@@ -23,17 +23,22 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { ConnectorError } from '../../connector-error.js';
+import { MAX_ROW_BYTES, queryValueBytes } from '../answer-size.js';
 import { LOCK_WAIT_SECONDS } from '../match-locks.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { SqliteImmediateClient, SqliteTimedClient } from './sqlite-clients.js';
 import { sqliteSession, type SqliteDatabase as SqliteSessionDatabase } from './sqlite-read-only-session.js';
 
+/** sqlite3.h's SQLITE_LIMIT_LENGTH: the longest string or BLOB a connection makes or reads. */
+const SQLITE_LIMIT_LENGTH = 0;
+
 /** Connections of a SQLite file's read pool: as many as the driver's worker threads (libuv's default 4). */
 const SQLITE_READERS = 4;
 
 interface SqliteDatabase {
   configure(option: 'busyTimeout', value: number): void;
+  configure(option: 'limit', id: number, value: number): void;
   exec(sql: string, callback: (error: Error | null) => void): void;
 }
 
@@ -61,10 +66,13 @@ function queryConcurrency(limits: SystemLimits): number {
   return Math.max(1, Math.min(limits.concurrentQueries, Math.floor(threads / 2)));
 }
 
-function systemAfterCreate(purpose: PoolPurpose) {
+function systemAfterCreate(purpose: PoolPurpose, limits: SystemLimits) {
+  const valueBytes = purpose === 'query' ? queryValueBytes(limits) : MAX_ROW_BYTES;
   return (connection: SqliteDatabase, done: AfterCreateDone): void => {
     // A writer waits for another as long as a PostgreSQL or MariaDB write waits for a match lock.
     connection.configure('busyTimeout', purpose === 'data' ? LOCK_WAIT_SECONDS * 1000 : 5000);
+    // A longer value fails with SQLITE_TOOBIG in SQLite instead of in the driver (answer-size.ts).
+    connection.configure('limit', SQLITE_LIMIT_LENGTH, valueBytes);
     const pragmas = purpose === 'data' ? 'PRAGMA foreign_keys = ON;' : 'PRAGMA foreign_keys = ON; PRAGMA query_only = ON;';
     connection.exec(pragmas, (error) => done(error, connection));
   };
@@ -94,7 +102,7 @@ export const sqlite = Object.freeze<Engine>({
       pool: {
         min: 1,
         max: { data: 1, read: SQLITE_READERS, query: queryConcurrency(limits) }[purpose],
-        afterCreate: systemAfterCreate(purpose),
+        afterCreate: systemAfterCreate(purpose, limits),
       },
     } as Knex.Config;
   },

@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
+import { AnswerTooLarge, MAX_ROW_BYTES } from '../../../../connectors/sql/answer-size.js';
 import { toConnectorError } from '../../../../connectors/sql/database-errors.js';
+import { systemLimits } from '../../../../definitions/system-limits.js';
 
 function pgError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
@@ -51,4 +53,39 @@ test('PostgreSQL refusing NUL (U+0000), in text or in jsonb, is said as such; ot
   assert.ok(other instanceof ConnectorError);
   assert.equal(other.code, 'invalid-value');
   assert.doesNotMatch(other.message, /NUL/);
+});
+
+const defaultLimits = systemLimits({ kind: 'System', id: 'shop', connector: 'sql', connection: {} } as never);
+
+test('a value over the length limit while reading is too large to read; while writing it is a value that does not fit', () => {
+  const limits = defaultLimits;
+  const toobig = () => Object.assign(new Error('SQLITE_TOOBIG: string or blob too big'), { code: 'SQLITE_TOOBIG' });
+  const reading = toConnectorError(toobig(), { systemId: 'shop', action: 'reading Customer', limits, reads: true });
+  assert.ok(reading instanceof ConnectorError);
+  assert.equal(reading.code, 'too-large');
+  assert.match(
+    reading.message,
+    /^system 'shop': stopped reading Customer at a value of more than 256 MiB, the most Syncline reads in one value/,
+  );
+  const querying = toConnectorError(toobig(), { ...query, limits, reads: true });
+  assert.match((querying as ConnectorError).message, /at a value of more than 32 MiB, over limits\.queryBytes \(32 MiB\)/);
+  assert.equal((querying as ConnectorError).details?.oneRow, true);
+  const writing = toConnectorError(toobig(), { systemId: 'shop', action: 'writing Customer' });
+  assert.equal((writing as ConnectorError).code, 'invalid-value');
+});
+
+test('a row the answer guard stopped names the bound it was over; a batch is an answer over limits.queryBytes', () => {
+  const limits = defaultLimits;
+  const row = toConnectorError(new AnswerTooLarge('row', 64 * 1024 * 1024), { ...query, limits, reads: true }) as ConnectorError;
+  assert.match(row.message, /at a row of more than 32 MiB, over limits\.queryBytes/);
+  const anyRow = toConnectorError(new AnswerTooLarge('row', MAX_ROW_BYTES), {
+    systemId: 'shop',
+    action: 'reading Customer',
+    limits,
+    reads: true,
+  });
+  assert.match(anyRow.message, /at a row of more than 256 MiB, the most Syncline reads in one row/);
+  const batch = toConnectorError(new AnswerTooLarge('batch', 64 * 1024 * 1024), { ...query, limits, reads: true }) as ConnectorError;
+  assert.match(batch.message, /the query answers more than 32 MiB of rows, over limits\.queryBytes/);
+  assert.equal(batch.details?.oneRow, undefined);
 });
