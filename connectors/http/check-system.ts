@@ -17,6 +17,7 @@
  */
 import type { ConnectorProblem } from '../../definitions/connector-spec.js';
 import { compileMapping } from '../../definitions/mapping/compile-mapping.js';
+import { unknownFunctionCalls, unknownFunctionMessage } from '../../definitions/mapping/unknown-functions.js';
 import type { ObjectDefinition, SystemDefinition } from '../../definitions/types.js';
 import { parsePathTemplate, TemplateSyntaxError } from './path-template.js';
 
@@ -27,11 +28,16 @@ const TEXT_OPERATORS = new Set(['contains', 'startswith', 'endswith', 'like']);
 
 function checkJsonata(problems: ConnectorProblem[], path: Path, text: unknown): void {
   if (typeof text !== 'string') return;
+  let expression: ReturnType<typeof compileMapping>;
   try {
-    compileMapping(text);
+    expression = compileMapping(text);
   } catch (error) {
     const message = (error as { message?: string }).message ?? String(error);
     problems.push({ path, code: 'jsonata-syntax', message: `${path.join('.')}: JSONata: ${message}` });
+    return;
+  }
+  for (const call of unknownFunctionCalls(expression.ast())) {
+    problems.push({ path, code: 'unknown-function', message: unknownFunctionMessage(path.join('.'), call) });
   }
 }
 

@@ -7,7 +7,7 @@ import type { Expression as Mapping } from 'jsonata';
 import { isScalar } from 'yaml';
 import { ExpressionSyntaxError, parseExpression, type Expression } from '../expression/index.js';
 import { compileMapping } from '../mapping/compile-mapping.js';
-import { unknownFunctionCalls } from '../mapping/unknown-functions.js';
+import { unknownFunctionCalls, unknownFunctionMessage } from '../mapping/unknown-functions.js';
 import { OrderSyntaxError, parseOrder, type OrderTerm } from '../order/parse-order.js';
 import { problemAt, locate, type PathSegment, type SourceDocument } from '../load/source-document.js';
 import { isError, type Problem } from '../problem.js';
@@ -168,14 +168,7 @@ export class CheckContext {
     try {
       const mapping = compileMapping(text);
       for (const call of unknownFunctionCalls(mapping.ast())) {
-        const hint = call.guess === undefined ? '' : `; did you mean $${call.guess}?`;
-        this.report(
-          source,
-          path,
-          'unknown-function',
-          `${displayPath(path)}: $${call.name} is not a JSONata function, nor one the mapping defines, so any record that reaches the call fails ("Attempted to invoke a non-function")${hint}`,
-          { offsetInValue: call.start },
-        );
+        this.report(source, path, 'unknown-function', unknownFunctionMessage(displayPath(path), call), { offsetInValue: call.start });
       }
       return mapping;
     } catch (error) {

@@ -85,6 +85,12 @@ export function unknownFunctionCalls(ast: ExprNode): UnknownFunction[] {
     .sort((a, b) => a.start - b.start);
 }
 
+/** The problem's message for `call`, in the mapping at `where` (a property path). */
+export function unknownFunctionMessage(where: string, call: UnknownFunction): string {
+  const hint = call.guess === undefined ? '' : `; did you mean $${call.guess}?`;
+  return `${where}: $${call.name} is not a JSONata function, nor one the expression defines: JSONata fails every evaluation that reaches the call ("Attempted to invoke a non-function")${hint}`;
+}
+
 function defineVariable(defined: Set<string>, node: unknown): void {
   const variable = node as Node | undefined;
   if (variable?.type === 'variable' && typeof variable.value === 'string') defined.add(variable.value);

@@ -122,3 +122,10 @@ test('a writable object without create or update is a warning; schema mistakes n
   assert.match(problems.join('\n'), /paging.*cursor/);
   assert.match(problems.join('\n'), /create\.path/);
 });
+
+test('an expression calling a function JSONata does not have is reported at its setting', async () => {
+  const misspelt = valid.replace('records: "data[active]"', 'records: "$filterr(data, function($c) { $c.active })"');
+  assert.deepEqual(await problemsOf(misspelt), [
+    'f.yaml:11:14: System/api: objects.Customer.records: $filterr is not a JSONata function, nor one the expression defines: JSONata fails every evaluation that reaches the call ("Attempted to invoke a non-function"); did you mean $filter?',
+  ]);
+});
