@@ -7,6 +7,7 @@
  * with any depth, but what comes after it does not — serializing a 100,000-level document for the
  * call log or a system overflows the stack, and validation and mappings recurse too.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
 import { refuseNulInJson } from './refuse-nul.js';
@@ -47,6 +48,7 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   if (type && !ctx.is('application/json', 'application/*+json')) {
     throw new HttpProblem('unsupported-media-type', `Send the body as application/json, not ${type}.`);
   }
+  refuseOtherCharset(type);
   const encoding = ctx.get('content-encoding').trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
     throw new HttpProblem('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`);
@@ -58,8 +60,28 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   return body;
 }
 
-/** The parsed JSON of a body; 400 for broken JSON and for JSON nested deeper than maxJsonDepth (neither echoes the body). */
+/**
+ * 415 for a `charset` other than UTF-8 in `contentType`: JSON (and form data here) is read as
+ * UTF-8, so a body in UTF-16 or Latin-1 would be read as other characters than were sent.
+ */
+export function refuseOtherCharset(contentType: string): void {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType)?.[1];
+  if (charset === undefined || /^utf-?8$/i.test(charset)) return;
+  throw new HttpProblem('unsupported-media-type', `The body is read as UTF-8; charset=${charset} is not accepted: send it as UTF-8.`);
+}
+
+/**
+ * The parsed JSON of a body; 400 for broken JSON, for bytes that are not UTF-8 and for JSON nested
+ * deeper than maxJsonDepth (none of them echoes the body).
+ */
 export function parseJsonBody(raw: Buffer): unknown {
+  // Decoding would replace such bytes with U+FFFD, which would then be stored as the value sent.
+  if (!isUtf8(raw)) {
+    throw new HttpProblem(
+      'malformed-json',
+      `The body is not UTF-8 at byte ${firstInvalidUtf8(raw)} (sent as Latin-1 or Windows-1252?); JSON travels as UTF-8: send it so.`,
+    );
+  }
   const text = raw.toString('utf8');
   const tooDeep = depthExceededAt(text, maxJsonDepth);
   if (tooDeep !== undefined) {
@@ -76,6 +98,16 @@ export function parseJsonBody(raw: Buffer): unknown {
       `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`,
     );
   }
+}
+
+/** Offset of the first byte of `raw` that does not decode as UTF-8 (its U+FFFD is not one the body holds). */
+function firstInvalidUtf8(raw: Buffer): number {
+  const text = raw.toString('utf8');
+  for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, index));
+    if (raw[offset] !== 0xef || raw[offset + 1] !== 0xbf || raw[offset + 2] !== 0xbd) return offset;
+  }
+  return 0;
 }
 
 /** Where an object or array opens deeper than `max` levels, outside strings; undefined when none does. One pass, no recursion. */

@@ -8,14 +8,15 @@
  * - POST `application/x-www-form-urlencoded` and `multipart/form-data` (fields only): the fields as an
  *   object, a repeated field becoming an array (names are not split into nested objects, so form data
  *   is never deeper than that); a file part → 415;
- * - anything else → 415 naming the accepted types; a body over the limit → 413.
+ * - anything else → 415 naming the accepted types, as a `charset` other than UTF-8 (JSON and form
+ *   data are read as UTF-8); a body over the limit → 413; JSON that is not UTF-8 → 400.
  *
  * An empty POST body is an empty object: senders "ping" a webhook that way. The raw body is kept
  * as received, since signatures are computed over exactly those bytes.
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
-import { parseJsonBody, readRawBody } from '../request/read-body.js';
+import { parseJsonBody, readRawBody, refuseOtherCharset } from '../request/read-body.js';
 import type { WebhookRequest } from './webhook-call.js';
 
 export const acceptedTypes = 'application/json, application/x-www-form-urlencoded or multipart/form-data (fields without files)';
@@ -70,6 +71,8 @@ function refuseContentEncoding(header: string | string[] | undefined): void {
 
 async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
+  // Multipart parts carry their own; the others are read as UTF-8.
+  if (type !== 'multipart/form-data') refuseOtherCharset(contentType);
   if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type))
     return raw.length === 0 ? {} : parseJsonBody(raw);
   if (type === 'application/x-www-form-urlencoded') return fieldsOf(new URLSearchParams(raw.toString('utf8')));

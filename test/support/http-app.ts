@@ -126,7 +126,7 @@ export interface CallOptions {
   /** Sent as JSON. */
   body?: unknown;
   /** Sent as it is (takes precedence over `body`). */
-  raw?: string;
+  raw?: string | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
 
@@ -311,7 +311,7 @@ async function start(parts: StartParts): Promise<HttpApp> {
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? (settings.adminToken ?? tokens.admin) : options.token;
     if (token !== null) headers.authorization ??= `Bearer ${token}`;
-    let body: string | undefined = options.raw;
+    let body: string | Uint8Array<ArrayBuffer> | undefined = options.raw;
     if (body === undefined && options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';

@@ -175,6 +175,34 @@ describe('error answers', () => {
       assert.doesNotMatch(answer.text, /4111|oops/);
     });
 
+    it('refuses a body that is not UTF-8 at its first such byte, instead of storing U+FFFD for it', async () => {
+      // "café" in Latin-1: é is the single byte 0xE9.
+      const raw = new Uint8Array(Buffer.from('["caf\u00e9"]', 'latin1'));
+      const answer = await app.call('POST', bodyRoutes[1]!, { raw, headers: { 'content-type': 'application/json' } });
+      assertProblem(answer, 400, 'malformed-json', /The body is not UTF-8 at byte 5 \(sent as Latin-1 or Windows-1252\?\)/);
+      // A U+FFFD the body really holds is a character like any other.
+      const holdsReplacement = await app.call('POST', bodyRoutes[1]!, { raw: '[]\ufffd', headers: { 'content-type': 'application/json' } });
+      assertProblem(holdsReplacement, 400, 'malformed-json', /not valid JSON \(at character 2\)/);
+    });
+
+    it('refuses a charset other than UTF-8 with 415, and takes UTF-8 however it is written', async () => {
+      for (const charset of ['utf-16', 'ISO-8859-1', '"windows-1252"']) {
+        assertProblem(
+          await app.call('POST', bodyRoutes[1]!, { raw: '[]', headers: { 'content-type': `application/json; charset=${charset}` } }),
+          415,
+          'unsupported-media-type',
+          new RegExp(`charset=${charset.replaceAll('"', '')} is not accepted: send it as UTF-8`),
+        );
+      }
+      for (const charset of ['UTF-8', 'utf8', '"utf-8"']) {
+        const answer = await app.call('POST', bodyRoutes[1]!, {
+          raw: '[]',
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        });
+        assert.equal(answer.status, 200, charset);
+      }
+    });
+
     it('refuses a compressed body with 415 instead of parsing its bytes', async () => {
       const answer = await app.call('POST', bodyRoutes[0]!, {
         raw: '\u001f\u008b\u0008\u0000',

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { HttpProblem } from '../../../../runtime/errors.js';
 import { webhookRequestOf } from '../../../../runtime/webhooks/read-webhook-body.js';
 
 const formOf = (raw: string) =>
@@ -15,6 +16,9 @@ const formOf = (raw: string) =>
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     rawBody: Buffer.from(raw),
   });
+
+const bodyOf = (contentType: string, rawBody: Buffer) =>
+  webhookRequestOf({ method: 'POST', query: {}, headers: { 'content-type': contentType }, rawBody });
 
 describe('webhook form bodies', () => {
   it('gives a name sent once its value, and one sent again all its values in order', async () => {
@@ -29,5 +33,23 @@ describe('webhook form bodies', () => {
     assert.equal(id, '1');
     assert.equal(f.length, 100_000);
     assert.deepEqual([f[0], f[1], f.at(-1)], ['0', '1', '99999']);
+  });
+});
+
+describe('webhook body encodings', () => {
+  it('refuses JSON that is not UTF-8 with 400 at its first such byte, and any charset but UTF-8 with 415', async () => {
+    await assert.rejects(bodyOf('application/json', Buffer.from('{"name": "Jos\u00e9"}', 'latin1')), (error: HttpProblem) => {
+      assert.equal(error.status, 400);
+      assert.match(error.message, /not UTF-8 at byte 13/);
+      return true;
+    });
+    for (const type of ['application/json; charset=utf-16le', 'application/x-www-form-urlencoded; charset=iso-8859-1']) {
+      await assert.rejects(bodyOf(type, Buffer.from('{}')), (error: HttpProblem) => {
+        assert.equal(error.status, 415, type);
+        return true;
+      });
+    }
+    const utf8 = await bodyOf('application/json; charset=UTF-8', Buffer.from('{"name": "Jos\u00e9"}'));
+    assert.deepEqual(utf8.data, { name: 'José' });
   });
 });
