@@ -188,10 +188,23 @@ function jsonBytes(record: RecordData, budget: number): number {
   }
 }
 
-function countOf(rows: readonly Row[]): number {
+/**
+ * The total a count statement answers: its first row's first column, a whole number of 0 or more
+ * (or its digits as text, as MariaDB gives a COUNT); no row or NULL is 0. Anything else is a
+ * mistake in the statement, said as such rather than answered as a total of 0.
+ */
+function countOf(scope: QueryScope, rows: readonly Row[]): number {
   const first = rows[0];
-  const total = first === undefined ? 0 : Number(Object.values(first)[0] ?? 0);
-  return Number.isFinite(total) ? total : 0;
+  const value = first === undefined ? null : Object.values(first)[0];
+  if (value === null || value === undefined) return 0;
+  const total = typeof value === 'bigint' ? Number(value) : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof total === 'number' && Number.isSafeInteger(total) && total >= 0) return total;
+  const shown = typeof value === 'string' ? `'${value.slice(0, 40)}'` : typeof value === 'object' ? 'not a number' : String(value);
+  throw new ConnectorError(
+    'rejected',
+    `system '${scope.systemId}': the count statement answers ${shown} in its first column, not a whole number of 0 or more; it must answer the total there, as SELECT COUNT(*) … does`,
+    { details: { system: scope.systemId } },
+  );
 }
 
 export async function runQuery(scope: QueryScope, request: QueryRequest): Promise<QueryResult> {
@@ -237,7 +250,7 @@ export async function runQuery(scope: QueryScope, request: QueryRequest): Promis
         });
         if (over !== undefined) throw resultTooLargeError(scope.systemId, over, limits);
         const result: QueryResult = { rows };
-        if (count !== undefined) result.total = countOf(await session.all(count.sql, count.bindings));
+        if (count !== undefined) result.total = countOf(scope, await session.all(count.sql, count.bindings));
         return result;
       },
       { timeoutMs: limits.statementTimeoutMs },

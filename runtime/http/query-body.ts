@@ -9,6 +9,7 @@ import type { FieldType } from '../../definitions/types.js';
 import { fieldTypes } from '../../definitions/types.js';
 import { describe, notBlank } from './body-messages.js';
 import { requestBody, type Finding } from './body-schema.js';
+import { invalid } from './read-parameters.js';
 
 export interface QueryBody {
   statement: string;
@@ -79,6 +80,13 @@ function queryMessage({ path, value, body, message }: Finding): string {
 
 export function parseQueryBody(body: unknown): QueryBody {
   const parsed = queryBody.parse(body);
+  // A name given twice would be one column answered once, as whichever type came last.
+  const seen = new Set<string>();
+  parsed.columns.forEach((column, index) => {
+    if (seen.has(column.Name))
+      throw invalid(`/columns/${index}/Name`, `Column ${column.Name} is given twice in columns; name each column once.`);
+    seen.add(column.Name);
+  });
   const limit = pagingValue(parsed.Limit);
   const skip = pagingValue(parsed.Skip);
   return {

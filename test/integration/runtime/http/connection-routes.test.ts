@@ -272,6 +272,26 @@ describe('connection routes on the quickstart', () => {
       });
     });
 
+    it('refuses a count statement whose first column is not a total, instead of answering a total of 0', async () => {
+      const url = '/api/RunConnectionGetQueryData/crm';
+      const answer = await app.post(url, { columns, Statement: statement, CountStatement: "SELECT 'many' AS n" });
+      assertProblem(answer, 409, 'rejected', /the count statement answers 'many' in its first column, not a whole number of 0 or more/);
+      const none = await app.post(url, { columns, Statement: statement, CountStatement: 'SELECT COUNT(*) FROM customers WHERE 1 = 0' });
+      assert.equal(none.json.total, 0, none.text);
+    });
+
+    it('refuses a column named twice in columns', async () => {
+      const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
+        columns: [
+          { Name: 'id', ColumnType: 'Integer' },
+          { Name: 'id', ColumnType: 'String' },
+        ],
+        Statement: 'SELECT id FROM customers',
+      });
+      assertProblem(answer, 400, 'invalid-request', /Column id is given twice in columns/);
+      assert.equal(answer.json.errors[0].path, '/columns/1/Name');
+    });
+
     it('has no total without CountStatement, and takes lower-case property names', async () => {
       const answer = await app.post('/api/RunConnectionGetQueryData/crm', {
         columns: [{ name: 'n', columnType: 'integer' }],
