@@ -17,8 +17,8 @@ import { checkSystem } from './checks/check-system.js';
 import { checkWebhook } from './checks/check-webhook.js';
 import { findDefinitionFiles, type DefinitionFile } from './load/find-files.js';
 import { documentValue, parseDefinitionFile } from './load/parse-documents.js';
-import { positionOf, problemAt, type SourceDocument } from './load/source-document.js';
-import { substituteDocument, type SubstitutionContext } from './load/substitute.js';
+import { positionAtOffset, positionOf, problemAt, type SourceDocument } from './load/source-document.js';
+import { substituteDocument, substitutionCodes, type SubstitutionContext } from './load/substitute.js';
 import { sortProblems, type Problem } from './problem.js';
 import { closest } from './schema/did-you-mean.js';
 import { schemaProblems } from './schema/schema-problems.js';
@@ -63,6 +63,7 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
   const files = await findDefinitionFiles(paths);
   const parsed = await Promise.all(files.map((file) => parseDefinitionFile(file)));
   const context = new CheckContext();
+  const unresolved: UnresolvedValue[] = [];
   const digest = createHash('sha256');
   context.problems.push(...emptyDirectories(paths, files));
 
@@ -74,14 +75,19 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
       const value = readDocument(context, source, { env });
       if (!value) continue;
       const validate = validators.forDocument(source.kind as DefinitionKind, value);
-      const valid = validate(value);
-      if (!valid) context.problems.push(...schemaProblems(source, validate.errors ?? []));
+      const found = validate(value) ? [] : schemaProblems(source, validate.errors ?? []);
+      context.problems.push(...found);
+      // One with an unset variable is checked on, for all its problems at once (its error keeps
+      // the whole set from loading): its ${env:..} text may fail only the form of a text value.
+      const values = source.unresolved.map((range) => unresolvedValue(source, range));
+      unresolved.push(...values);
+      const valid = found.every((problem) => textForm.has(problem.code) && values.some((unset) => unset.masks(problem)));
       register(context, source, value as unknown as Definition, valid);
     }
   });
 
   const compiled = runChecks(context, options.connectors);
-  const problems = sortProblems(context.problems);
+  const problems = sortProblems(context.problems.filter((problem) => !unresolved.some((value) => value.masks(problem))));
   const checked = { files: files.map((f) => f.displayPath), documents: parsed.flatMap(checkedDocuments) };
   if (context.errors > 0) return { ok: false, problems, ...checked };
   return {
@@ -195,10 +201,7 @@ function readDocument(
   }
   const substitutionProblems = substituteDocument(source, substitution);
   context.problems.push(...substitutionProblems);
-  if (substitutionProblems.length > 0) {
-    context.unreadable.add(`${source.kind}/${source.id}`);
-    return undefined;
-  }
+  if (substitutionProblems.length > 0) context.unreadable.add(`${source.kind}/${source.id}`);
   const result = documentValue(source);
   if ('problem' in result) {
     context.problems.push(result.problem);
@@ -206,6 +209,30 @@ function readDocument(
   }
   source.value = result.value;
   return result.value as Record<string, unknown>;
+}
+
+/** Schema problems with the form of a text, not its type: checks read such a text safely. */
+const textForm: ReadonlySet<string> = new Set(['schema-pattern', 'schema-format']);
+
+/** A scalar whose substitution failed, and which problems it hides. */
+interface UnresolvedValue {
+  masks(problem: Problem): boolean;
+}
+
+/**
+ * What is reported inside a value that kept its `${env:..}` text (a URL that is no URL, a file name
+ * that is not there) is about that text, not about what would run: only the substitution's own
+ * problem stands there.
+ */
+function unresolvedValue(source: SourceDocument, [start, end]: readonly [number, number]): UnresolvedValue {
+  const from = positionAtOffset(source, start);
+  const to = positionAtOffset(source, end);
+  const before = (a: { line: number; column: number }, b: { line: number; column: number }) =>
+    a.line < b.line || (a.line === b.line && a.column < b.column);
+  return {
+    masks: (problem) =>
+      problem.file === source.file && !substitutionCodes.has(problem.code) && !before(problem, from) && before(problem, to),
+  };
 }
 
 const definitionShape = '"kind: Sync" and "id: my-sync" on their own lines, one definition per document (documents are separated by ---)';

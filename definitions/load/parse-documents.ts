@@ -122,6 +122,7 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
       lineCounter,
       document,
       substituted: new WeakSet(),
+      unresolved: [],
     };
     if (document.errors.length > 0) {
       problems.push(...yamlProblems(source, document.errors));

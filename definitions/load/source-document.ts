@@ -18,6 +18,11 @@ export interface SourceDocument {
   readonly document: Document.Parsed;
   /** Scalars whose value came from `${env:..}` or `${file:..}`: secrets are expected there. */
   readonly substituted: WeakSet<Node>;
+  /**
+   * Offsets (start, end) of the scalars a substitution failed in (an unset variable): they keep
+   * the text as written, and what is checked there is not what would run.
+   */
+  readonly unresolved: Array<readonly [number, number]>;
   /** Plain value after substitution; set once the document parsed cleanly. */
   value?: unknown;
   kind?: string;

@@ -23,6 +23,15 @@ const maxSubstitutedFileBytes = 1024 * 1024;
 const variableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const usage = 'use ${env:NAME}, ${env:NAME:-default} or ${file:path}';
 
+/** The codes of the problems a substitution reports. */
+export const substitutionCodes: ReadonlySet<string> = new Set([
+  'substitution',
+  'env-unset',
+  'file-missing',
+  'file-outside',
+  'file-too-large',
+]);
+
 interface SubstitutionError {
   /** Offset inside the scalar's value. */
   offset: number;
@@ -41,6 +50,7 @@ export function substituteDocument(source: SourceDocument, context: Substitution
       node.value = value;
       source.substituted.add(node as Node);
       for (const error of errors) problems.push(problemInScalar(source, node as Node, original, error));
+      if (errors.length > 0 && node.range) source.unresolved.push([node.range[0], node.range[1]]);
     }
   };
   visit(source.document.contents);
