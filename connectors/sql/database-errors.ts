@@ -93,7 +93,13 @@ function sqliteConstraint(message: string): string {
   return 'a constraint of the database is violated';
 }
 
-function statementProblem(error: DriverError): string | null {
+/**
+ * What is wrong with a statement, in words. `named`: a missing table or column is named — in a
+ * free query, whose caller wrote it; not for an object's reads and writes, whose tables and
+ * columns are the definition's and not the API caller's to learn (the log has the driver's text).
+ */
+function statementProblem(error: DriverError, named: boolean): string | null {
+  const missing = (): string => (named ? missingName(error.message ?? '') : '');
   const code = typeof error.code === 'string' ? error.code : '';
   const message = error.message ?? '';
   if (code === '42601' || error.errno === 1064 || /syntax error|incomplete input/.test(message)) {
@@ -102,10 +108,9 @@ function statementProblem(error: DriverError): string | null {
   }
   if (missingParameters(error)) return 'it uses parameters ($1, …), which a free query is not given; write the values into the statement';
   if (code === '22012' || error.errno === 1365 || /division by zero/.test(message)) return 'it divides by zero';
-  if (code === '42P01' || error.errno === 1146 || /no such table/.test(message))
-    return `it names a table that does not exist${missingName(message)}`;
+  if (code === '42P01' || error.errno === 1146 || /no such table/.test(message)) return `it names a table that does not exist${missing()}`;
   if (code === '42703' || error.errno === 1054 || /no such column/.test(message))
-    return `it names a column that does not exist${missingName(message)}`;
+    return `it names a column that does not exist${missing()}`;
   if (code === '42883' || error.errno === 1305 || /no such function/.test(message)) return 'it calls a function that does not exist';
   // PostgreSQL: what a cursor cannot hold (a data-modifying WITH), and other features refused in place.
   if (code === '0A000') return 'the database does not support it as a query';
@@ -201,7 +206,7 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
         ? sqliteConstraint(error.message ?? '')
         : null;
   if (constraint) return new ConnectorError('rejected', `${where}: the database refused ${context.action}: ${constraint}`, { cause: raw });
-  const problem = statementProblem(error);
+  const problem = statementProblem(error, context.statement === true);
   if (problem !== null && context.statement) {
     return new ConnectorError('rejected', `${where}: the database refused the statement: ${problem}`, { cause: raw });
   }

@@ -132,6 +132,31 @@ describe('syncline serve connection limits', () => {
       assert.match(await healthy.get('/healthz'), /^HTTP\/1\.1 200 /, 'other clients are answered meanwhile');
       await slow.closed;
       assert.match(slow.received(), /^HTTP\/1\.1 408 /);
+      // As every other error: problem+json.
+      assert.match(slow.received(), /\r\nContent-Type: application\/problem\+json\r\n/);
+      assert.match(slow.received(), /"type":"urn:syncline:problem:request-timeout"/);
+      healthy.socket.destroy();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('answers bytes that are not HTTP with 400 and headers over 16 KiB with 431, as problem+json', { timeout: 60_000 }, async () => {
+    const { server, port } = await serve(dir, []);
+    try {
+      const garbage = await open(port);
+      garbage.socket.write('HELLO THERE\r\n\r\n');
+      await garbage.closed;
+      assert.match(garbage.received(), /^HTTP\/1\.1 400 Bad Request\r\n/);
+      assert.match(garbage.received(), /"type":"urn:syncline:problem:invalid-request".*"detail":"The request is not valid HTTP\/1\.1\."/);
+      const oversized = await open(port);
+      oversized.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`);
+      await oversized.closed;
+      assert.match(oversized.received(), /^HTTP\/1\.1 431 /);
+      const body = oversized.received().split('\r\n\r\n')[1]!;
+      assert.equal(JSON.parse(body).type, 'urn:syncline:problem:headers-too-large');
+      const healthy = await open(port);
+      assert.match(await healthy.get('/healthz'), /^HTTP\/1\.1 200 /, 'the server goes on answering');
       healthy.socket.destroy();
     } finally {
       await server.stop();
