@@ -9,7 +9,10 @@ import { open } from 'node:fs/promises';
 import {
   isAlias,
   isCollection,
+  isMap,
   isPair,
+  isScalar,
+  isSeq,
   LineCounter,
   parseAllDocuments,
   visit,
@@ -101,7 +104,7 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
   const lineCounter = new LineCounter();
   let parsed: Document.Parsed[] | EmptyStream;
   try {
-    parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+    parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, merge: true });
   } catch (error) {
     // The library reports errors as data; this only guards against a defect in it, so that one
     // file cannot crash a reload.
@@ -136,21 +139,26 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
 
 /**
  * The document's plain value. Alias expansion is bounded so that a small file cannot expand into
- * gigabytes (the "billion laughs" attack).
+ * gigabytes (the "billion laughs" attack). Merge keys (`<<: *base`, as in Compose files) are
+ * merged, keys written beside them winning.
  */
 export function documentValue(source: SourceDocument): { value: unknown } | { problem: Problem } {
   try {
     return { value: source.document.toJS({ maxAliasCount }) };
   } catch (error) {
-    const unresolved =
-      error instanceof ReferenceError && /unresolved alias/i.test(error.message) ? unresolvedAlias(source.document) : undefined;
+    // An alias without its anchor fails as an unresolved alias, or, under a merge key, as a merge
+    // of something that is not a map: looked for first either way.
+    const unresolved = unresolvedAlias(source.document);
+    const merge = unresolved ? undefined : mergeOfNoMap(source.document);
     const culprit = unresolved ?? excessiveAlias(source.document) ?? firstAlias(source.document);
-    const { line, column } = positionAtOffset(source, culprit?.range?.[0] ?? source.document.range[0]);
+    const { line, column } = positionAtOffset(source, (merge ?? culprit)?.range?.[0] ?? source.document.range[0]);
     const detail = unresolved
-      ? `alias *${unresolved.source} has no anchor &${unresolved.source} before it; write the value out, or put &${unresolved.source} on the value it repeats, earlier in the document`
-      : error instanceof ReferenceError && /alias/i.test(error.message)
-        ? `too many alias expansions (more than ${maxAliasCount})${culprit ? ` at *${culprit.source}` : ''}; this looks like an alias bomb — write the values out or use fewer aliases`
-        : `cannot read document: ${firstLine(String((error as Error).message ?? error))}`;
+      ? unresolvedAliasMessage(source, unresolved.source)
+      : merge
+        ? `'<<' merges a map (an alias of a map, or a list of them) into this one; write the keys out, or merge a map`
+        : error instanceof ReferenceError && /alias/i.test(error.message)
+          ? `too many alias expansions (more than ${maxAliasCount})${culprit ? ` at *${culprit.source}` : ''}; this looks like an alias bomb — write the values out or use fewer aliases`
+          : `cannot read document: ${firstLine(String((error as Error).message ?? error))}`;
     return {
       problem: {
         file: source.file,
@@ -158,11 +166,21 @@ export function documentValue(source: SourceDocument): { value: unknown } | { pr
         column,
         kind: source.kind,
         id: source.id,
-        code: unresolved ? 'yaml-syntax' : 'yaml-aliases',
+        code: unresolved || merge ? 'yaml-syntax' : 'yaml-aliases',
         message: detail,
       },
     };
   }
+}
+
+/** Why alias *name has no anchor: none before it, or one only in an earlier document, which YAML does not reach across. */
+function unresolvedAliasMessage(source: SourceDocument, name: string): string {
+  const start = source.document.range[0];
+  const anchor = new RegExp(`&${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![^\\s,\\]}])`);
+  if (anchor.test(source.text.slice(0, start))) {
+    return `alias *${name} refers to &${name} of an earlier document; anchors do not reach across '---', since each definition is read on its own: write the value out here`;
+  }
+  return `alias *${name} has no anchor &${name} before it; write the value out, or put &${name} on the value it repeats, earlier in the document`;
 }
 
 /**
@@ -209,6 +227,23 @@ function excessiveAlias(document: Document.Parsed): Alias | undefined {
     },
   });
   return culprit;
+}
+
+/** The value of the first merge key (`<<`) that is not a map, an alias or a list of them. */
+function mergeOfNoMap(document: Document.Parsed): Node | undefined {
+  const mergeable = (node: unknown): boolean => isMap(node) || isAlias(node);
+  let found: Node | undefined;
+  visit(document, {
+    Pair(_, pair) {
+      // With merge keys on, the library reads a plain `<<` key as a scalar whose value is a symbol.
+      if (!isScalar(pair.key) || typeof pair.key.value !== 'symbol') return undefined;
+      const value = pair.value;
+      if (mergeable(value) || (isSeq(value) && value.items.every(mergeable))) return undefined;
+      found = (value as Node | null) ?? (pair.key as Node);
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** The first alias with no anchor of its name before it in the document. */

@@ -185,6 +185,38 @@ describe('defaults', () => {
   });
 });
 
+describe('merge keys', () => {
+  test('<<: *anchor merges a map of the same document, keys written beside it winning, with substitutions in it', async () => {
+    const dir = definitionsDir({
+      'systems.yaml': `kind: System
+id: crm
+connector: sql
+connection:
+  <<: { client: "\${env:CRM_CLIENT:-pg}", filename: crm.sqlite }
+  filename: crm2.sqlite
+objects:
+  Customer:
+    table: customers
+    key: [id]
+    fields: &audited
+      id: { type: Integer }
+      updated: { type: DateTime }
+  Order:
+    table: orders
+    key: [id]
+    fields:
+      <<: *audited
+      updated: { type: String }
+      total: { type: Number }
+`,
+    });
+    const crm = (await load([dir], { env: { CRM_CLIENT: 'sqlite3' } })).systems.get('crm')!.definition;
+    assert.deepEqual([crm.connection.client, crm.connection.filename], ['sqlite3', 'crm2.sqlite']);
+    const types = Object.fromEntries(Object.entries(crm.objects!.Order!.fields).map(([name, field]) => [name, field.type]));
+    assert.deepEqual(types, { id: 'Integer', updated: 'String', total: 'Number' });
+  });
+});
+
 describe('substitution', () => {
   const withPassword = (password: string) => `kind: System
 id: crm
