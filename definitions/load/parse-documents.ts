@@ -143,6 +143,13 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
  * merged, keys written beside them winning.
  */
 export function documentValue(source: SourceDocument): { value: unknown } | { problem: Problem } {
+  // The library would turn such a key into its text and warn on standard error.
+  const complexKey = collectionKey(source.document);
+  if (complexKey !== undefined) {
+    const { line, column } = positionAtOffset(source, complexKey.range?.[0] ?? source.document.range[0]);
+    const message = 'this key is a list or a map; keys are names (text): write it as one';
+    return { problem: { file: source.file, line, column, kind: source.kind, id: source.id, code: 'yaml-syntax', message } };
+  }
   try {
     return { value: source.document.toJS({ maxAliasCount }) };
   } catch (error) {
@@ -227,6 +234,19 @@ function excessiveAlias(document: Document.Parsed): Alias | undefined {
     },
   });
   return culprit;
+}
+
+/** The first key of a map that is itself a list or a map (`? [a, b]`), which JSON cannot hold. */
+function collectionKey(document: Document.Parsed): Node | undefined {
+  let found: Node | undefined;
+  visit(document, {
+    Pair(_, pair) {
+      if (!isCollection(pair.key)) return undefined;
+      found = pair.key;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** The value of the first merge key (`<<`) that is not a map, an alias or a list of them. */
