@@ -128,7 +128,11 @@ function serverUrl(dialect: 'postgres' | 'mysql', value: string, source: string)
   return { dialect, url: dialect === 'mysql' ? url.toString() : value, display: masked(value) };
 }
 
-/** The URL with its password hidden. */
+/**
+ * The URL with its password hidden: everything from the user's ':' to the last '@', as a URL
+ * parser reads it — a password holding an unescaped '/' or '@' is hidden whole too (a path or
+ * query holding an '@' is hidden with it, which errs on the safe side).
+ */
 function masked(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/is, '$1:***@');
 }

@@ -19,6 +19,14 @@ test('PostgreSQL URLs, both schemes; the password is hidden in display', () => {
   assert.equal(location.display, 'postgresql://db.example/syncline');
 });
 
+test("a password holding '/' or '@' is hidden whole, in the display and in the error of a URL that does not parse", () => {
+  assert.equal(parseDatabaseUrl('mysql://root:a@b@127.0.0.1:3306/x').display, 'mysql://root:***@127.0.0.1:3306/x');
+  assert.throws(
+    () => parseDatabaseUrl('postgres://postgres:my/Secret9@127.0.0.1:5432/x'),
+    (error: Error) => !/Secret9|my\//.test(error.message) && /postgres:\*\*\*@127\.0\.0\.1/.test(error.message),
+  );
+});
+
 test('MariaDB/MySQL URLs: mariadb:// is handed to the driver as mysql://', () => {
   assert.deepEqual(parseDatabaseUrl('mysql://root:pw@127.0.0.1:3306/syncline'), {
     dialect: 'mysql',
