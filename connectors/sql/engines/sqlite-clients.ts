@@ -5,8 +5,8 @@
  * (sqlite-statements.ts) instead of preparing and finalizing one per query. The two below are
  * made from it.
  *
- * SqliteImmediateClient starts every transaction with `BEGIN IMMEDIATE`: the runtime database's
- * client, and the sql connector's for its write pool.
+ * SqliteImmediateClient starts every transaction with `BEGIN IMMEDIATE`, and rolls back one whose
+ * COMMIT failed: the runtime database's client, and the sql connector's for its write pool.
  *
  * Every such transaction writes. A deferred `BEGIN` starts as a reader and upgrades at the first
  * write; when another connection (another process on the same file) wrote in between, SQLite
@@ -64,7 +64,9 @@ export class SqliteStatementClient extends Client_SQLite3 {
     const statement = await preparedStatement(connection as SqliteStatementSource, knexQuery.sql);
     return new Promise((resolve, reject) => {
       statement.all(knexQuery.bindings ?? [], (error, rows) => {
-        if (error !== null) return reject(error);
+        // A failed run (SQLITE_BUSY above all) leaves the statement active until it is reset, and
+        // an active write makes every later COMMIT of the connection fail (sqlite-statements.ts).
+        if (error !== null) return statement.reset(() => reject(error));
         knexQuery.response = rows;
         resolve(knexQuery);
       });
@@ -83,7 +85,33 @@ class ImmediateTransaction extends Transaction_Sqlite {
   }
 }
 
+interface SqliteExec {
+  exec(sql: string, callback: (error: Error | null) => void): void;
+}
+
+/**
+ * A COMMIT SQLite refused (SQLITE_BUSY) leaves its transaction open, and Knex does not roll it
+ * back: every later statement of the connection would run inside it, never committed, and every
+ * BEGIN fail. The transaction is rolled back, so its writes are undone as its caller is told; a
+ * connection that cannot even roll back is marked for the pool to replace (Knex's own mark).
+ */
+async function rollbackAfterFailedCommit(connection: unknown): Promise<void> {
+  const rolledBack = await new Promise<boolean>((resolve) =>
+    (connection as SqliteExec).exec('ROLLBACK', (error) => resolve(error === null)),
+  );
+  if (!rolledBack) (connection as { __knex__disposed?: unknown }).__knex__disposed = new Error('a failed COMMIT could not be rolled back');
+}
+
 export class SqliteImmediateClient extends SqliteStatementClient {
+  override async _query(connection: unknown, query: unknown): Promise<unknown> {
+    try {
+      return await super._query(connection, query);
+    } catch (error) {
+      if (/^\s*COMMIT\b/i.test((query as KnexQuery).sql ?? '')) await rollbackAfterFailedCommit(connection);
+      throw error;
+    }
+  }
+
   override transaction(container: unknown, config: unknown, outerTx: unknown): never {
     return new ImmediateTransaction(this, container, config, outerTx) as never;
   }

@@ -10,6 +10,9 @@
  * values. Which queries may reuse a statement is the client's to say (sqlite-clients.ts).
  *
  * A statement that fails to prepare is not kept, and its error is the one SQLite gave, as before.
+ * One that fails to run is reset before its error is passed on (sqlite-clients.ts): a write that
+ * met SQLITE_BUSY is otherwise left active, and SQLite then refuses every later COMMIT on the
+ * connection ("SQL statements in progress") — the runtime database's only connection.
  * Statements of one connection run one at a time in the order asked (the driver queues them),
  * whether or not they share a statement. Before a connection closes, its statements are finalized
  * — SQLite refuses to close a connection that has any.
@@ -18,6 +21,7 @@
 /** The driver's statement, as far as it is used here. */
 export interface SqliteStatement {
   all(parameters: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void;
+  reset(callback: () => void): void;
   finalize(callback: () => void): void;
 }
 

@@ -127,3 +127,60 @@ async function closesCleanly(db: Knex): Promise<void> {
   await db.destroy();
   assert.deepEqual(failures, []);
 }
+
+/** A raw connection of the driver, for holding SQLite's write lock from outside Knex. */
+async function rawConnection(): Promise<{ exec(sql: string): Promise<void>; close(): Promise<void> }> {
+  const sqlite3 = (await import('sqlite3')).default;
+  const db = new sqlite3.Database(filename);
+  return {
+    exec: (sql) => new Promise((resolve, reject) => db.exec(sql, (error) => (error ? reject(error) : resolve()))),
+    close: () => new Promise((resolve) => db.close(() => resolve())),
+  };
+}
+
+test('a write that met another writer’s lock (SQLITE_BUSY) leaves the connection able to commit later', async () => {
+  await other('items').delete();
+  const waiting = open();
+  try {
+    await waiting.raw('PRAGMA busy_timeout = 50');
+    const holder = await rawConnection();
+    await holder.exec("BEGIN IMMEDIATE; INSERT INTO items (id, name) VALUES (10, 'holder')");
+    // A kept statement (a write answering rows) fails with SQLITE_BUSY while the lock is held…
+    await assert.rejects(waiting('items').insert({ id: 11, name: 'busy' }).returning('id'), /SQLITE_BUSY/);
+    await holder.exec('COMMIT');
+    await holder.close();
+    // …and the connection's next transaction commits, seen by another connection: the failed
+    // statement used to stay active, and every COMMIT after it failed ("SQL statements in progress").
+    await waiting.transaction(async (trx) => {
+      await trx('items').insert({ id: 12, name: 'after' });
+    });
+    assert.deepEqual(await names(other), ['holder', 'after']);
+  } finally {
+    await waiting.destroy();
+    await other('items').delete();
+  }
+});
+
+test('a COMMIT SQLite refuses is rolled back: the connection is not left inside the transaction', async () => {
+  await other('items').delete();
+  const raw = (await knex.client.acquireConnection()) as {
+    prepare(sql: string): { get(callback: () => void): void; finalize(callback: () => void): void };
+  };
+  // A write stepped once and left active on the connection, as a failed kept statement used to be:
+  // SQLite refuses any COMMIT while it is.
+  const active = raw.prepare("INSERT INTO items (id, name) VALUES (20, 'a'), (21, 'b') RETURNING id");
+  await new Promise<void>((resolve) => active.get(() => resolve()));
+  await knex.client.releaseConnection(raw);
+  await assert.rejects(
+    knex.transaction(async (trx) => {
+      await trx('items').insert({ id: 22, name: 'refused' });
+    }),
+    /SQL statements in progress/,
+  );
+  await new Promise<void>((resolve) => active.finalize(() => resolve()));
+  // The refused transaction's write is undone, and what comes next is committed, not swallowed by it.
+  await knex('items').insert({ id: 23, name: 'next' });
+  const seen = await names(other);
+  assert.ok(seen.includes('next') && !seen.includes('refused'), `another connection sees ${JSON.stringify(seen)}`);
+  await other('items').delete();
+});
