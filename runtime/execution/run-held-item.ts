@@ -96,6 +96,20 @@ function settingsOf(snapshot: Snapshot, processId: string): ProcessSettings | un
   return { ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutText: timeout }), retry };
 }
 
+/**
+ * The id of the sync (first) or flow the item runs in the current definitions: its own, or the one
+ * it matches in another case — ids are matched in any case where items are enqueued, so a sync
+ * renamed only in case still runs the items enqueued under its old spelling.
+ */
+function definedProcessId(snapshot: Snapshot, id: string): string {
+  if (snapshot.syncs.has(id) || snapshot.flows.has(id)) return id;
+  const lower = id.toLowerCase();
+  for (const kind of [snapshot.syncs, snapshot.flows]) {
+    for (const defined of kind.keys()) if (defined.toLowerCase() === lower) return defined;
+  }
+  return id;
+}
+
 /** Runs the held `item` to its end; answers the item as stored afterwards. */
 export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: RunHeldItemOptions = {}): Promise<QueueRow> {
   const { db, workerId } = runner;
@@ -106,15 +120,18 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
   const startedAt = options.startedLate === true ? new Date() : undefined;
   const fields = { itemId: item.id, processId: item.processId, attempt: item.attempts, startType: item.startType };
   const snapshot = runner.snapshot();
-  const settings = processSettings(snapshot, item.processId);
+  const processId = definedProcessId(snapshot, item.processId);
+  const settings = processSettings(snapshot, processId);
   // The daemon only logs the end, so it spares the database the read of the final row.
   const reread = async (): Promise<QueueRow> => (options.reread === false ? item : ((await getItem(db, item.id)) ?? item));
 
   if (settings === undefined) {
-    // Renamed or deleted since it was enqueued: no later attempt can succeed either.
+    // Renamed or deleted since it was enqueued — or between the two halves of a deploy that
+    // removes files and writes them again, which a reload can see: a later attempt, after the
+    // default backoff, runs it if a reload brings it back, and the last one fails the item.
     options.onRunEnded?.();
-    const message = `process '${item.processId}' is no longer defined: no sync or flow has this id in the current definitions (${snapshot.digest.slice(0, 12)})`;
-    await finish({ status: 'Failed', statistics: { ...noStatistics }, errors: [{ message }], retryable: false });
+    const message = `process '${item.processId}' is not defined: no sync or flow has this id in the current definitions (${snapshot.digest.slice(0, 12)}); a later attempt runs it if the definitions bring it back`;
+    await finish({ status: 'Failed', statistics: { ...noStatistics }, errors: [{ message }], retryable: true });
     return reread();
   }
 
@@ -161,7 +178,7 @@ export async function runHeldItem(runner: ItemRunner, item: QueueRow, options: R
     outcome = await runner.runProcess(
       { snapshot, connections: runner.connections, db, log },
       {
-        processId: item.processId,
+        processId,
         sourceId: item.sourceId,
         whereClause: item.whereClause,
         actionParams: item.actionParams,

@@ -85,7 +85,7 @@ test('daemon runs items another process enqueued and exits 0 on SIGTERM', async 
     try {
       const { item } = await enqueue(db, { processId: 'no-such-sync', startType: 'manual' });
       await eventually(async () => (await getItem(db, item.id))?.status === 'Failed', 10_000, 'the daemon to run the item');
-      assert.match((await getItem(db, item.id))?.errors[0]?.message ?? '', /no-such-sync' is no longer defined/);
+      assert.match((await getItem(db, item.id))?.errors[0]?.message ?? '', /no-such-sync' is not defined/);
     } finally {
       await db.close();
     }

@@ -200,14 +200,35 @@ await describeEachRuntimeDatabase('running a held item', (runtime, database) => 
     assert.equal(final.statistics?.read, 10);
   });
 
-  test('an item whose process is no longer defined fails, saying so', async () => {
-    const item = await start(3, 'renamed-sync');
-    const final = await runHeldItem(
+  test('an item whose process is not defined is tried again later, saying so, and fails with its last attempt', async () => {
+    // A deploy that removes the files and writes them again can be seen between its two halves.
+    const item = await start(2, 'renamed-sync');
+    const first = await runHeldItem(
       fakeRunner(db, async () => assert.fail('must not run')),
       item,
     );
-    assert.equal(final.status, 'Failed');
-    assert.match(final.errors[0]?.message ?? '', /process 'renamed-sync' is no longer defined/);
+    assert.equal(first.status, 'Pending');
+    assert.ok(first.runAfter.getTime() > Date.now(), 'after a backoff');
+    assert.match(first.errors[0]?.message ?? '', /process 'renamed-sync' is not defined: .*a later attempt runs it/);
+    const last = await runHeldItem(
+      fakeRunner(db, async () => assert.fail('must not run')),
+      await startItem(db, { processId: 'renamed-sync', startType: 'manual', maxAttempts: 1 }, { workerId: 'test-worker', leaseMs: 30_000 }),
+    );
+    assert.equal(last.status, 'Failed');
+  });
+
+  test('an item enqueued under a sync id since renamed only in case runs the sync', async () => {
+    const item = await start(3, 'CRM-to-ERP');
+    let ran: string | undefined;
+    const final = await runHeldItem(
+      fakeRunner(db, async (_context, request) => {
+        ran = request.processId;
+        return completeOutcome(1);
+      }),
+      item,
+    );
+    assert.equal(final.status, 'Complete');
+    assert.equal(ran, 'crm-to-erp');
   });
 
   test('a run that throws fails the item with a generic message and logs the error', async () => {
