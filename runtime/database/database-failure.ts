@@ -19,7 +19,7 @@ export class RuntimeDatabaseClosedError extends Error {
   override name = 'RuntimeDatabaseClosedError';
 }
 
-export type RuntimeDatabaseFailure = Omit<DriverFailure, 'kind'> & { kind: DriverFailure['kind'] | 'read-only' };
+export type RuntimeDatabaseFailure = Omit<DriverFailure, 'kind'> & { kind: DriverFailure['kind'] | 'read-only' | 'not-migrated' };
 
 /** The failure of the runtime database that `error` stands for; undefined for any other error. */
 export function runtimeDatabaseFailure(error: unknown): RuntimeDatabaseFailure | undefined {
@@ -29,6 +29,12 @@ export function runtimeDatabaseFailure(error: unknown): RuntimeDatabaseFailure |
   // (1290) and read-only transactions (1792), a SQLite file or folder without write permission.
   if (code === '25006' || errno === 1290 || errno === 1792 || (typeof code === 'string' && code.startsWith('SQLITE_READONLY'))) {
     return { kind: 'read-only', reason: 'it accepts no writes (a read-only server or file)' };
+  }
+  // Its own tables missing: a database created anew, emptied or restored from before Syncline's
+  // migrations, while the process runs — every query fails until `syncline migrate` runs.
+  const message = String((error as { message?: unknown } | null)?.message ?? '');
+  if (code === '42P01' || errno === 1146 || (code === 'SQLITE_ERROR' && /no such table/.test(message))) {
+    return { kind: 'not-migrated', reason: 'its tables are missing (a new, emptied or restored database); run syncline migrate' };
   }
   return driverFailure(error);
 }

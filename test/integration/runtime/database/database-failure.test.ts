@@ -150,6 +150,23 @@ test('a queue item handed to a runtime database that is closing', async () => {
   assertAnsweredUnavailable(error, /closing/);
 });
 
+test('a runtime database whose tables are gone (created anew while running): 503 saying to migrate', async () => {
+  const db = await openDatabase(parseDatabaseUrl(`sqlite:${join(dir, 'empty.db')}`));
+  try {
+    const error = await caught(() => enqueue(db, { processId: 'p', startType: 'manual' }));
+    assert.equal(runtimeDatabaseFailure(error)?.kind, 'not-migrated');
+    assertAnsweredUnavailable(error, /its tables are missing .*; run syncline migrate/);
+  } finally {
+    await db.close();
+  }
+  for (const shape of [
+    { code: '42P01', message: 'relation "queue_items" does not exist' },
+    { code: 'ER_NO_SUCH_TABLE', errno: 1146, message: "Table 'syncline.queue_items' doesn't exist" },
+  ]) {
+    assert.equal(runtimeDatabaseFailure(Object.assign(new Error(shape.message), shape))?.kind, 'not-migrated', shape.message);
+  }
+});
+
 test('failures of a server in trouble, by the codes the drivers report', () => {
   const cases: Array<[error: Record<string, unknown>, kind: string]> = [
     [{ code: '57P01', message: 'terminating connection due to administrator command' }, 'unreachable'],
