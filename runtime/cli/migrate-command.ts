@@ -1,6 +1,6 @@
 /** `syncline migrate` — creates or upgrades the runtime database and says what it applied. */
 import { databaseSetting, DatabaseUrlError, type DatabaseLocation } from '../database/database-url.js';
-import { migrate } from '../database/migrate.js';
+import { migrate, newerMigrations, newerMigrationsWarning } from '../database/migrate.js';
 import { openDatabase, type RuntimeDatabase } from '../database/open-database.js';
 import { oneLine } from './open-runtime-database.js';
 
@@ -24,6 +24,8 @@ export async function migrateCommand(flags: { db?: string }): Promise<number> {
   try {
     const applied = await migrate(db);
     for (const name of applied) process.stdout.write(`applied ${name}\n`);
+    const newer = newerMigrationsWarning(location.display, await newerMigrations(db));
+    if (newer !== undefined) process.stderr.write(`warning: ${newer}\n`);
     process.stdout.write(
       applied.length === 0 ? `${location.display} is up to date\n` : `${location.display}: ${applied.length} migration(s) applied\n`,
     );

@@ -4,7 +4,7 @@
  * only reads it.
  */
 import type { DatabaseLocation } from '../database/database-url.js';
-import { migrate } from '../database/migrate.js';
+import { migrate, newerMigrations, newerMigrationsWarning } from '../database/migrate.js';
 import { openDatabase, type RuntimeDatabase } from '../database/open-database.js';
 import type { Logger } from '../log.js';
 
@@ -20,6 +20,8 @@ export async function openMigratedDatabase(location: DatabaseLocation, log?: Log
   try {
     const applied = await migrate(db);
     if (applied.length > 0) log?.info({ database: location.display, applied }, 'runtime database migrated');
+    const newer = newerMigrationsWarning(location.display, await newerMigrations(db));
+    if (newer !== undefined) log?.warn({ database: location.display }, newer);
   } catch (error) {
     process.stderr.write(`error: ${oneLine(error)}\n`);
     await db.close();

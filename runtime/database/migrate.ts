@@ -17,7 +17,12 @@ const migrationSource: Knex.MigrationSource<Migration> = {
   getMigration: async (migration) => migration,
 };
 
-const config: Knex.MigratorConfig = { migrationSource, tableName: migrationTable };
+/**
+ * Knex refuses a database holding a migration it does not know ("the migration directory is
+ * corrupt"); here that is a database a newer Syncline upgraded, which this version still runs on —
+ * migrations only add — so a replica of the previous version can restart during a rollout.
+ */
+const config: Knex.MigratorConfig = { migrationSource, tableName: migrationTable, disableMigrationsListValidation: true };
 
 /**
  * Applies the pending migrations; answers the names applied now (empty when up to date).
@@ -51,4 +56,17 @@ export async function migrate(db: RuntimeDatabase, options: { lockWaitMs?: numbe
 export async function migrationStatus(db: RuntimeDatabase): Promise<{ applied: string[]; pending: string[] }> {
   const [completed, pending] = (await db.knex.migrate.list(config)) as [Array<{ name: string }>, Migration[]];
   return { applied: completed.map((entry) => entry.name), pending: pending.map((migration) => migration.name) };
+}
+
+/** Migrations the database records that this version does not have: it was upgraded by a newer one. */
+export async function newerMigrations(db: RuntimeDatabase): Promise<string[]> {
+  const known = new Set(migrations.map((migration) => migration.name));
+  const recorded = (await db.knex(migrationTable).select('name').orderBy('id')) as Array<{ name: string }>;
+  return recorded.map((row) => row.name).filter((name) => !known.has(name));
+}
+
+/** The warning for `newer`, or undefined when there are none. */
+export function newerMigrationsWarning(display: string, newer: readonly string[]): string | undefined {
+  if (newer.length === 0) return undefined;
+  return `the runtime database ${display} was upgraded by a newer Syncline (${newer.join(', ')}); this version runs on it, as during a rollout — finish rolling out the newer version`;
 }

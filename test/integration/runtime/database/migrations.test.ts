@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseDatabaseUrl } from '../../../../runtime/database/database-url.js';
-import { migrate, migrationStatus, migrationTable } from '../../../../runtime/database/migrate.js';
+import { migrate, migrationStatus, migrationTable, newerMigrations, newerMigrationsWarning } from '../../../../runtime/database/migrate.js';
 import type { Migration } from '../../../../runtime/database/migrations/migration.js';
 import { migrations } from '../../../../runtime/database/migrations/index.js';
 import { DatabaseOpenError, openDatabase } from '../../../../runtime/database/open-database.js';
@@ -71,6 +71,30 @@ await describeEachDatabase('runtime database migrations', (database) => {
       );
     } finally {
       await Promise.all([first!.close(), second!.close()]);
+    }
+  });
+
+  test('a database a newer version upgraded is run on, its unknown migrations named', async () => {
+    const db = await openRuntimeDatabase(database());
+    const admin = database().admin;
+    try {
+      await migrate(db);
+      await admin(migrationTable).insert({
+        name: '099-from-a-newer-version',
+        batch: 99,
+        migration_time: toDatabaseTime(db.dialect, new Date()),
+      });
+      // Knex's own check called this "a corrupt migration directory", and no replica of the
+      // previous version could start during a rollout.
+      assert.deepEqual(await migrate(db), []);
+      assert.deepEqual(await newerMigrations(db), ['099-from-a-newer-version']);
+      assert.match(
+        newerMigrationsWarning('db', ['099-from-a-newer-version']) ?? '',
+        /was upgraded by a newer Syncline \(099-from-a-newer-version\); this version runs on it/,
+      );
+    } finally {
+      await admin(migrationTable).where({ name: '099-from-a-newer-version' }).delete();
+      await db.close();
     }
   });
 
