@@ -93,13 +93,7 @@ function sqliteConstraint(message: string): string {
   return 'a constraint of the database is violated';
 }
 
-/**
- * What is wrong with a statement, in words. `named`: a missing table or column is named — in a
- * free query, whose caller wrote it; not for an object's reads and writes, whose tables and
- * columns are the definition's and not the API caller's to learn (the log has the driver's text).
- */
-function statementProblem(error: DriverError, named: boolean): string | null {
-  const missing = (): string => (named ? missingName(error.message ?? '') : '');
+function statementProblem(error: DriverError): string | null {
   const code = typeof error.code === 'string' ? error.code : '';
   const message = error.message ?? '';
   if (code === '42601' || error.errno === 1064 || /syntax error|incomplete input/.test(message)) {
@@ -108,29 +102,14 @@ function statementProblem(error: DriverError, named: boolean): string | null {
   }
   if (missingParameters(error)) return 'it uses parameters ($1, …), which a free query is not given; write the values into the statement';
   if (code === '22012' || error.errno === 1365 || /division by zero/.test(message)) return 'it divides by zero';
-  if (code === '42P01' || error.errno === 1146 || /no such table/.test(message)) return `it names a table that does not exist${missing()}`;
-  if (code === '42703' || error.errno === 1054 || /no such column/.test(message))
-    return `it names a column that does not exist${missing()}`;
+  if (code === '42P01' || error.errno === 1146 || /no such table/.test(message)) return 'it names a table that does not exist';
+  if (code === '42703' || error.errno === 1054 || /no such column/.test(message)) return 'it names a column that does not exist';
   if (code === '42883' || error.errno === 1305 || /no such function/.test(message)) return 'it calls a function that does not exist';
   // PostgreSQL: what a cursor cannot hold (a data-modifying WITH), and other features refused in place.
   if (code === '0A000') return 'the database does not support it as a query';
   if (code.startsWith('42') || (error.errno !== undefined && MYSQL_STATEMENT.has(error.errno)) || code === 'SQLITE_ERROR')
     return 'the database cannot run it';
   return null;
-}
-
-/**
- * ` (name)`: the table or column a driver's message says is missing, or nothing. Only the name is
- * taken from the driver's text, and only when it looks like one: an identifier, perhaps qualified.
- * PostgreSQL: `column "x" does not exist`, `relation "s.t" does not exist`; MariaDB: `Unknown
- * column 'x' in …`, `Table 'db.t' doesn't exist`; SQLite: `no such column: x`, `no such table: t`.
- */
-function missingName(message: string): string {
-  const name =
-    /(?:column|relation) "?([^"\s]+)"? does not exist/.exec(message)?.[1] ??
-    /(?:Unknown column|Table) '([^']+)'/.exec(message)?.[1] ??
-    /no such (?:column|table): (\S+)/.exec(message)?.[1];
-  return name !== undefined && /^[\p{L}\p{N}_$.]{1,128}$/u.test(name) ? ` (${name})` : '';
 }
 
 /**
@@ -206,7 +185,7 @@ export function toConnectorError(raw: unknown, context: ErrorContext): Error {
         ? sqliteConstraint(error.message ?? '')
         : null;
   if (constraint) return new ConnectorError('rejected', `${where}: the database refused ${context.action}: ${constraint}`, { cause: raw });
-  const problem = statementProblem(error, context.statement === true);
+  const problem = statementProblem(error);
   if (problem !== null && context.statement) {
     return new ConnectorError('rejected', `${where}: the database refused the statement: ${problem}`, { cause: raw });
   }

@@ -89,30 +89,3 @@ test('a row the answer guard stopped names the bound it was over; a batch is an 
   assert.match(batch.message, /the query answers more than 32 MiB of rows, over limits\.queryBytes/);
   assert.equal(batch.details?.oneRow, undefined);
 });
-
-test("in a free query a missing table or column is named, as each engine's message gives it; nothing else of the message is", () => {
-  const cases: Array<[Error, RegExp]> = [
-    [pgError('42703', 'column "emial" does not exist'), /the statement: it names a column that does not exist \(emial\)$/],
-    [pgError('42703', 'column c.emial does not exist'), /column that does not exist \(c\.emial\)/],
-    [pgError('42P01', 'relation "public.custmers" does not exist'), /table that does not exist \(public\.custmers\)/],
-    [Object.assign(new Error("Unknown column 'emial' in 'SELECT'"), { errno: 1054 }), /column that does not exist \(emial\)/],
-    [Object.assign(new Error("Table 'shop.custmers' doesn't exist"), { errno: 1146 }), /table that does not exist \(shop\.custmers\)/],
-    [pgError('SQLITE_ERROR', 'SQLITE_ERROR: no such column: emial'), /column that does not exist \(emial\)/],
-    [pgError('SQLITE_ERROR', 'SQLITE_ERROR: no such table: main.custmers'), /table that does not exist \(main\.custmers\)/],
-  ];
-  for (const [raw, expected] of cases) {
-    const error = toConnectorError(raw, query) as ConnectorError;
-    assert.equal(error.code, 'rejected', raw.message);
-    assert.match(error.message, expected);
-  }
-  // What does not look like a name is left out rather than echoed.
-  const odd = toConnectorError(pgError('42703', `column "x' OR 1=1 --" does not exist`), query) as ConnectorError;
-  assert.match(odd.message, /column that does not exist$/);
-  // An object's tables and columns are the definition's, not the caller's to learn.
-  const reading = toConnectorError(pgError('42703', 'column "secret_col" does not exist'), {
-    systemId: 'shop',
-    action: 'reading Customer',
-  });
-  assert.equal((reading as ConnectorError).code, 'definition-mismatch');
-  assert.doesNotMatch(reading.message, /secret_col/);
-});
