@@ -22,7 +22,7 @@ export async function migrateCommand(flags: { db?: string }): Promise<number> {
     return 1;
   }
   try {
-    const applied = await migrate(db);
+    const applied = await migrate(db, { onLockWait: (notice) => process.stderr.write(`${notice}\n`) });
     for (const name of applied) process.stdout.write(`applied ${name}\n`);
     const newer = newerMigrationsWarning(location.display, await newerMigrations(db));
     if (newer !== undefined) process.stderr.write(`warning: ${newer}\n`);

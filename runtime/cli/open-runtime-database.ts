@@ -18,7 +18,10 @@ export async function openMigratedDatabase(location: DatabaseLocation, log?: Log
     return undefined;
   }
   try {
-    const applied = await migrate(db);
+    const applied = await migrate(db, {
+      // Without a logger (a short command), the notice goes where its errors go.
+      onLockWait: (notice) => (log === undefined ? process.stderr.write(`${notice}\n`) : log.warn({ database: location.display }, notice)),
+    });
     if (applied.length > 0) log?.info({ database: location.display, applied }, 'runtime database migrated');
     const newer = newerMigrationsWarning(location.display, await newerMigrations(db));
     if (newer !== undefined) log?.warn({ database: location.display }, newer);

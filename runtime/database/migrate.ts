@@ -24,6 +24,21 @@ const migrationSource: Knex.MigrationSource<Migration> = {
  */
 const config: Knex.MigratorConfig = { migrationSource, tableName: migrationTable, disableMigrationsListValidation: true };
 
+/** What to do when no process is migrating but the lock is held: an interrupted migration left it. */
+const staleLockAdvice = `If none is migrating, a migration was interrupted: set is_locked = 0 in ${migrationTable}_lock and run syncline migrate again`;
+
+export interface MigrateOptions {
+  /** How long to wait for a migration lock another process holds, in ms (default 60 s). */
+  lockWaitMs?: number;
+  /**
+   * Called once, with the text to show, when the lock has been waited for `lockNoticeMs` (default
+   * 2 s): a migration of a few seconds passes unnoticed, a lock left by an interrupted one is
+   * named while the wait goes on, not only at its end.
+   */
+  onLockWait?: (notice: string) => void;
+  lockNoticeMs?: number;
+}
+
 /**
  * Applies the pending migrations; answers the names applied now (empty when up to date).
  *
@@ -31,22 +46,30 @@ const config: Knex.MigratorConfig = { migrationSource, tableName: migrationTable
  * ("already locked") or trip over tables the winner is creating. They wait and try again; by
  * then the winner is done, and they find nothing left to apply.
  */
-export async function migrate(db: RuntimeDatabase, options: { lockWaitMs?: number } = {}): Promise<string[]> {
-  const deadline = Date.now() + (options.lockWaitMs ?? 60_000);
+export async function migrate(db: RuntimeDatabase, options: MigrateOptions = {}): Promise<string[]> {
+  const lockWaitMs = options.lockWaitMs ?? 60_000;
+  const started = Date.now();
+  const deadline = started + lockWaitMs;
+  let noticed = false;
   for (let attempt = 1; ; attempt += 1) {
     try {
       const [, applied] = (await db.knex.migrate.latest(config)) as [number, string[]];
       return applied;
     } catch (error) {
       const locked = (error as Error).name === 'MigrationLocked';
+      if (locked && !noticed && Date.now() - started >= (options.lockNoticeMs ?? 2000)) {
+        noticed = true;
+        const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+        options.onLockWait?.(
+          `waiting for the migration lock of the runtime database ${db.location.display}: another process holds it, probably migrating it now; giving up in ${left}s. ${staleLockAdvice}`,
+        );
+      }
       if (locked ? Date.now() < deadline : attempt < 3) {
         await new Promise((resolve) => setTimeout(resolve, locked ? 250 : 100 * attempt));
         continue;
       }
       const reason = (error as { message?: string }).message ?? String(error);
-      const hint = locked
-        ? `; another process has held the migration lock for too long. If none is migrating, a migration was interrupted: set is_locked = 0 in ${migrationTable}_lock and run syncline migrate again`
-        : '';
+      const hint = locked ? `; another process has held the migration lock for too long. ${staleLockAdvice}` : '';
       throw new Error(`migrating the runtime database ${db.location.display} failed: ${reason}${hint}`, { cause: error });
     }
   }

@@ -46,6 +46,37 @@ test('migrate applies the migrations once, then finds the database up to date', 
   assert.match(second.stdout, /is up to date/);
 });
 
+test('migrate says at once, not after its minute of waiting, that another process holds the migration lock', async () => {
+  const file = join(folder, 'locked.db');
+  assert.equal((await run(['migrate', '--db', `sqlite:${file}`])).code, 0);
+  const db = await openDatabase(parseDatabaseUrl(`sqlite:${file}`));
+  try {
+    await db.knex('syncline_migrations_lock').update({ is_locked: 1 });
+  } finally {
+    await db.close();
+  }
+  const child = spawn(process.execPath, [bin, 'migrate', '--db', `sqlite:${file}`], {
+    cwd: root,
+    env: cliEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const line = await new Promise<string>((resolveLine, reject) => {
+      const timer = setTimeout(() => reject(new Error('no notice within 10s')), 10_000);
+      createInterface({ input: child.stderr }).on('line', (text) => {
+        clearTimeout(timer);
+        resolveLine(text);
+      });
+    });
+    assert.match(line, /^waiting for the migration lock of the runtime database .*locked\.db: another process holds it/);
+    assert.match(line, /set is_locked = 0 in syncline_migrations_lock and run syncline migrate again$/);
+  } finally {
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+});
+
 test('a database that cannot be opened is one line and exit 1; a bad setting is exit 2 naming it', async () => {
   const missing = await run(['migrate', '--db', join(folder, 'no-such-folder', 'x.db')]);
   assert.equal(missing.code, 1);

@@ -74,6 +74,33 @@ await describeEachDatabase('runtime database migrations', (database) => {
     }
   });
 
+  test('a migration lock left held is named while the wait goes on, then in the error, with what to do', async () => {
+    const db = await openRuntimeDatabase(database());
+    const admin = database().admin;
+    try {
+      await migrate(db);
+      await admin(`${migrationTable}_lock`).update({ is_locked: 1 });
+      const notices: string[] = [];
+      const started = Date.now();
+      await assert.rejects(
+        migrate(db, { lockWaitMs: 1500, lockNoticeMs: 300, onLockWait: (notice) => notices.push(`${Date.now() - started}ms ${notice}`) }),
+        /held the migration lock for too long\. If none is migrating, a migration was interrupted: set is_locked = 0 in syncline_migrations_lock/,
+      );
+      assert.equal(notices.length, 1, 'one notice for the whole wait');
+      assert.match(
+        notices[0]!,
+        /waiting for the migration lock of the runtime database .*another process holds it.*giving up in 1s\. If none is migrating/,
+      );
+      assert.ok(Number.parseInt(notices[0]!, 10) < 1200, `the notice came while waiting, not at the end: ${notices[0]}`);
+      await admin(`${migrationTable}_lock`).update({ is_locked: 0 });
+      assert.deepEqual(await migrate(db, { onLockWait: (notice) => notices.push(notice) }), []);
+      assert.equal(notices.length, 1, 'no notice once the lock is free');
+    } finally {
+      await admin(`${migrationTable}_lock`).update({ is_locked: 0 });
+      await db.close();
+    }
+  });
+
   test('a database a newer version upgraded is run on, its unknown migrations named', async () => {
     const db = await openRuntimeDatabase(database());
     const admin = database().admin;
