@@ -30,6 +30,10 @@ export function runtimeDatabaseFailure(error: unknown): RuntimeDatabaseFailure |
   if (code === '25006' || errno === 1290 || errno === 1792 || (typeof code === 'string' && code.startsWith('SQLITE_READONLY'))) {
     return { kind: 'read-only', reason: 'it accepts no writes (a read-only server or file)' };
   }
+  // Its SQLite file deleted or replaced under the process (connectors/sql/engines/sqlite-file-guard.ts).
+  if (code === 'SYNCLINE_FILE_REPLACED') {
+    return { kind: 'file', reason: 'its file was deleted or replaced while this process ran; restart the process' };
+  }
   // Its own tables missing: a database created anew, emptied or restored from before Syncline's
   // migrations, while the process runs — every query fails until `syncline migrate` runs.
   const message = String((error as { message?: unknown } | null)?.message ?? '');

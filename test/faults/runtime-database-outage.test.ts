@@ -4,11 +4,12 @@
  * filled to the last byte and freed again. While the database fails, AddAction and a webhook
  * start answer 503 problem+json with Retry-After, naming the runtime database and nothing of the
  * driver, the host or the URL, and /readyz is unready; afterwards both work again without a restart.
+ * And an SQLite runtime file deleted under the process: refused from then on, until a restart.
  */
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createSqliteFromScript } from '../../examples/quickstart/sql-script.js';
@@ -180,5 +181,44 @@ describeIf('runtime SQLite file on a full disk under syncline serve', await smal
     assert.equal((await addAction(served.base)).status, 200);
     assert.equal((await webhookStart(served.base)).status, 200);
     assert.equal(served.server.child.exitCode, null, 'the same process serves on');
+  });
+});
+
+describe('runtime SQLite file deleted under syncline serve', () => {
+  let served: Served;
+  let file: string;
+  before(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'syncline-deleted-runtime-'));
+    file = join(dir, 'runtime.db');
+    served = await serve(`sqlite:${file}`, ['--no-daemon']);
+  });
+  after(async () => {
+    await served?.server.stop();
+    if (served) await rm(served.dir, { recursive: true, force: true });
+    await rm(dirname(file), { recursive: true, force: true });
+  });
+
+  it('refuses to accept work into the deleted file: 503 and unready until restarted, where it used to answer 200 and lose it', {
+    timeout: 60_000,
+  }, async () => {
+    assert.equal((await addAction(served.base)).status, 200);
+    for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+    // The path is looked at once a second at most.
+    await sleep(1100);
+    const leaks = ['SYNCLINE_FILE_REPLACED', 'runtime.db', dirname(file)];
+    const reason = /its file was deleted or replaced while this process ran; restart the process/;
+    await assertUnavailable(await addAction(served.base), reason, leaks);
+    await assertUnavailable(await webhookStart(served.base), reason, leaks);
+    const unready = await until(
+      () => readyz(served.base),
+      (answer) => answer.status === 503,
+      '/readyz after the file was deleted',
+    );
+    assert.match(unready.body.reason ?? '', reason);
+    // A new file at the path, as a restore would bring, is not the file this process opened either.
+    await writeFile(file, '');
+    await sleep(1100);
+    await assertUnavailable(await addAction(served.base), reason, leaks);
+    assert.equal(served.server.child.exitCode, null, 'the process serves on, answering 503, until restarted');
   });
 });

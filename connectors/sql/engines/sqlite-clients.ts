@@ -6,7 +6,8 @@
  * made from it.
  *
  * SqliteImmediateClient starts every transaction with `BEGIN IMMEDIATE`, and rolls back one whose
- * COMMIT failed: the runtime database's client, and the sql connector's for its write pool.
+ * COMMIT failed: the sql connector's client for its write pool, and the runtime database's, which
+ * also stops at a file deleted under it (sqlite-file-guard.ts).
  *
  * Every such transaction writes. A deferred `BEGIN` starts as a reader and upgrades at the first
  * write; when another connection (another process on the same file) wrote in between, SQLite

@@ -28,6 +28,7 @@ import { LOCK_WAIT_SECONDS } from '../match-locks.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { SqliteImmediateClient, SqliteTimedClient } from './sqlite-clients.js';
+import { fileGuard, SqliteRuntimeClient } from './sqlite-file-guard.js';
 import { sqliteSession, type SqliteDatabase as SqliteSessionDatabase } from './sqlite-read-only-session.js';
 
 /** sqlite3.h's SQLITE_LIMIT_LENGTH: the longest string or BLOB a connection makes or reads. */
@@ -146,9 +147,10 @@ export const sqlite = Object.freeze<Engine>({
         },
       };
     }
-    return {
-      client: SqliteImmediateClient as unknown as typeof Knex.Client,
+    const config = {
+      client: SqliteRuntimeClient as unknown as typeof Knex.Client,
       connection: { filename: target.filename },
+      fileGuard: fileGuard(target.filename),
       useNullAsDefault: true,
       log: quietLog,
       pool: {
@@ -163,6 +165,8 @@ export const sqlite = Object.freeze<Engine>({
         },
       },
     };
+    // A variable, not a literal: `fileGuard` is the client's own setting, unknown to Knex's types.
+    return config;
   },
   async unsupportedServer(knex: Knex): Promise<string | undefined> {
     await knex.raw('SELECT 1');
