@@ -14,8 +14,9 @@
  * below the smallest failed value, so the next run reads that record again. Nothing is stored
  * - after a Failed run (its statistics still show what it read),
  * - by a dry run, or a start that read part of the range: one with a WhereClause (the records
- *   it left out are not synced), an ad-hoc start of one source record, given records (both read
- *   without the cursor).
+ *   it left out are not synced), one whose ActionParams the sync's `where` or precondition uses
+ *   (narrowedByParams), an ad-hoc start of one source record, given records (both read without
+ *   the cursor).
  * Records without a cursor value (null) are read by full runs only.
  *
  * The run's statistics carry the range read (CursorStatistics): GetAction and `syncline run`
@@ -23,6 +24,7 @@
  */
 import type { PlaceholderValues } from '../../connectors/connection.js';
 import type { Expression } from '../../definitions/expression/index.js';
+import { collectPlaceholders } from '../../definitions/expression/walk.js';
 import type { SyncCursor, SyncEntry } from '../../definitions/snapshot.js';
 import type { ProcessStart } from '../execution/process-run.js';
 import type { ActionParam, CursorStatistics } from '../queue/queue-item.js';
@@ -40,6 +42,22 @@ export const FULL_RUN_PARAM = 'FULL_RUN';
 export function asksFullRun(actionParams: readonly ActionParam[] | null | undefined): boolean {
   const last = (actionParams ?? []).filter((param) => param.Name === FULL_RUN_PARAM).at(-1);
   return last !== undefined && last.Value.trim().toLowerCase() === 'true';
+}
+
+/**
+ * Whether the start's ActionParams narrow what the run reads: the sync's `where` or precondition
+ * names a parameter the start gives (`#params.id# IS NULL OR id = #params.id#`, the pattern of a
+ * webhook that starts its sync for one record). Such a run reads part of the range, as one with a
+ * WhereClause does: its mark would pass records it left out, never to be read again.
+ */
+export function narrowedByParams(sync: SyncEntry, actionParams: readonly ActionParam[] | null | undefined): boolean {
+  const given = new Set((actionParams ?? []).map((param) => param.Name).filter((name) => name !== FULL_RUN_PARAM));
+  if (given.size === 0) return false;
+  return [sync.where, sync.precondition].some(
+    (expression) =>
+      expression !== undefined &&
+      collectPlaceholders(expression).some((reference) => reference.path[0] === 'params' && given.has(reference.path[1] ?? '')),
+  );
 }
 
 /** The placeholder the cursor's bound value goes by; no definition can name it. */
@@ -78,7 +96,7 @@ export class CursorRun {
     const full = asksFullRun(start.actionParams);
     const db = environment.db;
     const previous = full || db === undefined ? undefined : await readMark(db, sync.definition.id, cursor);
-    const narrowed = (start.whereClause ?? '').trim() !== '';
+    const narrowed = (start.whereClause ?? '').trim() !== '' || narrowedByParams(sync, start.actionParams);
     return new CursorRun(sync.definition.id, cursor, previous, full, keeps && db !== undefined && !narrowed);
   }
 

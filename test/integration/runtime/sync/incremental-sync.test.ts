@@ -47,6 +47,10 @@ objects:
     table: ledger
     key: [Number]
     fields: { Number: { type: Integer, required: true }, Name: { type: String, maxLength: 20 } }
+  Note:
+    table: notes
+    key: [Number]
+    fields: { Number: { type: Integer, required: true }, Name: { type: String } }
 ---
 kind: Sync
 id: customers
@@ -62,6 +66,13 @@ source: { system: crm, object: Customer, cursor: { field: id } }
 target: { system: erp, object: Ledger }
 mapping: '{ "Number": id, "Name": name }'
 match: { where: "Number = #Number#" }
+---
+kind: Sync
+id: customers-one
+source: { system: crm, object: Customer, where: "#params.id# IS NULL OR id = #params.id#", cursor: { field: id } }
+target: { system: erp, object: Note }
+mapping: '{ "Number": id, "Name": name }'
+match: { where: "Number = #Number#" }
 `;
 }
 
@@ -75,7 +86,7 @@ const iso = (minutes: number): string => new Date(base + minutes * 60_000).toISO
 
 async function createData(database: TestDatabase): Promise<void> {
   const admin = database.admin;
-  for (const table of ['customers', 'accounts', 'ledger']) await admin.schema.dropTableIfExists(table);
+  for (const table of ['customers', 'accounts', 'ledger', 'notes']) await admin.schema.dropTableIfExists(table);
   await admin.schema.createTable('customers', (table) => {
     table.integer('id').primary();
     table.string('name', 100);
@@ -86,6 +97,10 @@ async function createData(database: TestDatabase): Promise<void> {
     table.string('AccountName', 100).notNullable();
   });
   await admin.schema.createTable('ledger', (table) => {
+    table.integer('Number').primary();
+    table.string('Name', 100);
+  });
+  await admin.schema.createTable('notes', (table) => {
     table.integer('Number').primary();
     table.string('Name', 100);
   });
@@ -290,6 +305,29 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
     });
     const written = await accounts();
     for (const id of ids) assert.equal(written[`C-${id}`], `Customer ${id}`);
+  });
+
+  test("a start narrowed by a parameter the sync's where uses keeps the mark, as one with a WhereClause does", async () => {
+    const first = await run('customers-one');
+    assert.equal(first.code, 0, first.stderr);
+    const mark = statistics(first.stdout).Mark;
+    assert.match(String(mark), /^\d+$/);
+    await database()
+      .admin('customers')
+      .insert([1001, 1002].map((id) => ({ id, name: `Customer ${id}`, changed_at: at(database(), 700) })));
+    // A webhook starting the sync for the one record it was told about.
+    const one = await run('customers-one', '--param', 'id=1002');
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(statistics(one.stdout).Created, 1);
+    assert.equal(statistics(one.stdout).Mark, mark, 'the mark does not pass 1001, which this run did not read');
+    const rest = await run('customers-one');
+    assert.equal(rest.code, 0, rest.stderr);
+    assert.deepEqual([statistics(rest.stdout).Created, statistics(rest.stdout).Mark], [1, '1002']);
+    const notes = (await database().admin('notes').whereIn('Number', [1001, 1002]).orderBy('Number')) as Array<{ Name: string }>;
+    assert.deepEqual(
+      notes.map((note) => note.Name),
+      ['Customer 1001', 'Customer 1002'],
+    );
   });
 });
 
