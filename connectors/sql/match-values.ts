@@ -10,7 +10,7 @@
  * (a boolean, a date, a number for a String field, …) has to be compared one by one.
  */
 import type { FieldType } from '../../definitions/types.js';
-import { compareValues, numberFromText } from '../../definitions/expression/index.js';
+import { compareValues, exactDecimalKey } from '../../definitions/expression/index.js';
 
 /** Whether a value as read (`stored`) is what a match on `constant` finds; null finds only null. */
 export function matchesValue(stored: unknown, constant: unknown): boolean {
@@ -27,15 +27,9 @@ export function equalityKey(type: FieldType, value: unknown): string | undefined
       return typeof value === 'string' ? `s${value}` : undefined;
     case 'Integer':
     case 'Number': {
-      const number =
-        typeof value === 'number'
-          ? value
-          : typeof value === 'bigint'
-            ? Number(value)
-            : typeof value === 'string'
-              ? numberFromText(value)
-              : null;
-      return number === null || Number.isNaN(number) ? undefined : `n${number}`;
+      // Exact, not as a double: ids past 2^53 that a double rounds alike are different records.
+      const key = exactDecimalKey(value);
+      return key === null ? undefined : `n${key}`;
     }
     default:
       return undefined;

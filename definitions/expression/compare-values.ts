@@ -19,6 +19,62 @@ export function numberFromText(text: string): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
+/** A decimal number exactly: its sign, its significant digits (no leading or trailing zeros) and the power of ten of the last one. */
+interface ExactDecimal {
+  negative: boolean;
+  digits: string;
+  exponent: number;
+}
+
+const DECIMAL_PARTS = /^\s*([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?\s*$/;
+
+/**
+ * The exact value a numeric text, a bigint or a number spells (a number as it prints: `String(n)`,
+ * the text a driver binds for it), or null for anything else. Doubles round integers past 2^53 and
+ * long decimals; these do not, so two values a double cannot tell apart still compare as they are.
+ */
+export function exactDecimal(value: unknown): ExactDecimal | null {
+  let text: string;
+  if (typeof value === 'string') {
+    if (!NUMERIC_TEXT.test(value)) return null;
+    text = value;
+  } else if (typeof value === 'bigint') text = value.toString();
+  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
+  else return null;
+  const parts = DECIMAL_PARTS.exec(text)!;
+  const fraction = parts[3] ?? '';
+  let digits = `${parts[2]}${fraction}`.replace(/^0+/, '');
+  let exponent = Number(parts[4] ?? 0) - fraction.length;
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  if (digits === '') return { negative: false, digits: '', exponent: 0 };
+  return { negative: parts[1] === '-', digits, exponent };
+}
+
+/** Orders two exact decimals: -1, 0 or 1. */
+export function compareExact(a: ExactDecimal, b: ExactDecimal): number {
+  const signOf = (x: ExactDecimal) => (x.digits === '' ? 0 : x.negative ? -1 : 1);
+  if (signOf(a) !== signOf(b)) return sign(signOf(a) - signOf(b));
+  if (signOf(a) === 0) return 0;
+  // Magnitudes: first by where the leading digit stands, then digit by digit.
+  const lead = a.digits.length + a.exponent - (b.digits.length + b.exponent);
+  let magnitude = sign(lead);
+  if (magnitude === 0) {
+    const width = Math.max(a.digits.length, b.digits.length);
+    const x = a.digits.padEnd(width, '0');
+    const y = b.digits.padEnd(width, '0');
+    magnitude = x < y ? -1 : x > y ? 1 : 0;
+  }
+  return a.negative ? -magnitude : magnitude;
+}
+
+/** A text shared by exactly the values equal to this one as numbers (exactDecimal), or null for a non-number. */
+export function exactDecimalKey(value: unknown): string | null {
+  const exact = exactDecimal(value);
+  return exact === null ? null : `${exact.negative ? '-' : ''}${exact.digits}e${exact.exponent}`;
+}
+
 /** Booleans as other systems spell them: 1/0 (SQLite, MySQL), 'true'/'false'/'1'/'0' (forms, query strings). */
 export function booleanFrom(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
@@ -50,7 +106,8 @@ function normalise(value: unknown): unknown {
  *   a date is midnight UTC, a date-time without offset is UTC); anything else is unknown.
  * - objects and arrays: unknown.
  * - number and number: numerically; NaN is unknown.
- * - number and string: numerically when the string is entirely a finite number, else unknown.
+ * - number and string: numerically when the string is entirely a finite number, else unknown;
+ *   exactly as written, not as doubles (`9007199254740993` is not `9007199254740992`).
  * - boolean and boolean, number 1/0, or string 'true'/'false'/'1'/'0': as booleans (false < true).
  * - string and string: by UTF-16 code unit, case-sensitively.
  * - anything else: unknown.
@@ -74,7 +131,10 @@ export function compareValues(left: unknown, right: unknown): number | null {
     const x = typeof a === 'number' ? a : typeof a === 'string' ? numberFromText(a) : null;
     const y = typeof b === 'number' ? b : typeof b === 'string' ? numberFromText(b) : null;
     if (x === null || y === null || Number.isNaN(x) || Number.isNaN(y)) return null;
-    return sign(x - y);
+    const order = sign(x - y);
+    // Equal as doubles, yet maybe not as written: ids past 2^53, long decimals.
+    if (order !== 0 || (typeof left === 'number' && typeof right === 'number')) return order;
+    return compareExact(exactDecimal(left)!, exactDecimal(right)!);
   }
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   return null;

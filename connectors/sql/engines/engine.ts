@@ -128,6 +128,11 @@ export interface Engine {
   binaryTextValue(bound: string): SqlFragment;
   castText(expression: SqlFragment): SqlFragment;
   castNumber(expression: SqlFragment): SqlFragment;
+  /**
+   * A bound numeric text as the exact number it spells, for a comparison with a numeric column:
+   * what a double cannot hold (an id past 2^53, a long decimal) is not rounded on the way.
+   */
+  exactNumber(text: string): SqlFragment;
   /** `YYYY-MM-DD`, as Date fields are read. */
   isoDateText(expression: SqlFragment): SqlFragment;
   /** `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC, as DateTime fields are read (JS `toISOString`). */

@@ -165,6 +165,8 @@ export const mysql = Object.freeze<Engine>({
   binaryText: (expression: SqlFragment) => sql`CAST(CONVERT(${expression} USING utf8mb4) AS BINARY)`,
   binaryTextValue: (bound: string) => sql`CAST(${value(bound)} AS BINARY)`,
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS CHAR)`,
+  // 65 digits, 30 of them after the point: any BIGINT, and decimals as long as a DECIMAL column holds.
+  exactNumber: (text: string) => sql`CAST(${value(text)} AS DECIMAL(65,30))`,
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS DOUBLE)`,
   isoDateText: (expression: SqlFragment) => sql`DATE_FORMAT(${expression}, '%Y-%m-%d')`,
   isoDateTimeText,

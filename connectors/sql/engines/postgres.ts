@@ -131,6 +131,7 @@ export const postgres = Object.freeze<Engine>({
   binaryText: (expression: SqlFragment) => sql`(CAST(${expression} AS TEXT) COLLATE "C")`,
   binaryTextValue: (bound: string) => value(bound),
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS TEXT)`,
+  exactNumber: (text: string) => sql`CAST(${value(text)} AS NUMERIC)`,
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS DOUBLE PRECISION)`,
   isoDateText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD')`,
   isoDateTimeText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,

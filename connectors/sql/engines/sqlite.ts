@@ -188,6 +188,8 @@ export const sqlite = Object.freeze<Engine>({
   binaryText: (expression: SqlFragment) => sql`(${expression} COLLATE BINARY)`,
   binaryTextValue: (bound: string) => value(bound),
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS TEXT)`,
+  // An integer within 64 bits exactly; SQLite holds anything else as a double itself.
+  exactNumber: (text: string) => (/^\s*[-+]?\d+\s*$/.test(text) ? sql`CAST(${value(text.trim())} AS INTEGER)` : value(Number(text))),
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS REAL)`,
   isoDateText: (expression: SqlFragment) => sql`date(${expression})`,
   isoDateTimeText,
