@@ -7,7 +7,8 @@
  * cursor as its range (ReadRequest.rangeField): the sql connector then reads by the cursor, then
  * the key, so an index on the cursor finds the records past the mark (seek-order.ts there).
  *
- * What reads everything: the first run (no mark yet, or one of another field), and a start with
+ * What reads everything: the first run (no mark yet, or one of another field or of another source:
+ * another system, object, query or `where`, cursor-marks.ts), and a start with
  * the action parameter FULL_RUN=true (`syncline run --full`). A full run starts the mark over.
  *
  * The mark a run stores is the greatest cursor value it read, but never past a record that failed:
@@ -28,7 +29,7 @@ import { collectPlaceholders } from '../../definitions/expression/walk.js';
 import type { SyncCursor, SyncEntry } from '../../definitions/snapshot.js';
 import type { ProcessStart } from '../execution/process-run.js';
 import type { ActionParam, CursorStatistics } from '../queue/queue-item.js';
-import { readMark, storeMark } from './cursor-marks.js';
+import { readMark, sourceDigest, storeMark } from './cursor-marks.js';
 import { compareCursorValues, markBelowFailure, markText, readBound } from './cursor-values.js';
 import type { RunReport } from './run-report.js';
 import type { SyncEnvironment } from './run-sync.js';
@@ -75,6 +76,8 @@ export class CursorRun {
   private constructor(
     private readonly syncId: string,
     private readonly cursor: SyncCursor,
+    /** sourceDigest of the sync: a mark is of one source. */
+    private readonly source: string,
     private readonly previous: string | undefined,
     private readonly full: boolean,
     /** Whether a successful run stores its mark. */
@@ -95,9 +98,10 @@ export class CursorRun {
     if (cursor === undefined || start.records !== undefined || sourceId !== '') return undefined;
     const full = asksFullRun(start.actionParams);
     const db = environment.db;
-    const previous = full || db === undefined ? undefined : await readMark(db, sync.definition.id, cursor);
+    const source = sourceDigest(sync.definition);
+    const previous = full || db === undefined ? undefined : await readMark(db, sync.definition.id, cursor, source);
     const narrowed = (start.whereClause ?? '').trim() !== '' || narrowedByParams(sync, start.actionParams);
-    return new CursorRun(sync.definition.id, cursor, previous, full, keeps && db !== undefined && !narrowed);
+    return new CursorRun(sync.definition.id, cursor, source, previous, full, keeps && db !== undefined && !narrowed);
   }
 
   /** `field >= #cursor#` (or `>` for an Integer key); undefined for a run that reads everything. */
@@ -169,7 +173,7 @@ export class CursorRun {
     const next = this.nextMark();
     if (this.keeps && next !== undefined && next !== this.previous) {
       try {
-        this.stored = await storeMark(environment.db!, this.syncId, this.cursor, next, { full: this.full });
+        this.stored = await storeMark(environment.db!, this.syncId, this.cursor, next, { full: this.full, source: this.source });
       } catch (error) {
         const message = `the high-water mark ${next} of ${this.cursor.field} could not be stored (${(error as Error).message}); the next run reads from the previous mark again`;
         environment.log?.warn({ sync: this.syncId, err: error }, message);

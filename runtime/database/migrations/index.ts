@@ -12,6 +12,7 @@ import { queueListing } from './010-queue-listing.js';
 import { syncCursors } from './011-sync-cursors.js';
 import { queueClaimFunction } from './012-queue-claim-function.js';
 import { queueLookups } from './013-queue-lookups.js';
+import { cursorSources } from './014-cursor-sources.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   syncCursors,
   queueClaimFunction,
   queueLookups,
+  cursorSources,
 ]);

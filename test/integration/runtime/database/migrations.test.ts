@@ -31,6 +31,7 @@ const allMigrations = [
   '011-sync-cursors',
   '012-queue-claim-function',
   '013-queue-lookups',
+  '014-cursor-sources',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {
@@ -167,7 +168,7 @@ await describeEachDatabase('runtime database migrations', (database) => {
     ]);
     assert.deepEqual(await columns('record_store'), ['created_at', 'guid', 'record', 'sync_id']);
     assert.deepEqual(await columns('schedules'), ['last_item_id', 'last_slot_at', 'process_id', 'updated_at']);
-    assert.deepEqual(await columns('sync_cursors'), ['field', 'kind', 'mark', 'sync_id', 'updated_at']);
+    assert.deepEqual(await columns('sync_cursors'), ['field', 'kind', 'mark', 'source', 'sync_id', 'updated_at']);
     assert.deepEqual(await columns('webhook_log'), [
       'at',
       'duration_ms',

@@ -329,6 +329,33 @@ await describeEachDatabase('incremental sync runs (source.cursor)', (database) =
       ['Customer 1001', 'Customer 1002'],
     );
   });
+
+  test('a sync whose source changes starts over with a full read, not from the old mark', async () => {
+    const before = await run('customers-by-id');
+    assert.equal(before.code, 0, before.stderr);
+    const mark = Number(statistics(before.stdout).Mark);
+    // The same sync, given a where: records below the mark it never read from this source now.
+    writeFileSync(
+      join(directory, 'definitions.yaml'),
+      definitions(database()).replace(
+        'source: { system: crm, object: Customer, cursor: { field: id } }',
+        `source: { system: crm, object: Customer, where: "id > 0", cursor: { field: id } }`,
+      ),
+    );
+    try {
+      const changed = await run('customers-by-id');
+      assert.equal(changed.code, 0, changed.stderr);
+      const counted = statistics(changed.stdout);
+      assert.match(String(counted.Cursor), /^id: everything \(a full run\)/);
+      const [{ count }] = (await database().admin('customers').count({ count: '*' })) as [{ count: number | string }];
+      assert.equal(counted.Read, Number(count), 'every record read again');
+      assert.equal(counted.Mark, String(mark));
+      const again = await run('customers-by-id');
+      assert.equal(statistics(again.stdout).Read, 0, 'then from its own mark');
+    } finally {
+      writeFileSync(join(directory, 'definitions.yaml'), definitions(database()));
+    }
+  });
 });
 
 test('syncline validate refuses a cursor that cannot work, at its place', async () => {
