@@ -8,7 +8,8 @@
  * write of it fails that record alone, naming the field).
  *
  * The common cells take a shortcut with the same answer as decodeValue: a plain whole number of
- * up to 15 digits is read with Number (decodeValue goes through BigInt for integers of any size),
+ * up to 15 digits, or a decimal of up to 15 characters, is read with Number (decodeValue goes
+ * through BigInt for integers of any size, and keeps a decimal a double cannot hold as text),
  * 'true'/'false' and canonical dates need no parsing. A million-row file is read several times
  * faster so; test/unit/connectors/file/cell-values.test.ts holds the two answers equal.
  */
@@ -26,7 +27,8 @@ export function cellDecoder(type: FieldType | undefined): Decoder {
     case 'Integer':
       return (cell) => (typeof cell === 'string' && PLAIN_INTEGER.test(cell) ? Number(cell) : decode(cell));
     case 'Number':
-      return (cell) => (typeof cell === 'string' && PLAIN_DECIMAL.test(cell) ? Number(cell) : decode(cell));
+      // Up to 15 characters a double holds the decimal exactly; a longer one may stay text (decodeValue).
+      return (cell) => (typeof cell === 'string' && cell.length <= 15 && PLAIN_DECIMAL.test(cell) ? Number(cell) : decode(cell));
     case 'Boolean':
       return (cell) => (cell === 'true' ? true : cell === 'false' ? false : decode(cell));
     case 'Date':

@@ -4,7 +4,7 @@
  * Read (`decodeValue`): whatever the system gives — a driver's value, JSON, text of a CSV cell —
  * becomes what records carry: String as text; Integer as a number (a bigint, or text of one, is a
  * number when it is a safe integer, else stays text); Number as a number (decimals may arrive as
- * text); Boolean as true/false (1/0 and 'true'/'false' too); Date as `YYYY-MM-DD`; DateTime as ISO
+ * text), or as exact text when a double cannot hold it (a decimal(30,10), digits past 2^53); Boolean as true/false (1/0 and 'true'/'false' too); Date as `YYYY-MM-DD`; DateTime as ISO
  * 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text without an offset is UTC); Json
  * parsed. A value that cannot be read as its type is passed on as it came.
  *
@@ -16,7 +16,7 @@
 import type { FieldType } from '../../definitions/types.js';
 import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
-import { booleanFrom as booleanOf, numberFromText as numberOf } from '../../definitions/expression/index.js';
+import { booleanFrom as booleanOf, exactDecimalKey, numberFromText as numberOf } from '../../definitions/expression/index.js';
 
 const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
 
@@ -59,12 +59,24 @@ function decodeInteger(raw: unknown): unknown {
   return raw;
 }
 
+/**
+ * A numeric text as a number when a double holds its value exactly, else the text itself: a
+ * decimal(30,10) or an id past 2^53 that a double would round stays exact from source to target,
+ * as an Integer past 2^53 does. Up to 15 characters, a text has at most 15 significant digits,
+ * which a double always holds: the common case costs no second look.
+ */
+function exactNumber(text: string): number | string | null {
+  const number = numberOf(text);
+  if (number === null || text.length <= 15) return number;
+  return exactDecimalKey(number) === exactDecimalKey(text) ? number : text.trim();
+}
+
 function decodeNumber(raw: unknown): unknown {
   if (typeof raw === 'number') return raw;
   if (raw === null || raw === undefined) return null;
   if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
-  if (typeof raw === 'bigint') return Number(raw);
-  if (typeof raw === 'string') return numberOf(raw) ?? raw;
+  if (typeof raw === 'bigint') return exactNumber(raw.toString());
+  if (typeof raw === 'string') return exactNumber(raw) ?? raw;
   return raw;
 }
 
@@ -190,8 +202,9 @@ export function checkFieldValue(type: FieldType, raw: unknown, target: FieldTarg
       return whole;
     }
     case 'Number': {
-      const number = typeof raw === 'number' ? raw : typeof raw === 'bigint' ? Number(raw) : typeof raw === 'string' ? numberOf(raw) : null;
-      if (number === null || !Number.isFinite(number)) throw invalid(target, 'a number', raw);
+      // Text or a bigint a double cannot hold exactly is written as that exact text (exactNumber).
+      const number = typeof raw === 'number' ? raw : typeof raw === 'bigint' || typeof raw === 'string' ? exactNumber(String(raw)) : null;
+      if (number === null || (typeof number === 'number' && !Number.isFinite(number))) throw invalid(target, 'a number', raw);
       return number;
     }
     case 'Boolean': {

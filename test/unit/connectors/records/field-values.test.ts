@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sameFieldValue } from '../../../../connectors/records/field-values.js';
+import { checkFieldValue, decodeValue, sameFieldValue } from '../../../../connectors/records/field-values.js';
 
 test('scalars are the same when their text is', () => {
   assert.ok(sameFieldValue(7, '7'));
@@ -24,4 +24,31 @@ test('objects and arrays are the same only when their content is', () => {
   assert.ok(!sameFieldValue({ a: 1 }, '[object Object]'));
   assert.ok(!sameFieldValue([], {}));
   assert.ok(sameFieldValue(new Date('2024-01-05T10:00:00Z'), '2024-01-05T10:00:00.000Z'), 'a Date as the ISO text records carry');
+});
+
+test('Number: a value a double cannot hold exactly stays exact text, read and written; others are numbers', () => {
+  const target = { label: 'Ledger.amount' };
+  for (const exact of [
+    '12345678901234567890.1234567891',
+    '1234567890123.4567',
+    '9007199254740993',
+    '-0.000000000000000000001234567890123456789',
+  ]) {
+    assert.equal(decodeValue('Number', exact), exact, `read ${exact}`);
+    assert.equal(checkFieldValue('Number', exact, target), exact, `written ${exact}`);
+  }
+  assert.equal(decodeValue('Number', 9007199254740993n), '9007199254740993');
+  for (const [text, number] of [
+    ['0.1', 0.1],
+    ['1.50', 1.5],
+    ['12345678901234.5', 12345678901234.5],
+    ['1234567890123.4500000', 1234567890123.45],
+    [' 7 ', 7],
+  ] as const) {
+    assert.equal(decodeValue('Number', text), number, `read ${text}`);
+    assert.equal(checkFieldValue('Number', text, target), number, `written ${text}`);
+  }
+  assert.equal(checkFieldValue('Number', 2.5, target), 2.5);
+  assert.throws(() => checkFieldValue('Number', 'twelve', target), /Ledger\.amount: expected a number/);
+  assert.throws(() => checkFieldValue('Number', '1e400', target), /expected a number/, 'not finite');
 });
