@@ -4,9 +4,10 @@
  * Read (`decodeValue`): whatever the system gives — a driver's value, JSON, text of a CSV cell —
  * becomes what records carry: String as text; Integer as a number (a bigint, or text of one, is a
  * number when it is a safe integer, else stays text); Number as a number (decimals may arrive as
- * text), or as exact text when a double cannot hold it (a decimal(30,10), digits past 2^53); Boolean as true/false (1/0 and 'true'/'false' too); Date as `YYYY-MM-DD`; DateTime as ISO
- * 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text without an offset is UTC); Json
- * parsed. A value that cannot be read as its type is passed on as it came.
+ * text), or as exact decimal text when a double cannot hold it (a decimal(30,10), digits past
+ * 2^53, 1e400; one spelling per value); Boolean as true/false (1/0 and 'true'/'false' too); Date
+ * as `YYYY-MM-DD`; DateTime as ISO 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text
+ * without an offset is UTC); Json parsed. A value that cannot be read as its type is passed on as it came.
  *
  * Write (`checkFieldValue`): the value is checked against the type and given in that same
  * canonical form; a value that does not fit is ConnectorError('invalid-value') naming the field.
@@ -16,7 +17,13 @@
 import type { FieldType } from '../../definitions/types.js';
 import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
-import { booleanFrom as booleanOf, exactDecimalKey, numberFromText as numberOf } from '../../definitions/expression/index.js';
+import {
+  booleanFrom as booleanOf,
+  doubleHolds,
+  type ExactDecimal,
+  exactDecimal,
+  numberFromText as numberOf,
+} from '../../definitions/expression/index.js';
 
 const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
 
@@ -59,16 +66,42 @@ function decodeInteger(raw: unknown): unknown {
   return raw;
 }
 
+/** No exponent: up to 15 characters such a text has at most 15 significant digits between 1e-14 and 1e15. */
+const EXPONENT = /[eE]/;
+
+/** The digits of a decimal positional up to this many zeros around them; further out, as `1.5e-400`. */
+const PLAIN_ZEROS = 80;
+
 /**
- * A numeric text as a number when a double holds its value exactly, else the text itself: a
- * decimal(30,10) or an id past 2^53 that a double would round stays exact from source to target,
- * as an Integer past 2^53 does. Up to 15 characters, a text has at most 15 significant digits,
- * which a double always holds: the common case costs no second look.
+ * One spelling per decimal value (no sign on zero, no leading zeros, no trailing fractional zeros):
+ * PostgreSQL's numeric(30,10) '1234567890123.4567000000' and MariaDB's decimal(30,4)
+ * '1234567890123.4567' are the same value, so a sync finds no change between them.
+ */
+function decimalText({ negative, digits, exponent }: ExactDecimal): string {
+  const sign = negative ? '-' : '';
+  if (exponent >= 0 && exponent <= PLAIN_ZEROS) return `${sign}${digits}${'0'.repeat(exponent)}`;
+  if (exponent < 0 && -exponent <= PLAIN_ZEROS) {
+    const point = digits.length + exponent;
+    return point > 0 ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}` : `${sign}0.${'0'.repeat(-point)}${digits}`;
+  }
+  const rest = digits.length > 1 ? `.${digits.slice(1)}` : '';
+  return `${sign}${digits[0]}${rest}e${exponent + digits.length - 1}`;
+}
+
+/**
+ * A numeric text as a number when a double holds its value exactly, else as the exact decimal text
+ * (decimalText): a decimal(30,10) or an id past 2^53 that a double would round stays exact from
+ * source to target, as an Integer past 2^53 does, and so does a value past a double's range
+ * (1e400, which a double makes Infinity; 1e-400, which it makes 0). Null for a text that is no
+ * number. A text of up to 15 characters without an exponent has at most 15 significant digits,
+ * which a double always holds: the common case costs one regular expression more than Number.
  */
 function exactNumber(text: string): number | string | null {
   const number = numberOf(text);
-  if (number === null || text.length <= 15) return number;
-  return exactDecimalKey(number) === exactDecimalKey(text) ? number : text.trim();
+  if (number !== null && text.length <= 15 && !EXPONENT.test(text)) return number;
+  if (number !== null && doubleHolds(number, text)) return number;
+  const exact = exactDecimal(text);
+  return exact === null ? null : decimalText(exact);
 }
 
 function decodeNumber(raw: unknown): unknown {
@@ -202,7 +235,8 @@ export function checkFieldValue(type: FieldType, raw: unknown, target: FieldTarg
       return whole;
     }
     case 'Number': {
-      // Text or a bigint a double cannot hold exactly is written as that exact text (exactNumber).
+      // Text or a bigint a double cannot hold exactly ('1e400' too) is written as exact decimal text
+      // (exactNumber); a JS number must be finite.
       const number = typeof raw === 'number' ? raw : typeof raw === 'bigint' || typeof raw === 'string' ? exactNumber(String(raw)) : null;
       if (number === null || (typeof number === 'number' && !Number.isFinite(number))) throw invalid(target, 'a number', raw);
       return number;

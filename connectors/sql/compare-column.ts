@@ -26,7 +26,7 @@ import { ConnectorError } from '../connector-error.js';
 import { booleanOf, classOf, describeColumn, numberOf, unsupported, type ColumnOperand } from './filter-operand.js';
 import type { Engine } from './engines/index.js';
 import { numberFromText } from './numeric-text.js';
-import { exactDecimalKey } from '../../definitions/expression/index.js';
+import { doubleHolds } from '../../definitions/expression/index.js';
 import { textForm } from './sql-dialect.js';
 import { falseUnlessNull, or, sql, text, trueUnlessNull, UNKNOWN, value, join, type SqlFragment } from './sql-fragment.js';
 
@@ -156,10 +156,7 @@ function coerce(engine: Engine, column: ColumnOperand, op: CompareOperator, raw:
         const number = numberOf(constant);
         if (number === null) return unknownCoercion;
         // Text a double cannot hold as written (an id past 2^53, a long decimal) is bound exactly.
-        return pair(
-          column.sql,
-          exactDecimalKey(number) === exactDecimalKey(constant) ? value(number) : engine.exactNumber(constant.trim()),
-        );
+        return pair(column.sql, doubleHolds(number, constant) ? value(number) : engine.exactNumber(constant.trim()));
       }
       if (typeof constant === 'boolean') {
         return pair(sql`(CASE WHEN ${column.sql} = 0 OR ${column.sql} = 1 THEN ${column.sql} END)`, value(constant ? 1 : 0));

@@ -20,7 +20,7 @@ export function numberFromText(text: string): number | null {
 }
 
 /** A decimal number exactly: its sign, its significant digits (no leading or trailing zeros) and the power of ten of the last one. */
-interface ExactDecimal {
+export interface ExactDecimal {
   negative: boolean;
   digits: string;
   exponent: number;
@@ -73,6 +73,14 @@ export function compareExact(a: ExactDecimal, b: ExactDecimal): number {
 export function exactDecimalKey(value: unknown): string | null {
   const exact = exactDecimal(value);
   return exact === null ? null : `${exact.negative ? '-' : ''}${exact.digits}e${exact.exponent}`;
+}
+
+/**
+ * Whether a double holds the value a numeric text spells, as the double prints (String(n), the text
+ * a driver binds): false for an id past 2^53 or a long decimal the double rounds, and for 1e-400.
+ */
+export function doubleHolds(number: number, text: string): boolean {
+  return exactDecimalKey(number) === exactDecimalKey(text);
 }
 
 /** Booleans as other systems spell them: 1/0 (SQLite, MySQL), 'true'/'false'/'1'/'0' (forms, query strings). */

@@ -36,6 +36,16 @@ export { ExpressionSyntaxError, type ExpressionError } from './syntax-error.js';
 export { collectFields, collectPlaceholders, childrenOf, walkExpression, type PathReference } from './walk.js';
 export { evaluateCondition, evaluateTruth, evaluateValue } from './evaluate.js';
 export { recordScope, resolvePath, type EvaluationScope } from './evaluation-scope.js';
-export { booleanFrom, compareValues, exactDecimal, exactDecimalKey, holdsForOrder, numberFromText, type Truth } from './compare-values.js';
+export {
+  booleanFrom,
+  compareValues,
+  doubleHolds,
+  type ExactDecimal,
+  exactDecimal,
+  exactDecimalKey,
+  holdsForOrder,
+  numberFromText,
+  type Truth,
+} from './compare-values.js';
 export { formatExpression } from './format.js';
 export { likeMatches } from './like-pattern.js';

@@ -50,5 +50,53 @@ test('Number: a value a double cannot hold exactly stays exact text, read and wr
   }
   assert.equal(checkFieldValue('Number', 2.5, target), 2.5);
   assert.throws(() => checkFieldValue('Number', 'twelve', target), /Ledger\.amount: expected a number/);
-  assert.throws(() => checkFieldValue('Number', '1e400', target), /expected a number/, 'not finite');
+  assert.throws(() => checkFieldValue('Number', '1.2.3', target), /expected a number/);
+  assert.throws(() => checkFieldValue('Number', '', target), /expected a number/);
+  assert.throws(() => checkFieldValue('Number', Number.POSITIVE_INFINITY, target), /expected a number/, 'a double that is not finite');
+  assert.throws(() => checkFieldValue('Number', Number.NaN, target), /expected a number/);
+  assert.throws(() => checkFieldValue('Number', true, target), /expected a number/);
+  assert.equal(decodeValue('Number', 'twelve'), 'twelve', 'no number: passed on as it came');
+});
+
+test('Number: exact text has one spelling per value, so the same value read from two databases is no change', () => {
+  const target = { label: 'Ledger.amount' };
+  for (const [text, canonical] of [
+    // PostgreSQL numeric(30,10) pads to its scale; MariaDB decimal(30,4) to its own.
+    ['1234567890123.4567000000', '1234567890123.4567'],
+    ['12345678901234567890.1234567891', '12345678901234567890.1234567891'],
+    ['+0012345678901234567890.1234567891000', '12345678901234567890.1234567891'],
+    [' -9007199254740993.000 ', '-9007199254740993'],
+    ['12345678901234567890.1234567891e3', '12345678901234567890123.4567891'],
+    ['1.2345678901234567890123e-5', '0.000012345678901234567890123'],
+    // Past a double's range: Infinity and 0 would be wrong, so the decimal stays text.
+    ['1e400', '1e400'],
+    ['-1.50E+400', '-1.5e400'],
+    ['1e-400', '1e-400'],
+    ['1.234567e-320', '1.234567e-320'],
+    ['9'.repeat(20) + '0'.repeat(100), '9.9999999999999999999e119'],
+  ] as const) {
+    assert.equal(decodeValue('Number', text), canonical, `read ${text}`);
+    assert.equal(checkFieldValue('Number', text, target), canonical, `written ${text}`);
+  }
+  assert.ok(sameFieldValue(decodeValue('Number', '1234567890123.4567000000'), checkFieldValue('Number', '1234567890123.4567', target)));
+  assert.ok(!sameFieldValue(decodeValue('Number', '1234567890123.4567'), decodeValue('Number', '1234567890123.4568')));
+  // Values a double holds are numbers, whatever their spelling: arithmetic in mappings is unchanged.
+  for (const [text, number] of [
+    ['-0.000000000000000000001', -1e-21],
+    ['1e21', 1e21],
+    ['1.5e-7', 1.5e-7],
+    ['-0', -0],
+    ['000000000000000000000.5', 0.5],
+    ['12345678901234.568', 12345678901234.568],
+    ['9007199254740992', 9007199254740992],
+    ['5e-324', 5e-324],
+  ] as const) {
+    assert.equal(decodeValue('Number', text), number, `read ${text}`);
+    assert.equal(checkFieldValue('Number', text, target), number, `written ${text}`);
+  }
+  assert.equal(decodeValue('Number', 12345678901234567000), 12345678901234567000, 'a double read stays the double');
+  assert.equal(decodeValue('Number', 2n ** 64n), '18446744073709551616');
+  // A double holds 2^60, but prints (and a driver binds) it as 1152921504606847000: text it stays.
+  assert.equal(decodeValue('Number', 2n ** 60n), '1152921504606846976');
+  assert.equal(decodeValue('Number', 2n ** 50n), 2 ** 50);
 });
