@@ -14,7 +14,7 @@ import type { RecordData } from '../connection.js';
 import { equalsAny } from './compare-column.js';
 import { equalityKey, matchesValue } from './match-values.js';
 import type { PreparedWrite, Row } from './prepare-write.js';
-import { fieldColumn, type ObjectScope } from './record-query.js';
+import { fieldColumn, readFields, type ObjectScope } from './record-query.js';
 import { or, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decodeValue } from '../records/field-values.js';
 import { lookupColumns, mayLeaveUnchanged, rowKey } from './unchanged-row.js';
@@ -85,7 +85,7 @@ export async function findRecords(
     );
     const rows = (await trx
       .from({ r: object.table })
-      .select(columns.map((name) => `r.${name}`))
+      .select(toRaw(trx, readFields(scope, 'r', columns)))
       .where(toRaw(trx, chunkCondition(scope, fields, lookups)))) as Row[];
     // Requests indexed by their values' equality keys; the rest are compared with every row.
     const keyed = new Map<string, Lookup[]>();

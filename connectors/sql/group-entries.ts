@@ -12,8 +12,8 @@
  */
 import type { RecordData } from '../connection.js';
 import { groupParentKey, type SqlGroup } from './object-model.js';
-import type { ObjectScope } from './record-query.js';
-import { fixedText, join, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { readField, readFields, type ObjectScope } from './record-query.js';
+import { fixedText, identifier, join, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from '../records/field-values.js';
 
 const FOREIGN_KEY = '__syncline_fk';
@@ -48,23 +48,27 @@ const plans = new WeakMap<SqlGroup, GroupPlan>();
 function planOf(scope: ObjectScope, group: SqlGroup): GroupPlan {
   let plan = plans.get(group);
   if (plan === undefined) {
-    const columns: Record<string, string> = { [FOREIGN_KEY]: `g.${group.foreignKey}`, [TYPE]: `g.${group.typeField}` };
-    for (const name of group.fields.keys()) columns[name] = `g.${name}`;
+    const { knex, engine } = scope;
+    const keyType = scope.object.fields.get(groupParentKey(scope.object))?.type ?? 'String';
+    // Each column as the engine reads it exactly (readField), under the name the row carries it by.
+    const columns = (rename: (name: string) => string) =>
+      join(
+        [
+          readField(engine, 'g', group.foreignKey, keyType, FOREIGN_KEY),
+          readField(engine, 'g', group.typeField, 'String', TYPE),
+          ...[...group.fields.values()].map((field) => readField(engine, 'g', field.name, field.type, rename(field.name))),
+        ],
+        ', ',
+      );
     plan = {
-      select: fixedText(scope.knex.from({ g: group.table }).select(columns).toSQL()),
-      foreignKey: fixedText(scope.knex.raw('??', [`g.${group.foreignKey}`]).toSQL()),
-      typeField: fixedText(scope.knex.raw('??', [`g.${group.typeField}`]).toSQL()),
+      select: fixedText(toRaw(knex, sql`select ${columns((name) => name)} from ${identifier(group.table)} as ${identifier('g')}`).toSQL()),
+      foreignKey: fixedText(knex.raw('??', [`g.${group.foreignKey}`]).toSQL()),
+      typeField: fixedText(knex.raw('??', [`g.${group.typeField}`]).toSQL()),
       joinedColumns: fixedText(
-        scope.knex
-          .raw(
-            [FOREIGN_KEY, TYPE, ...group.fields.keys()].map(() => '?? as ??').join(', '),
-            [
-              [`g.${group.foreignKey}`, FOREIGN_KEY],
-              [`g.${group.typeField}`, TYPE],
-              ...[...group.fields.keys()].map((name) => [`g.${name}`, JOINED + name]),
-            ].flat(),
-          )
-          .toSQL(),
+        toRaw(
+          knex,
+          columns((name) => JOINED + name),
+        ).toSQL(),
       ),
       table: fixedText(scope.knex.raw('??', [group.table]).toSQL()),
       decoders: [...group.fields.values()].map((field) => [field.name, decoderFor(field.type)] as const),
@@ -116,7 +120,8 @@ const joinedNames = new WeakMap<
 >();
 
 /**
- * The page statement `records` (ordered by `orderBy`, whose columns are `r.<field>`) with the
+ * The page statement `records` (ordered by `orderBy`, whose columns are `r.<field>`; its columns
+ * plain, selectRecords(scope, 'plain')) with the
  * entries of the object's one group joined; undefined when the object has no group, several
  * groups, or no single declared key field to join on — those read entries with `attachGroups`.
  */
@@ -130,7 +135,9 @@ export function joinedStatement(scope: ObjectScope, records: SqlFragment, orderB
   if (names === undefined) {
     const quote = (name: string) => fixedText(knex.raw('??', [name]).toSQL());
     names = {
-      rowAll: sql`${quote('r')}.*`,
+      // The page's fields, read exactly only here: the derived tables keep the columns as they are,
+      // so the outer ORDER BY sorts them as the page's own did (record-query.ts selectRecords).
+      rowAll: fixedText(toRaw(knex, sql`${readFields(scope, 'r', object.fields.keys())}, ${identifier(`r.${ROW}`)}`).toSQL()),
       pageAll: sql`${quote('q')}.*`,
       row: quote(`r.${ROW}`),
       rowNumber: sql`row_number() over () as ${quote(ROW)}`,

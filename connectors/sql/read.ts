@@ -18,7 +18,7 @@ import { toConnectorError } from './database-errors.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope } from './record-query.js';
 import { after, canSeekPast, rangeOrder, seekOrder } from './seek-order.js';
-import { and, sql, toRaw, value } from './sql-fragment.js';
+import { and, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from '../records/field-values.js';
 import type { SqlObject } from './object-model.js';
 
@@ -59,15 +59,17 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     const condition = seek ? and([where, after(scope, seeking!, last!)]) : where;
     // The statement Knex's builder would make, from the SELECT compiled once per object.
     const offset = seek ? 0 : skip + consumed;
-    const statement =
+    const page = (select: SqlFragment) =>
       offset > 0
-        ? sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
-        : sql`${selectRecords(scope)} where ${condition} order by ${orderBy} limit ${value(size)}`;
-    const joined = joinedStatement(scope, statement, orderBy);
+        ? sql`${select} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
+        : sql`${select} where ${condition} order by ${orderBy} limit ${value(size)}`;
+    // The joined statement orders the page again outside: its fields are read exactly there.
+    const joined = joinedStatement(scope, page(selectRecords(scope, 'plain')), orderBy);
+    const statement = joined ?? page(selectRecords(scope));
     const decoders = decoderOf(scope.object);
     let records: RecordData[];
     try {
-      const rows = scope.engine.rowsOf(await toRaw(scope.knex, joined ?? statement));
+      const rows = scope.engine.rowsOf(await toRaw(scope.knex, statement));
       if (joined !== undefined) {
         records = foldJoinedRows(scope, rows, (row) => decodeRecord(decoders, row));
       } else {

@@ -12,6 +12,7 @@
  */
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../definitions/system-limits.js';
+import type { FieldType } from '../../definitions/types.js';
 import type { OrderTerm } from '../../definitions/order/parse-order.js';
 import type { ReadRequest } from '../connection.js';
 import { compareWithConstant } from './compare-column.js';
@@ -21,7 +22,7 @@ import type { ColumnOperand } from './filter-operand.js';
 import { checkId } from '../records/record-id.js';
 import { groupParentKey, resolveFieldPath, type SqlObject } from './object-model.js';
 import { column, orderTerm } from './sql-dialect.js';
-import { and, fixedText, identifier, join, sql, value, type SqlFragment } from './sql-fragment.js';
+import { and, fixedText, identifier, join, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
 import { encodeValue } from './value-codec.js';
 
 export interface ObjectScope {
@@ -90,20 +91,48 @@ export function orderByClause(scope: ObjectScope, order: ResolvedOrder): SqlFrag
   );
 }
 
-/** Objects belong to one connection, so one dialect: their SELECT text is the same for every read. */
-const selectTexts = new WeakMap<SqlObject, SqlFragment>();
+/**
+ * A declared field of the row `alias` as the engine reads it (engine.readColumn: on SQLite an
+ * integer past 2^53 as its exact text), named `as`.
+ */
+export function readField(engine: Engine, alias: string, name: string, type: FieldType, as: string = name): SqlFragment {
+  return engine.readColumn(identifier(`${alias}.${name}`), identifier(as), type);
+}
 
-/** `SELECT <declared fields> FROM <table> AS r`, compiled by Knex once per object. */
-export function selectRecords(scope: ObjectScope): SqlFragment {
+/** The declared fields `names` of `object`'s row `alias`, each as the engine reads it. */
+export function readFields(scope: ObjectScope, alias: string, names: Iterable<string>): SqlFragment {
+  const { engine, object } = scope;
+  return join(
+    [...names].map((name) => readField(engine, alias, name, object.fields.get(name)?.type ?? 'String')),
+    ', ',
+  );
+}
+
+/** Objects belong to one connection, so one dialect: their SELECT text is the same for every read. */
+const selectTexts = new WeakMap<SqlObject, { exact: SqlFragment; plain: SqlFragment }>();
+
+/**
+ * `SELECT <declared fields> FROM <table> AS r`, compiled by Knex once per object: `exact` reads
+ * each field as the engine reads it exactly (readField), `plain` is the columns as they are, for
+ * a derived table that is ordered and joined before its fields are read (group-entries.ts).
+ */
+export function selectRecords(scope: ObjectScope, reading: 'exact' | 'plain' = 'exact'): SqlFragment {
   let select = selectTexts.get(scope.object);
   if (select === undefined) {
-    select = fixedText(
-      scope.knex
-        .from({ r: scope.object.table })
-        .select([...scope.object.fields.keys()].map((name) => `r.${name}`))
-        .toSQL(),
-    );
+    const { knex, object } = scope;
+    const fields = [...object.fields.keys()];
+    select = {
+      exact: fixedText(
+        toRaw(knex, sql`select ${readFields(scope, 'r', fields)} from ${identifier(object.table)} as ${identifier('r')}`).toSQL(),
+      ),
+      plain: fixedText(
+        knex
+          .from({ r: object.table })
+          .select(fields.map((name) => `r.${name}`))
+          .toSQL(),
+      ),
+    };
     selectTexts.set(scope.object, select);
   }
-  return select;
+  return select[reading];
 }

@@ -35,6 +35,7 @@ export interface SeekOrder extends ResolvedOrder {
 }
 
 const KEY_TYPES = new Set(['Integer', 'Number', 'String']);
+const WHOLE_NUMBER = /^-?\d+$/;
 const LEADING_TYPES = new Set(['Integer', 'String', 'Date', 'DateTime']);
 const CANONICAL: Readonly<Record<string, RegExp>> = {
   Date: /^\d{4}-\d{2}-\d{2}$/,
@@ -80,8 +81,9 @@ export function canSeekPast(scope: ObjectScope, order: SeekOrder, last: RecordDa
     const value = last[term.field];
     if (value === null || value === undefined) return false;
     const type = scope.object.fields.get(term.field)?.type ?? '';
-    // An integer beyond a double's range stays text in the record, and would be compared rounded.
-    if (type === 'Integer') return typeof value === 'number';
+    // An integer past 2^53 is text in the record, compared exactly (compare-column.ts binds it
+    // through engine.exactNumber, as the BIGINT an index serves).
+    if (type === 'Integer') return typeof value === 'number' || (typeof value === 'string' && WHOLE_NUMBER.test(value));
     const canonical = CANONICAL[type];
     return canonical === undefined || (typeof value === 'string' && canonical.test(value));
   });

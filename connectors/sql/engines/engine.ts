@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
+import type { FieldType } from '../../../definitions/types.js';
 import type { ConnectionContext } from '../../connection.js';
 import type { DriverSession } from '../read-only-session.js';
 import type { SqlFragment } from '../sql-fragment.js';
@@ -133,6 +134,12 @@ export interface Engine {
    * what a double cannot hold (an id past 2^53, a long decimal) is not rounded on the way.
    */
   exactNumber(text: string): SqlFragment;
+  /**
+   * A column of a declared field as a SELECT reads it, `AS` the given name: the column itself, or
+   * where the driver would round what the column holds (node-sqlite3 reads every integer as a
+   * double), an expression that reads such a value as its exact text.
+   */
+  readColumn(column: SqlFragment, as: SqlFragment, type: FieldType): SqlFragment;
   /** `YYYY-MM-DD`, as Date fields are read. */
   isoDateText(expression: SqlFragment): SqlFragment;
   /** `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC, as DateTime fields are read (JS `toISOString`). */
@@ -154,6 +161,17 @@ export interface Engine {
 /** JS `String.prototype.trim` removes exactly these (WhiteSpace and LineTerminator). */
 export const JS_WHITESPACE =
   '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** The text of a whole number a 64-bit integer holds (what a BIGINT column can hold), trimmed; else undefined. */
+export function int64Text(text: string): string | undefined {
+  if (!WHOLE_NUMBER.test(text)) return undefined;
+  const whole = BigInt(text.trim());
+  return whole >= INT64_MIN && whole <= INT64_MAX ? whole.toString() : undefined;
+}
 
 function ignore(): void {}
 

@@ -167,6 +167,7 @@ export const mysql = Object.freeze<Engine>({
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS CHAR)`,
   // 65 digits, 30 of them after the point: any BIGINT, and decimals as long as a DECIMAL column holds.
   exactNumber: (text: string) => sql`CAST(${value(text)} AS DECIMAL(65,30))`,
+  readColumn: (column: SqlFragment, as: SqlFragment) => sql`${column} as ${as}`,
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS DOUBLE)`,
   isoDateText: (expression: SqlFragment) => sql`DATE_FORMAT(${expression}, '%Y-%m-%d')`,
   isoDateTimeText,

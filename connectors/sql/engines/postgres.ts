@@ -16,7 +16,7 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
-import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
+import { int64Text, JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { guardDriverStream, poolAnswerLimits, postgresFraming } from './answer-guard.js';
 import { pgSession, type PgClient } from './postgres-read-only-session.js';
 import { serverConnection, serverPool, type ServerSettings } from './server-settings.js';
@@ -131,7 +131,13 @@ export const postgres = Object.freeze<Engine>({
   binaryText: (expression: SqlFragment) => sql`(CAST(${expression} AS TEXT) COLLATE "C")`,
   binaryTextValue: (bound: string) => value(bound),
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS TEXT)`,
-  exactNumber: (text: string) => sql`CAST(${value(text)} AS NUMERIC)`,
+  // A whole number as BIGINT, which a bigint column's index serves; a NUMERIC bound would make
+  // PostgreSQL compare the column as NUMERIC, row by row. A numeric column takes BIGINT exactly.
+  exactNumber: (text: string) => {
+    const whole = int64Text(text);
+    return whole === undefined ? sql`CAST(${value(text)} AS NUMERIC)` : sql`CAST(${value(whole)} AS BIGINT)`;
+  },
+  readColumn: (column: SqlFragment, as: SqlFragment) => sql`${column} as ${as}`,
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS DOUBLE PRECISION)`,
   isoDateText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD')`,
   isoDateTimeText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,

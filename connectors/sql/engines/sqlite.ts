@@ -21,12 +21,13 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
+import type { FieldType } from '../../../definitions/types.js';
 import type { ConnectionContext } from '../../connection.js';
 import { ConnectorError } from '../../connector-error.js';
 import { MAX_ROW_BYTES, queryValueBytes } from '../answer-size.js';
 import { LOCK_WAIT_SECONDS } from '../match-locks.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
-import { JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
+import { int64Text, JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { SqliteImmediateClient, SqliteTimedClient } from './sqlite-clients.js';
 import { fileGuard, SqliteRuntimeClient } from './sqlite-file-guard.js';
 import { sqliteSession, type SqliteDatabase as SqliteSessionDatabase } from './sqlite-read-only-session.js';
@@ -188,8 +189,17 @@ export const sqlite = Object.freeze<Engine>({
   binaryText: (expression: SqlFragment) => sql`(${expression} COLLATE BINARY)`,
   binaryTextValue: (bound: string) => value(bound),
   castText: (expression: SqlFragment) => sql`CAST(${expression} AS TEXT)`,
-  // An integer within 64 bits exactly; SQLite holds anything else as a double itself.
-  exactNumber: (text: string) => (/^\s*[-+]?\d+\s*$/.test(text) ? sql`CAST(${value(text.trim())} AS INTEGER)` : value(Number(text))),
+  // An integer within 64 bits exactly (CAST clamps a bigger one to 2^63 - 1); SQLite holds
+  // anything else as a double itself.
+  exactNumber: (text: string) => {
+    const whole = int64Text(text);
+    return whole === undefined ? value(Number(text)) : sql`CAST(${value(whole)} AS INTEGER)`;
+  },
+  // node-sqlite3 reads an integer as a double: one past 2^53 is read as its text instead.
+  readColumn: (column: SqlFragment, as: SqlFragment, type: FieldType) =>
+    type === 'Integer' || type === 'Number'
+      ? sql`CASE WHEN typeof(${column}) = 'integer' AND ${column} NOT BETWEEN -9007199254740991 AND 9007199254740991 THEN CAST(${column} AS TEXT) ELSE ${column} END as ${as}`
+      : sql`${column} as ${as}`,
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS REAL)`,
   isoDateText: (expression: SqlFragment) => sql`date(${expression})`,
   isoDateTimeText,

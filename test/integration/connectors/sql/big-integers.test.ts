@@ -3,8 +3,9 @@
  * exact text (a double would round it); a filter or a match comparing a BIGINT column with it must
  * find the record it names, not its neighbour a double cannot tell apart: a sync's match once
  * updated another record, and a cursor past 9007199254761003 skipped 9007199254761004.
- * (node-sqlite3 reads every integer as a double, so on SQLite the values read back are rounded;
- * what is stored, filtered and matched is exact there too.)
+ * node-sqlite3 reads every integer as a double: on SQLite such a column is read as its text, or
+ * records with keys past 2^53 came back rounded, paging by key read some twice and skipped others,
+ * and a write matched by such a key updated the row of the rounded key.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -26,6 +27,20 @@ function system(database: TestDatabase): SystemDefinition {
         key: ['id'],
         fields: { id: { type: 'Integer' }, src_id: { type: 'Integer' }, name: { type: 'String' } },
       },
+      Snowflake: {
+        table: 'big_keys',
+        key: ['id'],
+        fields: { id: { type: 'Integer' }, name: { type: 'String' }, amount: { type: 'Number' } },
+        groups: {
+          tags: {
+            table: 'big_key_tags',
+            foreignKey: 'big_id',
+            typeField: 'type',
+            types: ['main'],
+            fields: { label: { type: 'String' }, ref: { type: 'Integer' } },
+          },
+        },
+      },
     },
     queries: {},
   } as unknown as SystemDefinition;
@@ -33,6 +48,16 @@ function system(database: TestDatabase): SystemDefinition {
 
 // 2^53 and 2^53 + 4: a double holds them. 2^53 + 1 and 2^53 + 3 round to them.
 const held = ['9007199254740992', '9007199254740996'];
+// Keys a double cannot tell apart: 2^53 + 1 … 2^53 + 7.
+const snowflakes = [
+  '9007199254740993',
+  '9007199254740994',
+  '9007199254740995',
+  '9007199254740996',
+  '9007199254740997',
+  '9007199254740998',
+  '9007199254740999',
+];
 
 await describeEachDatabase('integers past 2^53 in filters and matches', (database) => {
   let connection: Connection;
@@ -46,6 +71,23 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
       table.string('name', 100);
     });
     await admin('big_entries').insert(held.map((src, index) => ({ id: index + 1, src_id: src, name: `target-${src.slice(-3)}` })));
+    await admin.schema.dropTableIfExists('big_key_tags');
+    await admin.schema.dropTableIfExists('big_keys');
+    await admin.schema.createTable('big_keys', (table) => {
+      table.bigInteger('id').primary();
+      table.string('name', 100);
+      table.bigInteger('amount');
+    });
+    await admin.schema.createTable('big_key_tags', (table) => {
+      table.bigInteger('big_id');
+      table.string('type', 20);
+      table.string('label', 100);
+      table.bigInteger('ref');
+    });
+    // Inserted in another order than the key's, so a read pages by the key, not by insertion.
+    const shuffled = [3, 0, 6, 1, 5, 2, 4].map((index) => snowflakes[index]!);
+    await admin('big_keys').insert(shuffled.map((id) => ({ id, name: `flake-${id.slice(-3)}`, amount: id })));
+    await admin('big_key_tags').insert(shuffled.map((id) => ({ big_id: id, type: 'main', label: `tag-${id.slice(-3)}`, ref: id })));
     connection = sqlConnector.createConnection(system(database()), { baseDirectory: database().baseDirectory });
   });
   after(async () => {
@@ -62,11 +104,7 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
   /** The values read back: exact text, except on SQLite (see above). */
   const spelled = (values: unknown[]): string[] => values.map(String);
 
-  test('records carry the values exactly, as text (PostgreSQL, MariaDB)', async (t) => {
-    if (database().engine === 'sqlite') {
-      t.skip('node-sqlite3 reads integers as doubles');
-      return;
-    }
+  test('records carry the values exactly, as text', async () => {
     const records = await read('id > 0', null);
     assert.deepEqual(
       records.map((record) => record.src_id),
@@ -114,5 +152,63 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
       '9007199254740996': 'target-996',
       '9007199254740997': 'src-997',
     });
+  });
+
+  test('records keyed past 2^53 are read once each, in key order, across pages, with their group entries', async () => {
+    const records: RecordData[] = [];
+    for await (const page of connection.read('Snowflake', { pageSize: 2 })) records.push(...page);
+    assert.deepEqual(
+      records.map((record) => [record.id, record.name, record.amount, record.tags]),
+      // A Number is a number where a double holds it (2^53 + 2), an Integer past 2^53 is text.
+      snowflakes.map((id) => [
+        id,
+        `flake-${id.slice(-3)}`,
+        String(Number(id)) === id ? Number(id) : id,
+        { main: { label: `tag-${id.slice(-3)}`, ref: id } },
+      ]),
+    );
+    const byId: RecordData[] = [];
+    for await (const page of connection.read('Snowflake', { id: { id: '9007199254740995' } })) byId.push(...page);
+    assert.deepEqual(
+      byId.map((record) => record.name),
+      ['flake-995'],
+    );
+  });
+
+  test('a write matched by a key past 2^53 updates that record, and a created one keeps its group entries under its own key', async () => {
+    const outcomes = await connection.writeMany('Snowflake', [
+      { values: { id: '9007199254740995', name: 'renamed-995' }, match: { id: '9007199254740995' } },
+      { values: { id: '9007199254741001', name: 'flake-001' }, match: { id: '9007199254741001' } },
+    ]);
+    assert.deepEqual(
+      outcomes.map((outcome) => (outcome instanceof Error ? outcome.message : outcome.action)),
+      ['updated', 'created'],
+    );
+    const created = await connection.write('Snowflake', {
+      values: { id: '9007199254741003', name: 'flake-003' },
+      groups: { tags: { main: { label: 'tag-003', ref: '9007199254741003' } } },
+    });
+    assert.equal(created.action, 'created');
+    assert.deepEqual(created.key, { id: '9007199254741003' });
+    const rows = (await database()
+      .admin('big_keys')
+      .select(database().admin.raw('CAST(id AS CHAR(30)) AS id'), 'name')
+      .orderBy('big_keys.id')) as Array<{ id: string; name: string }>;
+    assert.deepEqual(
+      rows.map((row) => `${row.id.trim()} ${row.name}`),
+      [
+        ...snowflakes.map((id) => `${id} ${id === '9007199254740995' ? 'renamed' : 'flake'}-${id.slice(-3)}`),
+        '9007199254741001 flake-001',
+        '9007199254741003 flake-003',
+      ],
+    );
+    const tags = (await database()
+      .admin('big_key_tags')
+      .select(database().admin.raw('CAST(big_id AS CHAR(30)) AS id'), 'label')
+      .where('label', 'tag-003')) as Array<{ id: string; label: string }>;
+    assert.deepEqual(
+      tags.map((row) => row.id.trim()),
+      ['9007199254741003'],
+    );
   });
 });
