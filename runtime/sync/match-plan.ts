@@ -7,7 +7,7 @@
  */
 import type { ObjectDescription, PlaceholderValues } from '../../connectors/connection.js';
 import type { FieldType } from '../../definitions/types.js';
-import { booleanFrom, numberFromText, type Expression, type PlaceholderNode } from '../../definitions/expression/index.js';
+import { booleanFrom, exactDecimalKey, type Expression, type PlaceholderNode } from '../../definitions/expression/index.js';
 
 export interface Equality {
   field: string;
@@ -50,13 +50,14 @@ export function equalityValues(equalities: readonly Equality[], placeholders: Pl
 
 /**
  * A value as text that equal values share, by the target field's type, as the database compares
- * them: 7, "7" and "7.0" for a Number; true, 1 and "true" for a Boolean; a Date and its ISO text.
+ * them: 7, "7" and "7.0" for a Number (exactly: 9007199254740993 is not 9007199254740992); true, 1 and "true" for a Boolean; a Date and its ISO text.
  * Strings exactly (see MatchIndex.find for collations that equate more).
  */
 export function comparable(type: FieldType, value: unknown): string {
   if (type === 'Integer' || type === 'Number') {
-    const number = typeof value === 'number' ? value : typeof value === 'string' ? numberFromText(value.trim()) : null;
-    if (number !== null) return `n${number}`;
+    // Exact, not as a double: ids past 2^53 that a double rounds alike are different records.
+    const key = exactDecimalKey(value);
+    if (key !== null) return `n${key}`;
   } else if (type === 'Boolean') {
     const truth = booleanFrom(value);
     if (truth !== null) return `b${truth}`;
