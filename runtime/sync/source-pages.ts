@@ -25,7 +25,7 @@ import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
 import { systemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
-import { evaluateCondition, numberFromText, resolvePath, type AndNode, type Expression } from '../../definitions/expression/index.js';
+import { doubleHolds, evaluateCondition, numberFromText, resolvePath, type AndNode, type Expression } from '../../definitions/expression/index.js';
 import { parseKey } from './record-key.js';
 import { readRecords, readRecordsByGuid, type RecordCursor } from '../record-store/read-records.js';
 import { RunStop } from './run-report.js';
@@ -99,10 +99,14 @@ async function* objectPages(request: SourceRequest, object: string): AsyncGenera
   for await (const page of pages) yield page.map((record) => ({ record, sourceId: sourceIdOf(record) }));
 }
 
-/** A source id as a value of a query column's type, so the database compares like with like. */
+/**
+ * A source id as a value of a query column's type, so the database compares like with like; an id
+ * a double cannot hold (past 2^53) stays its text, which the comparison binds exactly.
+ */
 function typedSourceId(type: FieldType | undefined, text: string): unknown {
-  if (type === 'Integer' || type === 'Number') return numberFromText(text.trim()) ?? text;
-  return text;
+  if (type !== 'Integer' && type !== 'Number') return text;
+  const number = numberFromText(text.trim());
+  return number !== null && doubleHolds(number, text) ? number : text;
 }
 
 async function* queryPages(request: SourceRequest, name: string): AsyncGenerator<SourceRecord[]> {

@@ -4,7 +4,8 @@
  * same target record — a sync matching on such a column updated one row three times and left the
  * other two as they were, saying "updated 3"; a sync matching on the key tried to give one row
  * another's key. Matches the connector makes while writing (create or update on the key) compared
- * exactly already; this one is the run's own (`onNoMatch: skip`), as are dry runs.
+ * exactly already; this one is the run's own (`onNoMatch: skip`), as are dry runs. An ad-hoc start
+ * of a free query binds such an id exactly too: it read its neighbour's record, or none.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -64,6 +65,20 @@ objects:
       sk: { type: Integer }
       ref: { type: Integer }
       name: { type: String }
+queries:
+  flakes:
+    statement: "SELECT ref, name, id FROM flake_sources WHERE #FlowFilter#"
+    columns:
+      - { name: ref, type: Integer }
+      - { name: name, type: String }
+      - { name: id, type: Integer }
+---
+kind: Sync
+id: mark-one-flake
+source: { system: flakes, query: flakes }
+target: { system: flakes, object: Target }
+mapping: '{ "sk": id, "name": name & "!" }'
+match: { where: "sk = #sk#", onNoMatch: skip }
 ---
 kind: Sync
 id: rename-flakes
@@ -116,5 +131,13 @@ batchSize: 3
       rows.map((row) => `${row.ref.trim()} ${row.name}`),
       refs.map((ref) => `${ref} new-${ref.slice(-3)}`),
     );
+  });
+
+  test('an ad-hoc start of a query source finds the one record whose first column is that id', async () => {
+    const outcome = await runProcess({ snapshot, connections, db: runtime() }, { processId: 'mark-one-flake', sourceId: refs[1] });
+    assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
+    assert.deepEqual(outcome.statistics, { read: 1, created: 0, updated: 1, skipped: 0, failed: 0 });
+    const names = await database().admin('flake_targets').pluck('name').orderBy('sk');
+    assert.deepEqual(names, ['new-789', 'new-790!', 'new-791']);
   });
 });
