@@ -151,12 +151,12 @@ function coerce(engine: Engine, column: ColumnOperand, op: CompareOperator, raw:
     case 'number':
       // A driver's bigint past 2^53 is compared as it is, not as the double it rounds to.
       if (typeof raw === 'bigint' && !Number.isSafeInteger(constant)) return pair(column.sql, engine.exactNumber(raw.toString()));
-      if (typeof constant === 'number') return pair(column.sql, value(constant));
+      if (typeof constant === 'number') return pair(column.sql, engine.numberValue(constant));
       if (typeof constant === 'string') {
         const number = numberOf(constant);
         if (number === null) return unknownCoercion;
         // Text a double cannot hold as written (an id past 2^53, a long decimal) is bound exactly.
-        return pair(column.sql, doubleHolds(number, constant) ? value(number) : engine.exactNumber(constant.trim()));
+        return pair(column.sql, doubleHolds(number, constant) ? engine.numberValue(number) : engine.exactNumber(constant.trim()));
       }
       if (typeof constant === 'boolean') {
         return pair(sql`(CASE WHEN ${column.sql} = 0 OR ${column.sql} = 1 THEN ${column.sql} END)`, value(constant ? 1 : 0));

@@ -13,11 +13,11 @@
 import type { Knex } from 'knex';
 import type { WriteRequest, WriteResult } from '../connection.js';
 import { toConnectorError } from './database-errors.js';
-import { groupParentKey, type SqlGroup, type SqlObject } from './object-model.js';
+import { groupParentKey, type SqlGroup } from './object-model.js';
 import { insertUnlessConflict } from './conflict-insert.js';
 import { ambiguousMatch, createRow, encodeGroupEntry, prepareWrite, writeResult, type PreparedWrite, type Row } from './prepare-write.js';
 import { readFields, type ObjectScope } from './record-query.js';
-import { toRaw } from './sql-fragment.js';
+import { identifier, toRaw } from './sql-fragment.js';
 import { holdsValues, lookupColumns, mayLeaveUnchanged, rowKey } from './unchanged-row.js';
 import { guardWrites, NO_GUARD, writeTransaction, type WriteGuard, type WriteScope } from './write-transaction.js';
 
@@ -54,17 +54,15 @@ export async function findRecord(trx: Knex.Transaction, scope: ObjectScope, prep
 }
 
 /**
- * The key an INSERT … RETURNING gave back, except where the driver rounded a value the write gave
- * (node-sqlite3 answers 9007199254740993 as 9007199254740992): the written value is the key then,
- * or the record's group entries would be stored under its neighbour's key.
+ * The key columns an INSERT … RETURNING answers, each read as the engine reads it exactly (on
+ * SQLite a generated id past 2^53 as its text: rounded, the record's group entries went under its
+ * neighbour's key).
  */
-function returnedKey(object: SqlObject, row: Row, returned: Row | undefined): Row {
-  const key: Row = { ...returned };
-  for (const name of object.key) {
-    const value = key[name];
-    if (typeof value === 'number' && !Number.isSafeInteger(value) && row[name] !== undefined) key[name] = row[name];
-  }
-  return key;
+function keyColumns(trx: Knex.Transaction, scope: ObjectScope): Knex.Raw[] {
+  const { engine, object } = scope;
+  return object.key.map((name) =>
+    toRaw(trx, engine.readColumn(identifier(name), identifier(name), object.fields.get(name)?.type ?? 'String')),
+  );
 }
 
 /**
@@ -143,13 +141,13 @@ export async function insertRecord(
   if (guard.kind === 'unique') {
     const outcome = await insertUnlessConflict(trx, scope, [row], guard.columns, true);
     if (outcome.inserted === 0) return undefined;
-    if (scope.engine.returning) return returnedKey(object, row, outcome.keys[0]);
+    if (scope.engine.returning) return { ...outcome.keys[0] };
     insertId = outcome.insertId;
   } else if (scope.engine.returning) {
     const returned = (await trx(object.table)
       .insert(row)
-      .returning([...object.key])) as Row[];
-    return returnedKey(object, row, returned[0]);
+      .returning(keyColumns(trx, scope))) as Row[];
+    return { ...returned[0] };
   } else {
     [insertId] = (await trx(object.table).insert(row)) as number[];
   }

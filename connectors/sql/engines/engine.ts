@@ -134,6 +134,8 @@ export interface Engine {
    * what a double cannot hold (an id past 2^53, a long decimal) is not rounded on the way.
    */
   exactNumber(text: string): SqlFragment;
+  /** A number bound for a comparison with a numeric column. */
+  numberValue(number: number): SqlFragment;
   /**
    * A column of a declared field as a SELECT reads it, `AS` the given name: the column itself, or
    * where the driver would round what the column holds (node-sqlite3 reads every integer as a

@@ -168,6 +168,7 @@ export const mysql = Object.freeze<Engine>({
   // 65 digits, 30 of them after the point: any BIGINT, and decimals as long as a DECIMAL column holds.
   exactNumber: (text: string) => sql`CAST(${value(text)} AS DECIMAL(65,30))`,
   readColumn: (column: SqlFragment, as: SqlFragment) => sql`${column} as ${as}`,
+  numberValue: (number: number) => value(number),
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS DOUBLE)`,
   isoDateText: (expression: SqlFragment) => sql`DATE_FORMAT(${expression}, '%Y-%m-%d')`,
   isoDateTimeText,

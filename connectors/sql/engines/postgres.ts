@@ -138,6 +138,10 @@ export const postgres = Object.freeze<Engine>({
     return whole === undefined ? sql`CAST(${value(text)} AS NUMERIC)` : sql`CAST(${value(whole)} AS BIGINT)`;
   },
   readColumn: (column: SqlFragment, as: SqlFragment) => sql`${column} as ${as}`,
+  // A parameter takes the column's type (or, in an IN list, the list's): an integer column would
+  // refuse '1.5', and a BIGINT from exactNumber beside it would make the whole list BIGINT. As
+  // NUMERIC it compares exactly with any numeric column (a double precision one takes it as double).
+  numberValue: (number: number) => (Number.isSafeInteger(number) ? value(number) : sql`CAST(${value(number)} AS NUMERIC)`),
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS DOUBLE PRECISION)`,
   isoDateText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD')`,
   isoDateTimeText: (expression: SqlFragment) => sql`to_char(${expression}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,

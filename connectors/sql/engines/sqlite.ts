@@ -200,6 +200,7 @@ export const sqlite = Object.freeze<Engine>({
     type === 'Integer' || type === 'Number'
       ? sql`CASE WHEN typeof(${column}) = 'integer' AND ${column} NOT BETWEEN -9007199254740991 AND 9007199254740991 THEN CAST(${column} AS TEXT) ELSE ${column} END as ${as}`
       : sql`${column} as ${as}`,
+  numberValue: (number: number) => value(number),
   castNumber: (expression: SqlFragment) => sql`CAST(${expression} AS REAL)`,
   isoDateText: (expression: SqlFragment) => sql`date(${expression})`,
   isoDateTimeText,

@@ -27,6 +27,20 @@ function system(database: TestDatabase): SystemDefinition {
         key: ['id'],
         fields: { id: { type: 'Integer' }, src_id: { type: 'Integer' }, name: { type: 'String' } },
       },
+      Generated: {
+        table: 'big_generated',
+        key: ['id'],
+        fields: { id: { type: 'Integer', readOnly: true }, name: { type: 'String' } },
+        groups: {
+          tags: {
+            table: 'big_generated_tags',
+            foreignKey: 'gid',
+            typeField: 'type',
+            types: ['main'],
+            fields: { label: { type: 'String' } },
+          },
+        },
+      },
       Snowflake: {
         table: 'big_keys',
         key: ['id'],
@@ -84,6 +98,19 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
       table.string('label', 100);
       table.bigInteger('ref');
     });
+    await admin.schema.dropTableIfExists('big_generated_tags');
+    await admin.schema.dropTableIfExists('big_generated');
+    await admin.schema.createTable('big_generated', (table) => {
+      table.bigIncrements('id');
+      table.string('name', 100);
+    });
+    await admin.schema.createTable('big_generated_tags', (table) => {
+      table.bigInteger('gid');
+      table.string('type', 20);
+      table.string('label', 100);
+    });
+    await admin('big_generated').insert({ id: '9007199254740992', name: 'before' });
+    if (database().engine === 'postgres') await admin.raw(`SELECT setval(pg_get_serial_sequence('big_generated', 'id'), 9007199254740992)`);
     // Inserted in another order than the key's, so a read pages by the key, not by insertion.
     const shuffled = [3, 0, 6, 1, 5, 2, 4].map((index) => snowflakes[index]!);
     await admin('big_keys').insert(shuffled.map((id) => ({ id, name: `flake-${id.slice(-3)}`, amount: id })));
@@ -118,6 +145,24 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
     assert.deepEqual(
       (await read('src_id = #v#', '9007199254740992')).map((record) => record.id),
       [1],
+    );
+  });
+
+  test('a list mixing such a value with other numbers, and a fraction against an integer column, select what they equal', async () => {
+    // PostgreSQL types a list as one: a BIGINT beside '1.5' or 1e20 once made the read fail.
+    for (const other of [1.5, 1e20, 1e21, '0.5']) {
+      assert.deepEqual(await read(`src_id in ('9007199254740993', #v#)`, other), [], `with ${other}`);
+      assert.deepEqual(
+        (await read(`src_id in ('9007199254740992', #v#)`, other)).map((record) => record.id),
+        [1],
+        `with ${other}`,
+      );
+    }
+    assert.deepEqual(await read('src_id = #v#', 0.5), []);
+    assert.deepEqual(await read('id = #v#', 1.5), []);
+    assert.deepEqual(
+      (await read('id in (#v#, 2)', 1.5)).map((record) => record.id),
+      [2],
     );
   });
 
@@ -209,6 +254,21 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
     assert.deepEqual(
       tags.map((row) => row.id.trim()),
       ['9007199254741003'],
+    );
+  });
+
+  test('a key the database generates past 2^53 is answered exactly, and the group entries are stored under it', async () => {
+    const created = await connection.write('Generated', { values: { name: 'after' }, groups: { tags: { main: { label: 'mine' } } } });
+    assert.equal(created.action, 'created');
+    assert.deepEqual(created.key, { id: '9007199254740993' });
+    const records: RecordData[] = [];
+    for await (const page of connection.read('Generated')) records.push(...page);
+    assert.deepEqual(
+      records.map((record) => [record.id, record.name, record.tags]),
+      [
+        ['9007199254740992', 'before', {}],
+        ['9007199254740993', 'after', { main: { label: 'mine' } }],
+      ],
     );
   });
 });
