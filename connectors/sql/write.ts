@@ -144,9 +144,7 @@ export async function insertRecord(
     if (scope.engine.returning) return { ...outcome.keys[0] };
     insertId = outcome.insertId;
   } else if (scope.engine.returning) {
-    const returned = (await trx(object.table)
-      .insert(row)
-      .returning(keyColumns(trx, scope))) as Row[];
+    const returned = (await trx(object.table).insert(row).returning(keyColumns(trx, scope))) as Row[];
     return { ...returned[0] };
   } else {
     [insertId] = (await trx(object.table).insert(row)) as number[];

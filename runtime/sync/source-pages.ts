@@ -25,7 +25,14 @@ import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
 import { systemLimits } from '../../definitions/system-limits.js';
 import type { FieldType } from '../../definitions/types.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
-import { doubleHolds, evaluateCondition, numberFromText, resolvePath, type AndNode, type Expression } from '../../definitions/expression/index.js';
+import {
+  doubleHolds,
+  evaluateCondition,
+  numberFromText,
+  resolvePath,
+  type AndNode,
+  type Expression,
+} from '../../definitions/expression/index.js';
 import { parseKey } from './record-key.js';
 import { readRecords, readRecordsByGuid, type RecordCursor } from '../record-store/read-records.js';
 import { RunStop } from './run-report.js';
