@@ -9,6 +9,7 @@ import type { FieldType } from '../../definitions/types.js';
 import { ConnectorError } from '../connector-error.js';
 import { checkFieldValue, type FieldTarget } from '../records/field-values.js';
 import type { Engine } from './engines/index.js';
+import { int64Text } from './engines/engine.js';
 
 export interface EncodeTarget extends FieldTarget {
   engine: Engine;
@@ -32,6 +33,16 @@ export function bindChecked(type: FieldType, checked: unknown, target: EncodeTar
   switch (type) {
     case 'String':
       if (!engine.holdsNul && (checked as string).includes('\u0000')) refuseNul(target, 'text');
+      return checked;
+    case 'Integer':
+      // Text is an integer a double cannot hold (records/field-values.ts).
+      if (engine.roundsWideIntegers && typeof checked === 'string' && int64Text(checked) === undefined) {
+        throw new ConnectorError(
+          'invalid-value',
+          `${target.label}: ${engine.label} holds integers of 64 bits (±9223372036854775807), and would store ${checked} rounded`,
+          { details: { field: target.label } },
+        );
+      }
       return checked;
     case 'Boolean':
       return engine.booleanBinding(checked as boolean);

@@ -3,6 +3,7 @@
  * the text is the one reported, whether the lexer or the parser finds it.
  */
 
+import { doubleHolds } from './compare-values.js';
 import { isoDateProblem, matchIsoDate } from './iso-dates.js';
 import { describePosition, ExpressionSyntaxError } from './syntax-error.js';
 import { excerpt, type Token } from './tokens.js';
@@ -159,7 +160,8 @@ export class Lexer {
     if (isWordPart(src[end]) || src[end] === '.') this.fail(`malformed number '${this.runFrom(start, '.+-')}'`, start);
     const value = Number(text);
     if (!Number.isFinite(value)) this.fail(`number ${excerpt(text)} is too large`, start);
-    if (/^\d+$/.test(text) && value > Number.MAX_SAFE_INTEGER) {
+    // Digits past 2^53, or a spelling of such a number a double rounds (1234567890123456790.0).
+    if (value > Number.MAX_SAFE_INTEGER && (/^\d+$/.test(text) || !doubleHolds(value, text))) {
       this.fail(`number ${excerpt(text)} is too large to represent exactly; quote it as a string`, start);
     }
     this.position = end;

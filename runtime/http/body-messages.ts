@@ -84,10 +84,13 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
   switch (error.keyword) {
     case 'type': {
       // A number or boolean where text is wanted is the commonest slip of a typed client: say the fix.
-      const send =
-        (typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string')
-          ? ` (send ${JSON.stringify(String(data))})`
-          : '';
+      // A whole number past 2^53 arrives rounded by JSON parsing: its digits here are not the sender's.
+      const rounded = typeof data === 'number' && Number.isInteger(data) && !Number.isSafeInteger(data);
+      const send = !((typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string'))
+        ? ''
+        : rounded
+          ? ' (send it as a string of its exact digits: a JSON number past 2^53 is rounded)'
+          : ` (send ${JSON.stringify(String(data))})`;
       return `${name} must be ${shape(schema)}, not ${describe(data)}${send}.`;
     }
     case 'enum':

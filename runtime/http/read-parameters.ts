@@ -85,6 +85,10 @@ export function parseReadParameters(
   const given = new Map<ReadParameterName, { value: string; index: number }>();
   list.forEach(({ name, value }, index) => {
     if (given.has(name)) throw invalid(`/${index}/name`, `${name} is given twice.`);
+    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      // JSON parsing has rounded it already: 1234567890123456790 would read record …768 or …800.
+      throw invalid(`/${index}/value`, `${name} is a number past 2^53, which JSON rounds; send it as a string of its exact digits.`);
+    }
     given.set(name, { value: String(value), index });
   });
   requireCapabilities(system, capabilityUses(given, options));

@@ -104,6 +104,11 @@ export interface Engine {
   booleanBinding(flag: boolean): boolean | number;
   /** A System's DateTime value (ISO 8601 in UTC) as bound in a write or a comparison. */
   dateTimeText(iso: string): string;
+  /**
+   * Whether an integer past 64 bits is stored rounded, as a double, instead of being refused:
+   * SQLite's INTEGER does so; a server's BIGINT refuses it, its NUMERIC holds it.
+   */
+  readonly roundsWideIntegers: boolean;
   /** Whether text and JSON may hold the NUL character (U+0000); PostgreSQL refuses it. */
   readonly holdsNul: boolean;
   /** The rows of a `knex.raw` SELECT, which each driver answers in its own shape. */

@@ -156,6 +156,7 @@ export const mysql = Object.freeze<Engine>({
   databaseTime: (time: Date) => time,
   booleanBinding: (flag: boolean) => (flag ? 1 : 0),
   dateTimeText: (iso: string) => mysqlDateTime(new Date(iso)),
+  roundsWideIntegers: false,
   holdsNul: true,
   rowsOf: (result: unknown) => (result as [Array<Record<string, unknown>>, unknown])[0],
 

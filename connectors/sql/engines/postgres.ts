@@ -123,6 +123,7 @@ export const postgres = Object.freeze<Engine>({
   databaseTime: (time: Date) => time,
   booleanBinding: (flag: boolean) => flag,
   dateTimeText: (iso: string) => iso,
+  roundsWideIntegers: false,
   holdsNul: false,
   rowsOf: (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows,
 

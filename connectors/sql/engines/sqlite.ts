@@ -181,6 +181,7 @@ export const sqlite = Object.freeze<Engine>({
   databaseTime: (time: Date) => time.toISOString(),
   booleanBinding: (flag: boolean) => (flag ? 1 : 0),
   dateTimeText: (iso: string) => iso,
+  roundsWideIntegers: true,
   holdsNul: true,
   rowsOf: (result: unknown) => result as Array<Record<string, unknown>>,
 

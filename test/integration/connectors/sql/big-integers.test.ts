@@ -271,4 +271,15 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
       ],
     );
   });
+
+  test('an Integer past 64 bits is refused, not stored rounded', async () => {
+    await assert.rejects(
+      connection.write('Snowflake', { values: { id: '99999999999999999999', name: 'too wide' } }),
+      database().engine === 'sqlite'
+        ? /Snowflake\.id: SQLite holds integers of 64 bits .* would store 99999999999999999999 rounded/
+        : /does not fit/,
+    );
+    const rows = await database().admin('big_keys').where('name', 'too wide');
+    assert.deepEqual(rows, []);
+  });
 });

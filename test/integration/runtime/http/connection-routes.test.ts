@@ -96,6 +96,16 @@ describe('connection routes on the quickstart', () => {
         /not a valid Integer value for its key field id/,
       );
       assertProblem(await app.get('/api/GetDataObject/crm/Customer/abc'), 400, 'invalid-value');
+      // A JSON number past 2^53 is rounded by JSON parsing (…790 became …768 or …800): refused, said how to send it.
+      for (const value of [JSON.parse('1234567890123456790') as number, 2 ** 53]) {
+        assertProblem(
+          await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', value)]),
+          400,
+          'invalid-request',
+          /GETDATA_ID is a number past 2\^53, which JSON rounds; send it as a string of its exact digits/,
+        );
+      }
+      assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', 4)])), [4]);
       const account = await app.post('/api/RunConnectionGetDataMin/erp/Account', [read('GETDATA_ID', 'C-2')]);
       assert.deepEqual(account.json, [
         {

@@ -304,6 +304,8 @@ describe('syntax errors', () => {
     { source: 'a = .5', offset: 4, message: /digit before its decimal point/ },
     { source: 'a = 12abc', offset: 4, message: /malformed number '12abc'/ },
     { source: 'id = 12345678901234567890', offset: 5, message: /too large to represent exactly; quote it as a string/ },
+    { source: 'id = 1234567890123456790.0', offset: 5, message: /too large to represent exactly; quote it as a string/ },
+    { source: 'id = 1234567890123456790e0', offset: 5, message: /too large to represent exactly; quote it as a string/ },
     { source: "a = -'x'", offset: 5, message: /'-' must be followed by a number but found string 'x'/ },
     { source: 'a. = 1', offset: 3, message: /expected a field name after '\.' but found '='/ },
     { source: 'a = 1 AND', offset: 9, message: /expected a condition after 'AND' but found end of expression/ },
