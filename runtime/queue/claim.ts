@@ -54,7 +54,9 @@
  *
  * The ranking reads only the head of the line (headSize), so a claim costs the same whatever the
  * backlog; only a key at its limit with a long backlog ahead of everything else is stepped over
- * row by row (by the claim index), which happens when a run of that key ends.
+ * row by row (by the claim index), which happens when a run of that key ends. The daemon's claim
+ * on PostgreSQL ranks a head of twice its size first, and the full head only when that yields too
+ * few (migration 015 says why the choice is the same).
  *
  * `ids` narrows the claim to given items (a direct run claiming its own item when its key has
  * room); they are ranked among themselves, so a caller waiting in the request goes ahead of items

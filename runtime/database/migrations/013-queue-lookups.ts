@@ -53,7 +53,8 @@ export const claimFunctionUpdate = `
    WHERE (status = 'Pending') IS TRUE AND id = ANY(ARRAY(SELECT due.id FROM (${claimFunctionChoice}) AS due))
   RETURNING *`;
 
-const createFunction = `
+/** The claim function this migration makes (migration 015's `down` puts it back). */
+export const createClaimFunction = `
 CREATE OR REPLACE FUNCTION syncline_claim(p_worker text, p_now timestamptz, p_add_wait boolean, p_lease_ms integer, p_limit integer, p_head integer)
 RETURNS SETOF queue_items
 LANGUAGE plpgsql
@@ -120,7 +121,7 @@ export const queueLookups: Migration = {
     if (dialectOfKnex(knex) !== 'postgres') return;
     await knex.raw('DROP INDEX queue_items_claim, queue_items_reap, queue_items_locked_by, queue_items_prune, queue_items_concurrency');
     for (const statement of partialIndexes) await knex.raw(statement);
-    await knex.raw(createFunction);
+    await knex.raw(createClaimFunction);
     await knex.raw(createEndFunction);
   },
   async down(knex: Knex) {

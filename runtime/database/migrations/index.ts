@@ -13,6 +13,7 @@ import { syncCursors } from './011-sync-cursors.js';
 import { queueClaimFunction } from './012-queue-claim-function.js';
 import { queueLookups } from './013-queue-lookups.js';
 import { cursorSources } from './014-cursor-sources.js';
+import { claimHead } from './015-claim-head.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   queueClaimFunction,
   queueLookups,
   cursorSources,
+  claimHead,
 ]);

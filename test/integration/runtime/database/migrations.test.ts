@@ -32,6 +32,7 @@ const allMigrations = [
   '012-queue-claim-function',
   '013-queue-lookups',
   '014-cursor-sources',
+  '015-claim-head',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {

@@ -67,6 +67,21 @@ await describeEachRuntimeDatabase('concurrency limits', (runtime, database) => {
     assert.equal((await claim(db, { workerId: 'w', limit: 6, leaseMs: lease, now: at(100) })).length, 3);
   });
 
+  test('items behind many of a key with little room are claimed in the same claim', async () => {
+    // On PostgreSQL the daemon's claim first ranks a head twice its size (migration 015): here all
+    // of a's, of which only one may run, so the claim ranks the longer head to reach b's.
+    const a = [];
+    for (let i = 0; i < 25; i += 1) a.push(await add('a', i / 100, { concurrency: limited('a', 1) }));
+    const b = [];
+    for (let i = 0; i < 5; i += 1) b.push(await add('b', 1 + i / 100, { concurrency: limited('b', 10) }));
+    const claimed = await claim(db, { workerId: 'w', limit: 5, leaseMs: lease, now: at(100) });
+    assert.deepEqual(
+      claimed.map((item) => item.id),
+      [a[0]!.id, ...b.slice(0, 4).map((item) => item.id)],
+      'a’s oldest, then b’s four oldest',
+    );
+  });
+
   test('items of a group share one limit, whichever process they belong to', async () => {
     const group: QueueConcurrency = { key: 'group:erp-accounts', limit: 1, onLimit: 'wait' };
     const one = await add('sync-one', 1, { concurrency: group });

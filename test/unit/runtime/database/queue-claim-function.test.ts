@@ -2,13 +2,14 @@
  * The PostgreSQL claim function carries the text of the claim; a change to queue/claim.ts's
  * statement must come with a new migration that replaces the function, or the daemons (which
  * claim through it) and direct runs (which claim through claim.ts) would choose differently.
- * Migration 012 made the function, 013 replaced its UPDATE; both are held to claim.ts. No
- * database needed.
+ * Migration 012 made the function, 013 replaced its UPDATE, 015 ranks a short head first; all are
+ * held to claim.ts. No database needed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { claimFunctionChoice } from '../../../../runtime/database/migrations/012-queue-claim-function.js';
 import { claimFunctionUpdate } from '../../../../runtime/database/migrations/013-queue-lookups.js';
+import { claimChoiceWithHead, claimChosenUpdate } from '../../../../runtime/database/migrations/015-claim-head.js';
 import { claimableQuery, claimStatement } from '../../../../runtime/queue/claim.js';
 
 const words = (sql: string) => sql.trim().split(/\s+/).join(' ');
@@ -31,4 +32,17 @@ test("the claim function of migration 013 claims with claim.ts's statement, its 
   const statement = named(claimStatement('postgres', 0), ['p_worker', 'v_lease_until', 'v_now', ...choiceValues]);
   assert.equal(words(claimFunctionUpdate), words(statement));
   assert.match(claimFunctionUpdate, /\(status = 'Pending'\) IS TRUE/, 'the Pending test is one no index can serve');
+});
+
+test("the claim function of migration 015 chooses with claim.ts's query, first with a short head, then the full one", () => {
+  const choice = (head: string) => named(claimableQuery('postgres', 0), ['v_now', head, 'v_now', 'p_limit', 'p_limit']);
+  assert.equal(words(claimChoiceWithHead('v_short_head')), words(choice('v_short_head')));
+  assert.equal(words(claimFunctionChoice), words(choice('p_head')));
+});
+
+test("the claim function of migration 015 claims the chosen ids with claim.ts's UPDATE", () => {
+  const statement = named(claimStatement('postgres', 0), ['p_worker', 'v_lease_until', 'v_now', ...choiceValues]);
+  const chosen = `ARRAY(SELECT due.id FROM (${named(claimableQuery('postgres', 0), choiceValues)}) AS due)`;
+  assert.ok(statement.includes(chosen), 'claim.ts chooses the ids in its UPDATE');
+  assert.equal(words(claimChosenUpdate), words(statement.replace(chosen, 'v_chosen')));
 });
