@@ -27,9 +27,14 @@ import {
 
 const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
 
+/** The whole number a text spells (digits, a sign, spaces around), exactly; else undefined. */
+export function integerOfText(text: string): bigint | undefined {
+  return WHOLE_NUMBER.test(text) ? BigInt(text.trim()) : undefined;
+}
+
 function integerFromText(raw: string): number | string | null {
-  if (!WHOLE_NUMBER.test(raw)) return null;
-  const big = BigInt(raw.trim());
+  const big = integerOfText(raw);
+  if (big === undefined) return null;
   return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
 }
 

@@ -120,12 +120,12 @@ const joinedNames = new WeakMap<
 >();
 
 /**
- * The page statement `records` (ordered by `orderBy`, whose columns are `r.<field>`; its columns
- * plain, selectRecords(scope, 'plain')) with the
+ * The page statement `records` makes (ordered by `orderBy`, whose columns are `r.<field>`; its
+ * columns plain, selectRecords(scope, 'plain'); made only when joined) with the
  * entries of the object's one group joined; undefined when the object has no group, several
  * groups, or no single declared key field to join on — those read entries with `attachGroups`.
  */
-export function joinedStatement(scope: ObjectScope, records: SqlFragment, orderBy: SqlFragment): SqlFragment | undefined {
+export function joinedStatement(scope: ObjectScope, records: () => SqlFragment, orderBy: SqlFragment): SqlFragment | undefined {
   const { object, knex } = scope;
   const [group, ...more] = object.groups.values();
   if (group === undefined || more.length > 0 || group.types.length === 0) return undefined;
@@ -149,7 +149,7 @@ export function joinedStatement(scope: ObjectScope, records: SqlFragment, orderB
   const types = join(group.types.map(value), ', ');
   // The outer ORDER BY repeats the page's order (a derived table's order is not kept by a join),
   // then the row number keeps each record's rows together.
-  return sql`select ${names.rowAll}, ${plan.joinedColumns} from (select ${names.pageAll}, ${names.rowNumber} from (${records}) as q) as r left join ${plan.table} as g on ${plan.foreignKey} = ${names.parentKey} and ${plan.typeField} in (${types}) order by ${orderBy}, ${names.row}`;
+  return sql`select ${names.rowAll}, ${plan.joinedColumns} from (select ${names.pageAll}, ${names.rowNumber} from (${records()}) as q) as r left join ${plan.table} as g on ${plan.foreignKey} = ${names.parentKey} and ${plan.typeField} in (${types}) order by ${orderBy}, ${names.row}`;
 }
 
 /** Records of the rows of a `joinedStatement`, with their group entries attached. */

@@ -64,7 +64,7 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
         ? sql`${select} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
         : sql`${select} where ${condition} order by ${orderBy} limit ${value(size)}`;
     // The joined statement orders the page again outside: its fields are read exactly there.
-    const joined = joinedStatement(scope, page(selectRecords(scope, 'plain')), orderBy);
+    const joined = joinedStatement(scope, () => page(selectRecords(scope, 'plain')), orderBy);
     const statement = joined ?? page(selectRecords(scope));
     const decoders = decoderOf(scope.object);
     let records: RecordData[];

@@ -83,6 +83,14 @@ export function doubleHolds(number: number, text: string): boolean {
   return exactDecimalKey(number) === exactDecimalKey(text);
 }
 
+/**
+ * A whole number past 2^53 as a double — what JSON parsing makes of such digits, rounded already
+ * (1234567890123456790 arrives as …800), so its digits are not the ones written.
+ */
+export function roundedInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
+}
+
 /** Booleans as other systems spell them: 1/0 (SQLite, MySQL), 'true'/'false'/'1'/'0' (forms, query strings). */
 export function booleanFrom(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;

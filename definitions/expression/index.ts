@@ -45,6 +45,7 @@ export {
   exactDecimalKey,
   holdsForOrder,
   numberFromText,
+  roundedInteger,
   type Truth,
 } from './compare-values.js';
 export { formatExpression } from './format.js';

@@ -9,6 +9,7 @@
  * they are often the misspelling behind a missing one).
  */
 import type { ErrorObject } from 'ajv';
+import { roundedInteger } from '../../definitions/expression/index.js';
 import type { ProblemDetail } from '../errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
@@ -85,7 +86,7 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
     case 'type': {
       // A number or boolean where text is wanted is the commonest slip of a typed client: say the fix.
       // A whole number past 2^53 arrives rounded by JSON parsing: its digits here are not the sender's.
-      const rounded = typeof data === 'number' && Number.isInteger(data) && !Number.isSafeInteger(data);
+      const rounded = roundedInteger(data);
       const send = !((typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string'))
         ? ''
         : rounded

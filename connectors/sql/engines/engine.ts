@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { FieldType } from '../../../definitions/types.js';
 import type { ConnectionContext } from '../../connection.js';
+import { integerOfText } from '../../records/field-values.js';
 import type { DriverSession } from '../read-only-session.js';
 import type { SqlFragment } from '../sql-fragment.js';
 
@@ -169,14 +170,13 @@ export interface Engine {
 export const JS_WHITESPACE =
   '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 
-const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** The text of a whole number a 64-bit integer holds (what a BIGINT column can hold), trimmed; else undefined. */
 export function int64Text(text: string): string | undefined {
-  if (!WHOLE_NUMBER.test(text)) return undefined;
-  const whole = BigInt(text.trim());
+  const whole = integerOfText(text);
+  if (whole === undefined) return undefined;
   return whole >= INT64_MIN && whole <= INT64_MAX ? whole.toString() : undefined;
 }
 
