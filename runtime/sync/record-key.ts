@@ -10,11 +10,13 @@
  * Text starting with `{` is read as that JSON object when it parses as one. For a single text key
  * whose value itself starts with `{` and happens to parse, wrap it: `{"code":"{x}"}`; text that
  * does not parse stays the value of a single-field key. An object naming a field outside the key,
- * missing one, or giving a value that is not a string, number or boolean is a 400 naming the field.
+ * missing one, or giving a value that is not a string, number or boolean is a 400 naming the field;
+ * so is a number past 2^53, which JSON parsing has rounded (it would name another record).
  * Values stay as given here; the connector converts them by the declared field type and rejects
  * what does not fit.
  */
 import type { ObjectDescription } from '../../connectors/connection.js';
+import { roundedInteger } from '../../definitions/expression/index.js';
 import { HttpProblem } from '../errors.js';
 
 export function parseKey(object: ObjectDescription, text: string, path: string): Record<string, unknown> {
@@ -57,6 +59,15 @@ function fromObject(object: ObjectDescription, values: Record<string, unknown>, 
   if (wrong.length > 0) {
     const described = wrong.map((field) => `${field} is ${describe(values[field])}`).join(', ');
     throw bad(path, `The key of ${object.name} takes a string, number or boolean per field; ${described}.`);
+  }
+  // JSON parsing has rounded such a number already: the key would name another record (a String
+  // key field would read '…800' for 1234567890123456790).
+  const rounded = key.filter((field) => roundedInteger(values[field]));
+  if (rounded.length > 0) {
+    throw bad(
+      path,
+      `The key of ${object.name}: ${rounded.join(', ')} is a number past 2^53, which JSON rounds; give it as a string of its exact digits.`,
+    );
   }
   return Object.fromEntries(key.map((field) => [field, values[field]]));
 }

@@ -245,6 +245,30 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.get('/api/GetDataObject/erp/Account/C-99'), 404, 'record-not-found');
     });
 
+    it('refuses a key object whose number JSON has rounded, instead of reading another record', async () => {
+      // AccountNumber is text: the rounded number would read the record '1234567890123456800'.
+      const created = await app.post('/api/RunConnectionSetDataMin/erp/Account', {
+        AccountNumber: '1234567890123456800',
+        AccountName: 'Rounded',
+      });
+      assert.equal(created.status, 201, created.text);
+      const key = '{"AccountNumber":1234567890123456790}';
+      assertProblem(
+        await app.get(`/api/GetDataObject/erp/Account/${encodeURIComponent(key)}`),
+        400,
+        'invalid-request',
+        /The key of Account: AccountNumber is a number past 2\^53, which JSON rounds; give it as a string of its exact digits/,
+      );
+      assertProblem(
+        await app.post('/api/RunConnectionGetDataMin/erp/Account', [read('GETDATA_ID', key)]),
+        400,
+        'invalid-request',
+        /past 2\^53/,
+      );
+      const exact = await app.get(`/api/GetDataObject/erp/Account/${encodeURIComponent('{"AccountNumber":"1234567890123456800"}')}`);
+      assert.equal(exact.json.record.AccountName, 'Rounded', 'the same key as a string reads its record');
+    });
+
     it('decodes the key from the path, reserved characters included', async () => {
       const created = await app.post('/api/RunConnectionSetDataMin/erp/Account', { AccountNumber: 'X/1 ?#%', AccountName: 'Slash' });
       assert.equal(created.status, 201, created.text);
