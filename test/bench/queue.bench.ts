@@ -20,13 +20,17 @@
  * table, record statistics, complete. Items are enqueued as the API enqueues them, under the
  * sync's concurrency limit (here 200, so the limit never holds one back: what is measured is the
  * cost of a claim that enforces it; see synclineSide). A graphile-worker no-op job runs an empty
- * function.
+ * function. So Syncline also runs a second time as "the queue alone": the same daemon (claims,
+ * buffer, heartbeats, ends, log lines, metrics) with a run that does nothing instead of the sync,
+ * as graphile-worker's task does nothing — the queue's own cost, like for like; the difference
+ * between the two Syncline lines is what the empty sync run costs.
  *
  * graphile-worker runs twice: as configured by default, and batched — a local queue of
  * `concurrency + 1` jobs locked per fetch and completions written together after 1 ms
  * (`preset.worker.localQueue.size`, `completeJobBatchDelay`, `failJobBatchDelay`), its fastest
  * documented set-up for many short jobs.
- * Goals: Syncline drains at ≥ 1.0× graphile-worker's default items/s, and ≥ 0.5× its batched mode's.
+ * Goals: Syncline drains at ≥ 1.0× graphile-worker's default items/s, and ≥ 0.5× its batched
+ * mode's; both ratios are printed for the empty sync run and for the queue alone.
  *
  * `npx tsx test/bench/queue.bench.ts`, or `npm run bench queue`. BENCH_QUEUE_ITEMS (default 5000),
  * BENCH_QUEUE_ROUNDS (default 2, alternating which side goes first), BENCH_QUEUE_WARM (default 2),
@@ -37,7 +41,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -138,7 +142,7 @@ async function countRows(knex: Knex, sql: string): Promise<number> {
  * is over while its end is being recorded. What is measured is the cost of a claim that enforces
  * the limit, not the limit.
  */
-export async function synclineSide(url: string, folder: string, workers = processes): Promise<Side> {
+export async function synclineSide(url: string, folder: string, workers = processes, runs: 'sync' | 'nothing' = 'sync'): Promise<Side> {
   // The daemons' own reading of SYNCLINE_PREFETCH, or its default.
   const { prefetch } = queueSettings({ concurrency: String(concurrency) });
   const limit = 2 * workers * (concurrency + prefetch);
@@ -170,7 +174,7 @@ concurrency: { limit: ${limit} }
   const db = await openDatabase(parseDatabaseUrl(url), { poolSize: callers });
   await migrate(db);
   return {
-    name: 'Syncline',
+    name: runs === 'sync' ? 'Syncline' : 'Syncline, the queue alone',
     enqueue: (count) => concurrently(count, () => enqueue(db, { processId: 'noop', startType: 'manual', concurrency: noopConcurrency })),
     async enqueueAtOnce(count) {
       await db.knex.transaction(async (trx) => {
@@ -193,19 +197,13 @@ concurrency: { limit: ${limit} }
         "SELECT EXISTS (SELECT 1 FROM queue_items WHERE status = 'Pending') OR EXISTS (SELECT 1 FROM queue_items WHERE status = 'InProgress') AS found",
       ),
     startWorker() {
+      const command =
+        runs === 'sync'
+          ? [join(root, 'bin', 'syncline.js'), 'daemon', '--definitions', folder, '--db', url, '--concurrency', String(concurrency)]
+          : ['--import', 'tsx', import.meta.filename, '--syncline-queue', url, folder];
       const child = spawn(
         process.execPath,
-        [
-          ...(profileDirectory === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`]),
-          join(root, 'bin', 'syncline.js'),
-          'daemon',
-          '--definitions',
-          folder,
-          '--db',
-          url,
-          '--concurrency',
-          String(concurrency),
-        ],
+        [...(profileDirectory === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`]), ...command],
         {
           cwd: root,
           env: { ...process.env, SYNCLINE_LOG_LEVEL: 'info', SYNCLINE_POLL_INTERVAL: '1s' },
@@ -269,6 +267,29 @@ async function graphileWorker(url: string, batched: boolean): Promise<void> {
   await runner.promise;
 }
 
+/**
+ * `syncline daemon`, its run of an item replaced by one that does nothing: the queue alone. The
+ * runtime is opened and the workers started as daemon-command.ts does, with the same settings and
+ * log; only runProcess differs, as graphile-worker's no-op task does.
+ */
+async function synclineQueueWorker(url: string, folder: string): Promise<void> {
+  const { openRuntime } = await import('../../runtime/cli/open-runtime.js');
+  const { startQueueWorkers } = await import('../../runtime/daemon/queue-workers.js');
+  const { createLogger } = await import('../../runtime/log.js');
+  const { noStatistics } = await import('../../runtime/queue/queue-item.js');
+  const queue = queueSettings({ db: url, concurrency: String(concurrency) });
+  const runtime = await openRuntime(folder, queue, createLogger(), 'not starting the daemon');
+  if (typeof runtime === 'number') throw new Error(`the runtime did not open (exit code ${runtime})`);
+  const runNothing = async () => ({ status: 'Complete' as const, statistics: { ...noStatistics }, errors: [], retryable: false });
+  const workers = await startQueueWorkers({ ...runtime.runner('daemon'), runProcess: runNothing }, runtime.holder, queue, {
+    command: 'daemon',
+    version: 'bench',
+  });
+  await new Promise((resolveStop) => process.once('SIGTERM', resolveStop));
+  await workers.stop();
+  await runtime.close();
+}
+
 interface Drain {
   drainMs: number;
   drained: number;
@@ -321,14 +342,21 @@ async function main(): Promise<void> {
   const server = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
   const names = {
     syncline: `syncline_bench_${randomBytes(4).toString('hex')}`,
+    queueAlone: `syncline_queue_bench_${randomBytes(4).toString('hex')}`,
     graphile: `graphile_bench_${randomBytes(4).toString('hex')}`,
     batched: `graphile_batched_bench_${randomBytes(4).toString('hex')}`,
   };
   const folder = mkdtempSync(join(tmpdir(), 'syncline-bench-queue-'));
+  /** A definitions folder of its own per Syncline side: each loads every file below its folder. */
+  const subfolder = (name: string): string => {
+    mkdirSync(join(folder, name));
+    return join(folder, name);
+  };
   try {
     for (const name of Object.values(names)) await server.raw('CREATE DATABASE ??', [name]);
     const sides = [
-      await synclineSide(withDatabase(serverUrl, names.syncline), folder),
+      await synclineSide(withDatabase(serverUrl, names.syncline), subfolder('sync')),
+      await synclineSide(withDatabase(serverUrl, names.queueAlone), subfolder('queue-alone'), processes, 'nothing'),
       await graphileSide(withDatabase(serverUrl, names.graphile), false),
       await graphileSide(withDatabase(serverUrl, names.batched), true),
     ];
@@ -350,7 +378,8 @@ async function main(): Promise<void> {
         warmPerSecond: median(list.flatMap((r) => r.warm.map(rate))),
       };
     });
-    const [syncline, graphile, batched] = summary as [(typeof summary)[number], (typeof summary)[number], (typeof summary)[number]];
+    type Summary = (typeof summary)[number];
+    const [syncline, queueAlone, graphile, batched] = summary as [Summary, Summary, Summary, Summary];
     console.log(
       `\n${items} no-op items per round, ${rounds} rounds of a cold drain and ${warmRounds} warm ones; enqueue from ${callers} concurrent callers; drain by ${processes} processes × ${concurrency} at once; PostgreSQL ${new URL(serverUrl).host}\n`,
     );
@@ -374,6 +403,12 @@ async function main(): Promise<void> {
     console.log(
       `Syncline / graphile-worker batched, warm: drain ${verdict(syncline.warmPerSecond / batched.warmPerSecond, batchedGoalRatio)}; fresh processes ${(syncline.coldPerSecond / batched.coldPerSecond).toFixed(2)}×`,
     );
+    console.log(
+      `The queue alone / graphile-worker, warm: drain ${verdict(queueAlone.warmPerSecond / graphile.warmPerSecond, goalRatio)}; / batched ${verdict(queueAlone.warmPerSecond / batched.warmPerSecond, batchedGoalRatio)}`,
+    );
+    console.log(
+      `The empty sync run takes the drain from ${queueAlone.warmPerSecond.toFixed(0)} to ${syncline.warmPerSecond.toFixed(0)} items/s (${(syncline.warmPerSecond / queueAlone.warmPerSecond).toFixed(2)}×)`,
+    );
   } finally {
     for (const name of Object.values(names)) await server.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => {});
     await server.destroy();
@@ -382,4 +417,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--graphile-worker') await graphileWorker(process.argv[3]!, process.argv[4] === 'batched');
+else if (process.argv[2] === '--syncline-queue') await synclineQueueWorker(process.argv[3]!, process.argv[4]!);
 else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
