@@ -18,7 +18,7 @@ import { toConnectorError } from './database-errors.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope } from './record-query.js';
 import { after, canSeekPast, rangeOrder, seekOrder } from './seek-order.js';
-import { and, sql, toRaw, value, type SqlFragment } from './sql-fragment.js';
+import { and, rowCount, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from '../records/field-values.js';
 import type { SqlObject } from './object-model.js';
 
@@ -61,8 +61,8 @@ export async function* readPages(scope: ObjectScope, request: ReadRequest = {}):
     const offset = seek ? 0 : skip + consumed;
     const page = (select: SqlFragment) =>
       offset > 0
-        ? sql`${select} where ${condition} order by ${orderBy} limit ${value(size)} offset ${value(offset)}`
-        : sql`${select} where ${condition} order by ${orderBy} limit ${value(size)}`;
+        ? sql`${select} where ${condition} order by ${orderBy} limit ${rowCount(size)} offset ${rowCount(offset)}`
+        : sql`${select} where ${condition} order by ${orderBy} limit ${rowCount(size)}`;
     // The joined statement orders the page again outside: its fields are read exactly there.
     const joined = joinedStatement(scope, () => page(selectRecords(scope, 'plain')), orderBy);
     const statement = joined ?? page(selectRecords(scope));

@@ -2,7 +2,8 @@
  * Pieces of SQL as data: text with `??` (identifier) and `?` (value) placeholders, and the bindings
  * for them in order. The filter compiler, the keyset pager and the query runner build fragments and
  * hand them to Knex (`knex.raw`), which quotes identifiers and binds values — no value ever becomes
- * SQL text. Identifiers bound here come from validated definitions only.
+ * SQL text, except a row count the code worked out (rowCount). Identifiers bound here come from
+ * validated definitions only.
  *
  * Fragment text written in this folder never contains a `?` other than a placeholder.
  */
@@ -21,6 +22,19 @@ export function text(sql: string): SqlFragment {
 /** A bound value. */
 export function value(bound: unknown): SqlFragment {
   return { sql: '?', bindings: [bound] };
+}
+
+/**
+ * A row count of LIMIT or OFFSET, written as digits — the one number that becomes SQL text, and
+ * only a whole number the code worked out (a page's size, the records read so far), never a
+ * request's text: anything else throws. SQLite prepares a statement again at every run whose
+ * LIMIT or OFFSET is bound (a bound count is a hint its planner takes), parsing the whole
+ * statement each time: a third of the cost of reading an empty page, which a sync whose source
+ * is empty (a scheduled run finding nothing new) pays at every run.
+ */
+export function rowCount(count: number): SqlFragment {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`a row count is a whole number of at least 0, not ${count}`);
+  return { sql: String(count), bindings: [] };
 }
 
 /** A quoted identifier: `name`, `alias.column` or `schema.table` (Knex quotes each part). */
