@@ -20,6 +20,8 @@ export function schemaProblems(source: SourceDocument, errors: readonly ErrorObj
   const seen = new Set<string>();
   for (const error of errors) {
     if (error.keyword === 'if') continue;
+    // A name's own pattern error is summarised by the propertyNames error, which points at the name.
+    if (error.schemaPath.includes('/propertyNames/')) continue;
     // Errors inside an anyOf branch are summarised by the anyOf error itself…
     if (anyOfPaths.some((p) => inBranch(error, p))) continue;
     // …unless a branch (often behind a $ref) lists the allowed words for this very value: that
@@ -144,19 +146,21 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
       return problemAt(source, path, 'schema-unique', `${prefix}items ${params.j} and ${params.i} are the same; list each once`);
     case 'propertyNames': {
       const name = String(params.propertyName);
-      return problemAt(
-        source,
-        [...path, name],
-        'schema-name',
-        `${prefix}'${name}' is not a valid name (letters, digits and '_', not starting with a digit)`,
-        { key: true },
-      );
+      const message = `${prefix}'${name}' is not a valid name (${allowedNames(schema?.pattern)})`;
+      return problemAt(source, [...path, name], 'schema-name', message, { key: true });
     }
     case 'format':
       return problemAt(source, path, 'schema-format', `${prefix}${quoted(error.data)} is not a valid ${params.format}`);
     default:
       return problemAt(source, path, 'schema', `${prefix}${error.message ?? 'is invalid'}`);
   }
+}
+
+/** The names a propertyNames pattern of the schemas allows, in words. */
+function allowedNames(pattern: unknown): string {
+  if (pattern === '^[A-Za-z_][A-Za-z0-9_]*$') return "letters, digits and '_', not starting with a digit";
+  if (pattern === '^[A-Za-z_][A-Za-z0-9_-]*$') return "letters, digits, '_' and '-', starting with a letter or '_'";
+  return `it must match ${String(pattern)}`;
 }
 
 /**
