@@ -17,7 +17,7 @@ import { readWindow } from '../records/read-window.js';
 import { toConnectorError } from './database-errors.js';
 import { attachGroups, foldJoinedRows, joinedStatement } from './group-entries.js';
 import { orderByClause, resolveOrder, selectRecords, whereClause, type ObjectScope } from './record-query.js';
-import { after, canSeekPast, rangeOrder, seekOrder } from './seek-order.js';
+import { after, canSeekPast, rangeOrder, type SeekOrder, seekOrder } from './seek-order.js';
 import { and, rowCount, sql, toRaw, type SqlFragment } from './sql-fragment.js';
 import { decoderFor } from '../records/field-values.js';
 import type { SqlObject } from './object-model.js';
@@ -40,14 +40,39 @@ function decodeRecord(decoders: ReadonlyArray<readonly [string, (raw: unknown) =
   return record;
 }
 
+/** The order a read pages in: the seek order when it can seek, and its ORDER BY. */
+interface PageOrder {
+  seeking: SeekOrder | undefined;
+  orderBy: SqlFragment;
+}
+
+function pageOrderOf(scope: ObjectScope, request: ReadRequest): PageOrder {
+  const resolved = resolveOrder(scope, request.order);
+  const seeking = (request.order === undefined ? rangeOrder(scope, request.rangeField) : undefined) ?? seekOrder(scope, resolved);
+  return { seeking, orderBy: orderByClause(scope, seeking ?? resolved) };
+}
+
+/**
+ * Per object, the orders of reads without an order of their own — by the key, or a range field
+ * then the key — which are what a sync's runs read in: worked out once, not at every run.
+ */
+const unorderedReads = new WeakMap<SqlObject, Map<string, PageOrder>>();
+
+function pageOrder(scope: ObjectScope, request: ReadRequest): PageOrder {
+  if (request.order !== undefined) return pageOrderOf(scope, request);
+  let known = unorderedReads.get(scope.object);
+  if (known === undefined) unorderedReads.set(scope.object, (known = new Map()));
+  const range = request.rangeField ?? '';
+  let found = known.get(range);
+  if (found === undefined) known.set(range, (found = pageOrderOf(scope, request)));
+  return found;
+}
+
 export async function* readPages(scope: ObjectScope, request: ReadRequest = {}): AsyncGenerator<RecordData[]> {
   const { pageSize, skip, limit } = readWindow(request);
   let remaining = limit;
   const where = whereClause(scope, request);
-  const resolved = resolveOrder(scope, request.order);
-  const seeking = (request.order === undefined ? rangeOrder(scope, request.rangeField) : undefined) ?? seekOrder(scope, resolved);
-  const order = seeking ?? resolved;
-  const orderBy = orderByClause(scope, order);
+  const { seeking, orderBy } = pageOrder(scope, request);
   let keyset = seeking !== undefined;
   let last: RecordData | undefined;
   let consumed = 0;
