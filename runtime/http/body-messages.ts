@@ -85,11 +85,11 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
   switch (error.keyword) {
     case 'type': {
       // A number or boolean where text is wanted is the commonest slip of a typed client: say the fix.
+      const textWanted = (typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string');
       // A whole number past 2^53 arrives rounded by JSON parsing: its digits here are not the sender's.
-      const rounded = roundedInteger(data);
-      const send = !((typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string'))
+      const send = !textWanted
         ? ''
-        : rounded
+        : roundedInteger(data)
           ? ' (send it as a string of its exact digits: a JSON number past 2^53 is rounded)'
           : ` (send ${JSON.stringify(String(data))})`;
       return `${name} must be ${shape(schema)}, not ${describe(data)}${send}.`;
