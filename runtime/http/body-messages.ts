@@ -9,7 +9,6 @@
  * they are often the misspelling behind a missing one).
  */
 import type { ErrorObject } from 'ajv';
-import { roundedInteger } from '../../definitions/expression/index.js';
 import type { ProblemDetail } from '../errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
@@ -86,12 +85,8 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
     case 'type': {
       // A number or boolean where text is wanted is the commonest slip of a typed client: say the fix.
       const textWanted = (typeof data === 'number' || typeof data === 'boolean') && typesOf(schema).includes('string');
-      // A whole number past 2^53 arrives rounded by JSON parsing: its digits here are not the sender's.
-      const send = !textWanted
-        ? ''
-        : roundedInteger(data)
-          ? ' (send it as a string of its exact digits: a JSON number past 2^53 is rounded)'
-          : ` (send ${JSON.stringify(String(data))})`;
+      // (A whole number past 2^53 never gets here: the body's text is refused first, read-body.ts.)
+      const send = textWanted ? ` (send ${JSON.stringify(String(data))})` : '';
       return `${name} must be ${shape(schema)}, not ${describe(data)}${send}.`;
     }
     case 'enum':

@@ -8,7 +8,7 @@
  */
 import type { ReadRequest } from '../../connectors/connection.js';
 import type { ObjectDescription } from '../../connectors/connection.js';
-import { collectPlaceholders, ExpressionSyntaxError, parseExpression, roundedInteger } from '../../definitions/expression/index.js';
+import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../../definitions/expression/index.js';
 import { OrderSyntaxError, parseOrder } from '../../definitions/order/parse-order.js';
 import { HttpProblem, type ProblemDetail } from '../errors.js';
 import { parseKey } from '../sync/record-key.js';
@@ -85,10 +85,6 @@ export function parseReadParameters(
   const given = new Map<ReadParameterName, { value: string; index: number }>();
   list.forEach(({ name, value }, index) => {
     if (given.has(name)) throw invalid(`/${index}/name`, `${name} is given twice.`);
-    if (roundedInteger(value)) {
-      // JSON parsing has rounded it already: 1234567890123456790 would read record …768 or …800.
-      throw invalid(`/${index}/value`, `${name} is a number past 2^53, which JSON rounds; send it as a string of its exact digits.`);
-    }
     given.set(name, { value: String(value), index });
   });
   requireCapabilities(system, capabilityUses(given, options));

@@ -3,13 +3,16 @@
  * front from Content-Length), so an oversized body is refused without being buffered whole.
  *
  * JSON is parsed here for the API routes and the webhooks alike (parseJsonBody), with one limit on
- * how deeply objects and arrays nest, checked on the text before it is parsed: the parser copes
- * with any depth, but what comes after it does not — serializing a 100,000-level document for the
- * call log or a system overflows the stack, and validation and mappings recurse too.
+ * how deeply objects and arrays nest, checked on the text once it parsed: the parser copes with
+ * any depth, but what comes after it does not — serializing a 100,000-level document for the call
+ * log or a system overflows the stack, and validation and mappings recurse too. The same pass
+ * finds what the parser would take without a word (json-text.ts): a key given twice, and whole
+ * numbers past 2^53.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
+import { quoteSpans, scanJsonText } from './json-text.js';
 import { refuseNulInJson } from './refuse-nul.js';
 
 /**
@@ -71,10 +74,21 @@ export function refuseOtherCharset(contentType: string): void {
 }
 
 /**
- * The parsed JSON of a body; 400 for broken JSON, for bytes that are not UTF-8 and for JSON nested
- * deeper than maxJsonDepth (none of them echoes the body).
+ * How a body's whole numbers past 2^53 are taken: an API request is refused (400, naming the
+ * value: send it as a string of its digits), since its fields are ours to ask for; a webhook's are
+ * kept exactly, as the text of their digits, since its sender's payload is not — a sender that
+ * also gives a 64-bit id as a number (as many do, beside the same id as text) is still heard, and
+ * the number reaches an Integer or String field with its own digits, never another record's.
  */
-export function parseJsonBody(raw: Buffer): unknown {
+export type WideIntegers = 'refuse' | 'as-text';
+
+/**
+ * The parsed JSON of a body; 400 for broken JSON, for bytes that are not UTF-8, for JSON nested
+ * deeper than maxJsonDepth and for a key given twice in one object (JSON.parse would keep the
+ * last copy without a word); whole numbers past 2^53 as `wideIntegers` says. No message echoes
+ * the body.
+ */
+export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'): unknown {
   // Decoding would replace such bytes with U+FFFD, which would then be stored as the value sent.
   if (!isUtf8(raw)) {
     throw new HttpProblem(
@@ -83,13 +97,9 @@ export function parseJsonBody(raw: Buffer): unknown {
     );
   }
   const text = raw.toString('utf8');
-  const tooDeep = depthExceededAt(text, maxJsonDepth);
-  if (tooDeep !== undefined) {
-    const message = `The body nests objects and arrays deeper than ${maxJsonDepth} levels (at character ${tooDeep}); send flatter JSON.`;
-    throw new HttpProblem('invalid-request', message, { errors: [{ path: '', message }] });
-  }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     // The parser's own message quotes the body; only the position is passed on.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
@@ -98,6 +108,22 @@ export function parseJsonBody(raw: Buffer): unknown {
       `The body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: check quotes, commas and brackets.`,
     );
   }
+  const found = scanJsonText(text, maxJsonDepth);
+  if (found.tooDeepAt !== undefined) {
+    const message = `The body nests objects and arrays deeper than ${maxJsonDepth} levels (at character ${found.tooDeepAt}); send flatter JSON.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path: '', message }] });
+  }
+  if (found.duplicateKey !== undefined) {
+    const { path, key } = found.duplicateKey;
+    const message = `The key ${JSON.stringify(key)} is given twice in one object (at ${path}); JSON leaves which copy counts to the reader: send it once.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path, message }] });
+  }
+  const [wide] = found.wideIntegers;
+  if (wide === undefined) return parsed;
+  if (wideIntegers === 'as-text') return JSON.parse(quoteSpans(text, found.wideIntegers));
+  const digits = text.slice(wide.start, wide.end);
+  const message = `The number ${digits} (at ${wide.path || 'the body'}) is past 2^53, where a JSON number is read as the nearest integer a double holds (this one as ${Number(digits)}), so neighbouring ids read alike; send it as a string of its exact digits.`;
+  throw new HttpProblem('invalid-request', message, { errors: [{ path: wide.path, message }] });
 }
 
 /** Offset of the first byte of `raw` that does not decode as UTF-8 (its U+FFFD is not one the body holds). */
@@ -108,25 +134,6 @@ function firstInvalidUtf8(raw: Buffer): number {
     if (raw[offset] !== 0xef || raw[offset + 1] !== 0xbf || raw[offset + 2] !== 0xbd) return offset;
   }
   return 0;
-}
-
-/** Where an object or array opens deeper than `max` levels, outside strings; undefined when none does. One pass, no recursion. */
-function depthExceededAt(text: string, max: number): number | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let at = 0; at < text.length; at += 1) {
-    const code = text.charCodeAt(at);
-    if (inString) {
-      if (code === 0x5c)
-        at += 1; // backslash: the escaped character cannot end the string
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) {
-      depth += 1;
-      if (depth > max) return at;
-    } else if (code === 0x7d || code === 0x5d) depth -= 1;
-  }
-  return undefined;
 }
 
 function tooLarge(limit: number): HttpProblem {

@@ -74,7 +74,7 @@ async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
   // Multipart parts carry their own; the others are read as UTF-8.
   if (type !== 'multipart/form-data') refuseOtherCharset(contentType);
   if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type))
-    return raw.length === 0 ? {} : parseJsonBody(raw);
+    return raw.length === 0 ? {} : parseJsonBody(raw, 'as-text');
   if (type === 'application/x-www-form-urlencoded') return fieldsOf(new URLSearchParams(raw.toString('utf8')));
   if (type === 'multipart/form-data') return multipartFields(contentType, raw);
   throw new HttpProblem('unsupported-media-type', `A webhook accepts ${acceptedTypes}, not ${type}.`);

@@ -102,7 +102,7 @@ describe('connection routes on the quickstart', () => {
           await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', value)]),
           400,
           'invalid-request',
-          /GETDATA_ID is a number past 2\^53, which JSON rounds; send it as a string of its exact digits/,
+          /The number \d+ \(at \/0\/value\) is past 2\^53.*send it as a string of its exact digits/,
         );
       }
       assert.deepEqual(ids(await app.post('/api/RunConnectionGetDataMin/crm/Customer', [read('GETDATA_ID', 4)])), [4]);

@@ -168,6 +168,45 @@ describe('error answers', () => {
       }
     });
 
+    it('refuses a key given twice in one object, which JSON.parse would settle by keeping the last copy', async () => {
+      // The last copy would turn this update of customer 1 into the insert of a second Ada.
+      const update =
+        '{"name":"Customer","columns":[{"name":"name","columnType":"String","value":"Ada"}],"idcolumns":[{"name":"id","columnType":"Integer","value":1}],"idcolumns":[]}';
+      const answer = await app.call('POST', '/api/RunConnectionSetData/crm/Customer', {
+        raw: update,
+        headers: { 'content-type': 'application/json' },
+      });
+      assertProblem(answer, 400, 'invalid-request', /The key "idcolumns" is given twice in one object \(at \/idcolumns\).*send it once/);
+      assert.equal(answer.json.errors[0].path, '/idcolumns');
+      const start = '{"ProcessId":"crm-customers-to-erp","StartType":"manual","WhereClause":"id = 1","WhereClause":""}';
+      const started = await app.call('POST', '/api/AddAction', { raw: start, headers: { 'content-type': 'application/json' } });
+      assertProblem(started, 400, 'invalid-request', /"WhereClause" is given twice/);
+      const nested = '[{"name":"GETDATA_LIMIT","value":"1","value":"2"}]';
+      const read = await app.call('POST', bodyRoutes[0]!, { raw: nested, headers: { 'content-type': 'application/json' } });
+      assertProblem(read, 400, 'invalid-request', /"value" is given twice in one object \(at \/0\/value\)/);
+    });
+
+    it('refuses a whole number past 2^53, which JSON.parse would round to another value, naming it and the fix', async () => {
+      const raw = '{"name":"Customer","columns":[{"name":"id","columnType":"Integer","value":9007199254740993}]}';
+      const answer = await app.call('POST', '/api/RunConnectionSetData/crm/Customer', {
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      assertProblem(
+        answer,
+        400,
+        'invalid-request',
+        /The number 9007199254740993 \(at \/columns\/0\/value\) is past 2\^53.*this one as 9007199254740992\).*send it as a string of its exact digits/,
+      );
+      assert.equal(answer.json.errors[0].path, '/columns/0/value');
+      // Written as a double (a fraction or an exponent), it is taken as the double it is.
+      const double = await app.call('POST', bodyRoutes[0]!, {
+        raw: '[{"name":"GETDATA_LIMIT","value":1e0}]',
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(double.status, 200, double.text);
+    });
+
     it('never echoes the body in a malformed-JSON answer', async () => {
       const raw = '{"card": "4111-1111-1111-1111", oops}';
       const answer = await app.call('POST', bodyRoutes[0]!, { raw, headers: { 'content-type': 'application/json' } });

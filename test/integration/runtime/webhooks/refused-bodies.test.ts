@@ -1,6 +1,6 @@
 /**
  * Calls whose body the webhook refused, on every engine: broken JSON, JSON nested too deeply, a
- * body over the limit and a content type not accepted. The call log keeps each with a note saying
+ * key given twice, a body over the limit and a content type not accepted. The call log keeps each with a note saying
  * why it holds no body, lists it as not replayable, and the console's replay and test of it
  * answer that problem instead of sending an empty body the caller never sent.
  */
@@ -37,6 +37,13 @@ const cases = [
     type: 'application/json',
     status: 400,
     note: new RegExp(`^body refused \\(400\\): the body nests objects and arrays deeper than ${maxJsonDepth} levels`),
+  },
+  {
+    name: 'a key given twice in one object',
+    raw: '{"id": 1, "id": 2}',
+    type: 'application/json',
+    status: 400,
+    note: /^body refused \(400\): the key "id" is given twice in one object \(at \/id\)/,
   },
   {
     name: 'a body over the limit',
@@ -98,4 +105,16 @@ await describeEachDatabase('refused webhook bodies in the call log', (database) 
       });
     });
   }
+
+  it('keeps a whole number past 2^53 as the text of its exact digits, not the double JSON.parse would round it to', async () => {
+    const answer = await app.call('POST', `/api/webhooks/${hook}`, {
+      token: null,
+      raw: '{"id": 9007199254740993, "ids": [12345678901234567890], "small": 12, "double": 1e20}',
+      headers: { 'content-type': 'application/json', service_webhooksecret: secret },
+    });
+    assert.equal(answer.status, 200, answer.text);
+    const list = await app.get(`/api/console/webhooks/${hook}/log?limit=1`);
+    const entry = (await app.get(`/api/console/webhooks/${hook}/log/${list.json.entries[0].id}`)).json;
+    assert.deepEqual(entry.payload.data, { id: '9007199254740993', ids: ['12345678901234567890'], small: 12, double: 1e20 });
+  });
 });

@@ -1,0 +1,123 @@
+/**
+ * What JSON.parse takes from a body without a word, read off the body's text: `JSON.parse` keeps
+ * the last of two copies of a key (`{"idcolumns":[…],"idcolumns":[]}` is an insert, not the update
+ * the first copy asked for), and rounds a whole number past 2^53 to the nearest double
+ * (9007199254740993 becomes …992: another record's key). Both are found here, with the depth of
+ * nesting, in one pass over text JSON.parse has already accepted, without recursion.
+ *
+ * Keys are compared as JSON reads them (`"a"` and `"\u0061"` are one key). A number is "past
+ * 2^53" when it is written as a whole number (no fraction, no exponent) beyond ±(2^53 − 1): such
+ * digits name one integer that a double cannot hold. `1e20` or `1.5` chose a double, and are left.
+ */
+
+/** What the scan of a body's text found; it stops at the first nesting too deep or key given twice. */
+export interface JsonTextFindings {
+  /** Offset of the first object or array opened deeper than the limit. */
+  tooDeepAt?: number;
+  /** The first key given twice in one object, at its JSON pointer. */
+  duplicateKey?: { path: string; key: string };
+  /** The whole numbers past ±(2^53 − 1), as [start, end) offsets with their JSON pointers. */
+  wideIntegers: Array<{ start: number; end: number; path: string }>;
+}
+
+/** Where the scan is: an object (with its keys so far and the one being read) or an array. */
+type Frame = { keys: Set<string>; key: string | undefined; expectsKey: boolean } | { index: number };
+
+/** Whole numbers of at most 15 digits are all safe; longer ones are compared exactly. */
+const safeDigits = 15;
+const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Reads `text`, which JSON.parse has accepted, for what JSON.parse would take without a word. */
+export function scanJsonText(text: string, maxDepth: number): JsonTextFindings {
+  const findings: JsonTextFindings = { wideIntegers: [] };
+  const frames: Frame[] = [];
+  const pointer = (): string => frames.map(pointerStep).join('');
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    const top = frames[frames.length - 1];
+    switch (code) {
+      case 0x7b: // {
+      case 0x5b: // [
+        frames.push(code === 0x7b ? { keys: new Set(), key: undefined, expectsKey: true } : { index: 0 });
+        if (frames.length > maxDepth) {
+          findings.tooDeepAt = at;
+          return findings;
+        }
+        break;
+      case 0x7d: // }
+      case 0x5d: // ]
+        frames.pop();
+        break;
+      case 0x2c: // ,
+        if (top !== undefined && 'index' in top) top.index += 1;
+        else if (top !== undefined) top.expectsKey = true;
+        break;
+      case 0x22: {
+        // "
+        const end = stringEnd(text, at);
+        if (top !== undefined && 'keys' in top && top.expectsKey) {
+          const raw = text.slice(at + 1, end);
+          const key = raw.includes('\\') ? (JSON.parse(text.slice(at, end + 1)) as string) : raw;
+          top.key = key;
+          top.expectsKey = false;
+          if (top.keys.has(key)) {
+            findings.duplicateKey = { path: pointer(), key };
+            return findings;
+          }
+          top.keys.add(key);
+        }
+        at = end;
+        break;
+      }
+      default:
+        if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+          let end = at + 1;
+          while (end < text.length && isNumberCharacter(text.charCodeAt(end))) end += 1;
+          if (isWideInteger(text, at, end)) findings.wideIntegers.push({ start: at, end, path: pointer() });
+          at = end - 1;
+        }
+    }
+  }
+  return findings;
+}
+
+/** `text` with each of `spans` (number tokens) written as a JSON string of its digits. */
+export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
+  let quoted = '';
+  let from = 0;
+  for (const { start, end } of spans) {
+    quoted += `${text.slice(from, start)}"${text.slice(start, end)}"`;
+    from = end;
+  }
+  return quoted + text.slice(from);
+}
+
+function isWideInteger(text: string, start: number, end: number): boolean {
+  const digits = end - start - (text.charCodeAt(start) === 0x2d ? 1 : 0);
+  if (digits <= safeDigits) return false;
+  for (let at = start; at < end; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === 0x2e || code === 0x65 || code === 0x45) return false; // . e E: a double was written
+  }
+  const value = BigInt(text.slice(start, end));
+  return value > maxSafe || value < -maxSafe;
+}
+
+/** The offset of the quote that closes the string opened at `start`. */
+function stringEnd(text: string, start: number): number {
+  for (let at = start + 1; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === 0x5c) at += 1;
+    else if (code === 0x22) return at;
+  }
+  return text.length;
+}
+
+function isNumberCharacter(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === 0x2d;
+}
+
+function pointerStep(frame: Frame): string {
+  if ('index' in frame) return `/${frame.index}`;
+  return `/${(frame.key ?? '').replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
