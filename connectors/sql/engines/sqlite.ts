@@ -196,9 +196,10 @@ export const sqlite = Object.freeze<Engine>({
     const whole = int64Text(text);
     return whole === undefined ? value(Number(text)) : sql`CAST(${value(whole)} AS INTEGER)`;
   },
-  // node-sqlite3 reads an integer as a double: one past 2^53 is read as its text instead.
+  // node-sqlite3 reads an integer as a double: one past 2^53 is read as its text instead — for a
+  // String field too, whose column may hold integers (a 64-bit id kept as text by its definition).
   readColumn: (column: SqlFragment, as: SqlFragment, type: FieldType) =>
-    type === 'Integer' || type === 'Number'
+    type === 'Integer' || type === 'Number' || type === 'String'
       ? sql`CASE WHEN typeof(${column}) = 'integer' AND ${column} NOT BETWEEN -9007199254740991 AND 9007199254740991 THEN CAST(${column} AS TEXT) ELSE ${column} END as ${as}`
       : sql`${column} as ${as}`,
   numberValue: (number: number) => value(number),

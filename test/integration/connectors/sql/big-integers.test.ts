@@ -55,6 +55,12 @@ function system(database: TestDatabase): SystemDefinition {
           },
         },
       },
+      // The same table, its integers declared as text (a 64-bit id kept as a String).
+      SnowflakeText: {
+        table: 'big_keys',
+        key: ['id'],
+        fields: { id: { type: 'String' }, amount: { type: 'String' } },
+      },
     },
     queries: {},
   } as unknown as SystemDefinition;
@@ -130,6 +136,15 @@ await describeEachDatabase('integers past 2^53 in filters and matches', (databas
 
   /** The values read back: exact text, except on SQLite (see above). */
   const spelled = (values: unknown[]): string[] => values.map(String);
+
+  test('a String field over an integer column reads its exact digits', async () => {
+    const records: RecordData[] = [];
+    for await (const page of connection.read('SnowflakeText')) records.push(...page);
+    assert.deepEqual(
+      records.map((record) => [record.id, record.amount]),
+      snowflakes.map((id) => [id, id]),
+    );
+  });
 
   test('records carry the values exactly, as text', async () => {
     const records = await read('id > 0', null);
