@@ -24,6 +24,7 @@ import { PlannedCreates } from './planned-creates.js';
 import { skipReasonText, type PlannedRecord, type PlannedTarget } from './planned-record.js';
 import type { PendingWrite, RecordFate, RunWriter, RunWriteResult } from './run-writer.js';
 import { UnchangedCheck } from './unchanged-writes.js';
+import { setOwnField } from '../../connectors/records/own-field.js';
 
 /** What the plan worked out for one request of a write, until its record's fate is settled. */
 type PlannedRequest = { kind: 'create'; record: RecordData; values: RecordData } | { kind: 'update'; target: PlannedTarget };
@@ -130,7 +131,7 @@ export class PlanWriter implements RunWriter {
     this.apply(record, request);
     const values: RecordData = {};
     for (const [name, value] of Object.entries(record)) {
-      if (!this.groupTypes.has(name)) values[name] = value;
+      if (!this.groupTypes.has(name)) setOwnField(values, name, value);
       else {
         for (const [type, entry] of Object.entries(value as Record<string, RecordData>)) {
           for (const [field, inner] of Object.entries(entry)) values[`${name}[${type}].${field}`] = inner;

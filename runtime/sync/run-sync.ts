@@ -38,6 +38,7 @@ import { andFilters, sourcePages, type SourceRecord } from './source-pages.js';
 import { CursorRun } from './sync-cursor.js';
 import { skipUnchanged } from './unchanged-writes.js';
 import { parseWhereClause, WhereClauseError } from './where-clause.js';
+import { setOwnField } from '../../connectors/records/own-field.js';
 
 /** A sync's outcome, with what a flow needs to clean the record store after it. */
 export interface SyncOutcome extends RunOutcome {
@@ -267,7 +268,7 @@ class SyncRun {
         groups[name] = value as Record<string, RecordData>;
         grouped = true;
       } else {
-        values[name] = value;
+        setOwnField(values, name, value);
       }
     }
     // Without groups the mapped record is its values; a copy per record would change nothing.

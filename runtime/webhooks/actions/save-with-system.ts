@@ -29,6 +29,7 @@ import { evaluateMapping } from './apply-mapping.js';
 import { isPlainRecord, requestPlaceholders } from './request-values.js';
 import { collect, systemOf } from './system-connection.js';
 import { sayFilter } from './ticker-filter.js';
+import { setOwnField } from '../../../connectors/records/own-field.js';
 
 export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> {
   const { entry, ticker } = call;
@@ -55,8 +56,7 @@ export async function saveWithSystem(call: WebhookCall): Promise<WebhookAnswer> 
   const values: RecordData = {};
   const groups: NonNullable<WriteRequest['groups']> = {};
   for (const [name, value] of Object.entries(record)) {
-    if (groupNames.has(name) && isPlainRecord(value)) (groups as Record<string, unknown>)[name] = value;
-    else values[name] = value;
+    setOwnField(groupNames.has(name) && isPlainRecord(value) ? groups : values, name, value);
   }
 
   let match: RecordData | undefined;

@@ -180,6 +180,17 @@ await describeEachRuntimeDatabase('webhook save actions', (runtime, database) =>
     assert.equal(error.status, 400);
   });
 
+  test('saveWithSystem: a "__proto__" key is a field like any other (unknown, refused), never the key of another record', async () => {
+    await world().call(ids.saveSystemAccount, { number: 'A-1', name: 'Before' });
+    // As JSON.parse reads a body: "__proto__" is an own key of the data.
+    const data = JSON.parse('{"name": "Overwritten", "__proto__": {"number": "A-1"}}') as Record<string, unknown>;
+    const { error } = await world().refused(ids.saveSystemAccount, data);
+    const problem = toHttpProblem(error);
+    assert.equal(problem.status, 400, problem.detail);
+    assert.match(problem.detail, /__proto__/);
+    assert.deepEqual(await accounts(), [{ number: 'A-1', name: 'Before', score: null }]);
+  });
+
   test('injection payloads in the target search are values: they match nothing, rows stay as they were', async () => {
     await admin()('contacts').insert([
       { email: 'a@example.com', name: 'A' },
