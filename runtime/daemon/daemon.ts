@@ -31,8 +31,9 @@
  * is InProgress in the database a moment longer, still counted under its concurrency limit.
  *
  * stop(): no more claims; buffered items are released at once, in one statement; running items
- * get the drain time to finish, then they are aborted and whatever is still held is released
- * (Pending again, the interrupted attempt not counted); ends still being recorded are waited for.
+ * get the drain time to finish, then they are aborted, and once their runs are over whatever is
+ * still held is released (Pending again, the interrupted attempt not counted); ends still being
+ * recorded are waited for.
  */
 import { setMaxListeners } from 'node:events';
 import type { ItemRunner } from '../execution/run-held-item.js';
@@ -93,7 +94,14 @@ export interface ClaimLoopState {
 
 /** Longest pause after repeated database errors. */
 export const maxErrorPauseMs = 30_000;
-/** After aborting, how long runs get to notice before their items are released anyway. */
+/**
+ * After aborting, how long runs get to notice before the daemon says it still waits for them. It
+ * waits on: an item is released only once its run is over, since a run may be in the middle of a
+ * write its database has not answered yet — released earlier, another daemon would run the item
+ * while that write still commits (two runs of one item at once: a match cannot keep them from
+ * both creating the record). A run that never ends keeps the process up until it is killed; then
+ * the item's lease runs out and a reaper returns it.
+ */
 const abortGraceMs = 2000;
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -287,7 +295,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         const interrupted = [...new Set(unsettled.values())];
         log.warn({ items: interrupted }, 'drain time over; interrupting running items and releasing them');
         interruptRuns.abort(new Error('the daemon is stopping'));
-        await within(all(), abortGraceMs);
+        if (!(await within(all(), abortGraceMs))) {
+          log.warn(
+            { items: [...running.values()].map((entry) => entry.id) },
+            'runs not stopped yet (a write under way finishes first); their items are released once the runs are over',
+          );
+          await all();
+        }
         try {
           const released = await release(db, { workerId, ids: interrupted });
           log.info({ released }, 'released interrupted items back to Pending');

@@ -105,6 +105,30 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
     }
   });
 
+  test('stop() releases an interrupted item only once its run is over, however long its last write takes', async () => {
+    const [id] = await add(1);
+    let runOver = false;
+    let statusWhileRunning: string | undefined;
+    const running = await daemon(
+      async (_environment, start) => {
+        await runUntilAborted(_environment, start);
+        // A write the database answers only now, well past the grace after the abort (2 s).
+        await sleep(2600);
+        statusWhileRunning = (await getItem(db, id!))?.status;
+        runOver = true;
+        return { status: 'Failed', statistics: completeOutcome().statistics, errors: [{ message: 'aborted' }], retryable: true };
+      },
+      { drainMs: 100 },
+    );
+    await eventually(async () => (await getItem(db, id!))?.status === 'InProgress', 3000, 'the item starts');
+    await running.stop();
+    assert.ok(runOver, 'stop() waited for the run');
+    assert.equal(statusWhileRunning, 'InProgress', 'no other daemon could take the item while its run went on');
+    const item = await getItem(db, id!);
+    assert.equal(item?.status, 'Pending');
+    assert.equal(item?.attempts, 0);
+  });
+
   test('a busy daemon runs items from its buffer one at a time, and hands back the unstarted ones when it stops', async () => {
     const ids = await add(30);
     let runs = 0;
