@@ -12,17 +12,21 @@
  * A wake-up is a hint, never a promise: the daemon claims whatever is due, and finding nothing is
  * fine. Two hints for one item (in-process and NOTIFY) are harmless.
  */
-import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { RuntimeDatabase } from '../database/open-database.js';
 
 export const queueChannel = 'syncline_queue';
 const workEvent = 'work';
 
-/** Tells waiting daemons that items are due. */
-export async function announceWork(db: RuntimeDatabase, executor: Knex = db.knex): Promise<void> {
-  if (db.dialect === 'postgres') await executor.raw('SELECT pg_notify(?, ?)', [queueChannel, '']);
+/**
+ * Tells waiting daemons that items are due. Never fails: it is sent once the items are committed,
+ * and a caller answered with an error then would send them again — a 500 for an item already
+ * enqueued, and a webhook's sender retrying it into a second item. A notification lost only means
+ * the daemons' poll finds the items.
+ */
+export async function announceWork(db: RuntimeDatabase): Promise<void> {
   db.events.emit(workEvent);
+  if (db.dialect === 'postgres') await db.knex.raw('SELECT pg_notify(?, ?)', [queueChannel, '']).catch(() => undefined);
 }
 
 /** How long a freed place's notification to other processes may wait for others to share it. */

@@ -114,4 +114,27 @@ await describeEachRuntimeDatabase('queue wake-ups', (runtime, database) => {
       await listener.close();
     }
   });
+
+  test('on PostgreSQL a NOTIFY that fails does not fail the enqueue it follows: the item is committed, and a caller told otherwise would send it again', async (context) => {
+    if (database().engine !== 'postgres') return context.skip('NOTIFY is PostgreSQL only');
+    const admin = database().admin;
+    const name = ((await admin.raw('SELECT current_database() AS name')) as { rows: Array<{ name: string }> }).rows[0]!.name;
+    // A pg_notify that fails, found first by new sessions of this database.
+    await admin.raw(
+      `CREATE FUNCTION public.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'notify broken'; END $$`,
+    );
+    await admin.raw('ALTER DATABASE ?? SET search_path = public, pg_catalog', [name]);
+    const db = await openRuntimeDatabase(database());
+    try {
+      await assert.rejects(db.knex.raw('SELECT pg_notify(?, ?)', ['syncline_queue', '']), /notify broken/);
+      const { item, created } = await enqueue(db, { processId: 'p', startType: 'manual' });
+      assert.equal(created, true);
+      assert.equal(item.status, 'Pending');
+      assert.equal((await db.knex('queue_items').where({ id: item.id }).count({ n: '*' }).first())?.n, '1');
+    } finally {
+      await db.close();
+      await admin.raw('ALTER DATABASE ?? RESET search_path', [name]);
+      await admin.raw('DROP FUNCTION public.pg_notify(text, text)');
+    }
+  });
 });
