@@ -15,12 +15,17 @@ export function hmac(algorithm: 'sha256' | 'sha512' | 'sha1', secret: string, pa
 }
 
 /**
- * Whether a presented signature (text in `encoding`) equals `expected`. A presented value that
- * does not decode cleanly never matches; it is still compared, so timing is the same either way.
+ * Whether a presented signature (text in `encoding`) equals `expected`. A presented value that is
+ * not exactly the encoding of what it decodes to never matches — the decoder skips what it cannot
+ * read (an odd last hex digit, base64 past its padding), so a valid signature with a character
+ * added would otherwise pass too; it is still compared, so timing is the same either way. Hex is
+ * read in either case, base64 with or without its padding.
  */
 export function signatureEquals(presented: string, encoding: 'hex' | 'base64', expected: Buffer): boolean {
-  const decoded = Buffer.from(presented.trim(), encoding);
-  const clean = encoding === 'hex' ? /^[0-9a-fA-F]*$/.test(presented.trim()) : /^[A-Za-z0-9+/]*={0,2}$/.test(presented.trim());
+  const text = presented.trim();
+  const decoded = Buffer.from(text, encoding);
+  const canonical = decoded.toString(encoding);
+  const clean = encoding === 'hex' ? canonical === text.toLowerCase() : canonical === text || canonical.replace(/=+$/, '') === text;
   return constantTimeEqual(decoded, expected) && clean && decoded.length > 0;
 }
 

@@ -48,3 +48,21 @@ for (const settings of profiles) {
     assert.match(verifySignature(settings, request(changed, headers)) ?? '', /match/);
   });
 }
+
+test('a valid signature with a character added, dropped or past its padding is refused, in either encoding', () => {
+  const body = Buffer.from('{"id":1}');
+  for (const settings of [profiles[0]!, profiles[4]!]) {
+    const headers = signatureHeaders(settings, body);
+    const [name, value] = Object.entries(headers).find(([header]) => !/timestamp/i.test(header))!;
+    const variants =
+      settings.encoding === 'hex'
+        ? [`${value}f`, `${value}0`, value.slice(0, -1)]
+        : [`${value}A`, `${value}=`, `${value.replace(/=+$/, '')}A==`, value.replace(/=+$/, '').slice(0, -1)];
+    for (const altered of variants) {
+      assert.match(verifySignature(settings, request(body, { ...headers, [name]: altered })) ?? '', /match/, altered);
+    }
+    // Hex in capitals, base64 without its padding: the same bytes, read.
+    const same = settings.encoding === 'hex' ? value.replace(/[0-9a-f]+$/, (hex) => hex.toUpperCase()) : value.replace(/=+$/, '');
+    assert.equal(verifySignature(settings, request(body, { ...headers, [name]: same })), undefined, same);
+  }
+});
