@@ -121,3 +121,16 @@ function pointerStep(frame: Frame): string {
   if ('index' in frame) return `/${frame.index}`;
   return `/${(frame.key ?? '').replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }
+
+/** The JSON pointer of the first string of a parsed value — a value or a property name — that `matches`; undefined when none does. */
+export function firstTextWhere(value: unknown, matches: (text: string) => boolean, path = ''): string | undefined {
+  if (typeof value === 'string') return matches(value) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (matches(key)) return at;
+    const found = firstTextWhere(item, matches, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -12,7 +12,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
-import { quoteSpans, scanJsonText } from './json-text.js';
+import { firstTextWhere, quoteSpans, scanJsonText } from './json-text.js';
 import { refuseNulInJson } from './refuse-nul.js';
 
 /**
@@ -82,10 +82,14 @@ export function refuseOtherCharset(contentType: string): void {
  */
 export type WideIntegers = 'refuse' | 'as-text';
 
+/** A UTF-16 surrogate that is not part of a pair. */
+const loneSurrogate = /\p{Cs}/u;
+
 /**
  * The parsed JSON of a body; 400 for broken JSON, for bytes that are not UTF-8, for JSON nested
- * deeper than maxJsonDepth and for a key given twice in one object (JSON.parse would keep the
- * last copy without a word); whole numbers past 2^53 as `wideIntegers` says. No message echoes
+ * deeper than maxJsonDepth, for a key given twice in one object (JSON.parse would keep the last
+ * copy without a word) and for a lone surrogate escape; whole numbers past 2^53 as `wideIntegers`
+ * says. No message echoes
  * the body.
  */
 export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'): unknown {
@@ -117,6 +121,12 @@ export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'
     const { path, key } = found.duplicateKey;
     const message = `The key ${JSON.stringify(key)} is given twice in one object (at ${path}); JSON leaves which copy counts to the reader: send it once.`;
     throw new HttpProblem('invalid-request', message, { errors: [{ path, message }] });
+  }
+  // An escaped half of a surrogate pair without its other half is no character: a database stores U+FFFD for it.
+  const lone = text.includes('\\u') ? firstTextWhere(parsed, (value) => loneSurrogate.test(value)) : undefined;
+  if (lone !== undefined) {
+    const message = `The text at ${lone || 'the body'} holds half of a surrogate pair (an escape \\uD800–\\uDFFF without its other half), which is no character and would be stored as U+FFFD; send the character itself, or both halves.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path: lone, message }] });
   }
   const [wide] = found.wideIntegers;
   if (wide === undefined) return parsed;

@@ -15,6 +15,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { HttpProblem } from '../errors.js';
+import { firstTextWhere } from './json-text.js';
 
 const nul = '\u0000';
 
@@ -45,19 +46,8 @@ export const refuseNulInQuery: Middleware = async (ctx, next) => {
 
 /** Refuses a parsed JSON body holding NUL in any string or property name, naming it by JSON pointer. */
 export function refuseNulInJson(value: unknown): void {
-  const found = nulAt(value, '');
+  const found = firstTextWhere(value, (text) => text.includes(nul));
   if (found !== undefined) throw refused(found, found === '' ? 'The body' : `The value at ${found}`);
 }
 
 /** The JSON pointer of the first string or property name holding NUL. Bodies nest at most maxJsonDepth levels (read-body.ts), so recursion is safe. */
-function nulAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes(nul) ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (key.includes(nul)) return at;
-    const found = nulAt(item, at);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}

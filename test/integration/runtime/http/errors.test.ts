@@ -207,6 +207,19 @@ describe('error answers', () => {
       assert.equal(double.status, 200, double.text);
     });
 
+    it('refuses half of a surrogate pair, which would be stored as U+FFFD, and takes a whole pair', async () => {
+      const lone = await app.call('POST', bodyRoutes[0]!, {
+        raw: '[{"name":"GETDATA_WHERE","value":"name = \'\\udc00\'"}]',
+        headers: { 'content-type': 'application/json' },
+      });
+      assertProblem(lone, 400, 'invalid-request', /The text at \/0\/value holds half of a surrogate pair/);
+      const pair = await app.call('POST', bodyRoutes[0]!, {
+        raw: '[{"name":"GETDATA_WHERE","value":"name = \'\\ud83d\\ude00\'"}]',
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(pair.status, 200, pair.text);
+    });
+
     it('never echoes the body in a malformed-JSON answer', async () => {
       const raw = '{"card": "4111-1111-1111-1111", oops}';
       const answer = await app.call('POST', bodyRoutes[0]!, { raw, headers: { 'content-type': 'application/json' } });

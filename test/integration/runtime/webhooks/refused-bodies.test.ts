@@ -1,8 +1,9 @@
 /**
  * Calls whose body the webhook refused, on every engine: broken JSON, JSON nested too deeply, a
- * key given twice, a body over the limit and a content type not accepted. The call log keeps each with a note saying
- * why it holds no body, lists it as not replayable, and the console's replay and test of it
- * answer that problem instead of sending an empty body the caller never sent.
+ * key given twice, half of a surrogate pair, a body over the limit and a content type not
+ * accepted. The call log keeps each with a note saying why it holds no body, lists it as not
+ * replayable, and the console's replay and test of it answer that problem instead of sending an
+ * empty body the caller never sent.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,6 +45,13 @@ const cases = [
     type: 'application/json',
     status: 400,
     note: /^body refused \(400\): the key "id" is given twice in one object \(at \/id\)/,
+  },
+  {
+    name: 'half of a surrogate pair',
+    raw: '{"email": "\\ud800@example.com"}',
+    type: 'application/json',
+    status: 400,
+    note: /^body refused \(400\): the text at \/email holds half of a surrogate pair/,
   },
   {
     name: 'a body over the limit',
