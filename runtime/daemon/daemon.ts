@@ -19,6 +19,7 @@
  * With every slot busy, it claims again once half the buffer is used, so the buffer's size sets
  * how many items a claim takes, and a claim costs the database mostly per call: hence a default of
  * four buffered items per slot (settings.ts, prefetchPerSlot).
+ * Last attempts are never buffered (handBackLastAttempts says why).
  * A buffered item waits at most `bufferWaitMs` (a second; a tenth of the lease when shorter):
  * then it is released for any daemon to take. Since that is far less than the lease, and a
  * started run's heartbeats renew its lease from a third of the lease after its start, no lease
@@ -201,6 +202,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await release(db, { workerId, ids });
   };
 
+  /**
+   * Last attempts are never buffered. An item's attempt is counted when it is claimed, and the
+   * items of a daemon that dies (kill -9, out of memory) are reaped with that attempt counted, run
+   * or not: a buffered last attempt — an item without retries, every flow item — would fail
+   * without ever having run. So the last attempts a claim brings beyond the free slots go back at
+   * once, their attempt given back (release.ts), and while the line holds such items this daemon
+   * claims only for its free slots, as without a buffer; a claim without any last attempt turns
+   * the buffer back on. Items with retries left may wait in the buffer: a crash costs them an
+   * attempt, never their run.
+   */
+  let lastAttemptsAhead = false;
+  const handBackLastAttempts = async (claimed: readonly QueueRow[]): Promise<void> => {
+    const waiting = buffered.filter((entry) => isLastAttempt(entry.item));
+    if (claimed.length > 0) lastAttemptsAhead = waiting.length > 0 || (lastAttemptsAhead && claimed.some(isLastAttempt));
+    if (waiting.length === 0) return;
+    for (const entry of waiting) buffered.splice(buffered.indexOf(entry), 1);
+    await release(db, { workerId, ids: waiting.map((entry) => entry.item.id) });
+  };
+
   const claimLoop = async (): Promise<void> => {
     let errorPauseMs = pollIntervalMs;
     while (!stopping) {
@@ -211,7 +231,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         startBuffered();
         await releaseBuffered(false);
         const free = concurrency - running.size;
-        const target = bufferWanted();
+        const target = lastAttemptsAhead ? 0 : bufferWanted();
         const wanted = free + target - buffered.length;
         // With every slot busy, the buffer is refilled once half of it is used, so the next
         // items are on hand before it runs dry.
@@ -224,8 +244,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             break;
           }
           const claimedAt = Date.now();
-          for (const item of items) buffered.push({ item, claimedAt });
+          // Last attempts first: they start now, in the free slots.
+          for (const item of items) if (isLastAttempt(item)) buffered.push({ item, claimedAt });
+          for (const item of items) if (!isLastAttempt(item)) buffered.push({ item, claimedAt });
           startBuffered();
+          await handBackLastAttempts(items);
           // A full batch may have left more due items behind: look again as soon as a slot is free.
           if (items.length === wanted) continue;
           // Due items it did not get wait for a place under their key, or came after the claim:
@@ -328,6 +351,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return stopped;
     },
   };
+}
+
+/** Whether the item's attempt, counted at its claim, is its last. */
+function isLastAttempt(item: QueueRow): boolean {
+  return item.attempts >= item.maxAttempts;
 }
 
 /** True when `promise` settled within `ms`. */

@@ -147,6 +147,8 @@ export async function synclineSide(url: string, folder: string, workers = proces
   const { prefetch } = queueSettings({ concurrency: String(concurrency) });
   const limit = 2 * workers * (concurrency + prefetch);
   const noopConcurrency = { key: 'process:noop', limit, onLimit: 'wait' } as const;
+  // As the API enqueues a sync's item: its attempts are the sync's retries (by default 3) + 1.
+  const noop = { processId: 'noop', startType: 'manual', concurrency: noopConcurrency, maxAttempts: 4 } as const;
   writeFileSync(
     join(folder, 'noop.yaml'),
     `kind: System
@@ -175,12 +177,11 @@ concurrency: { limit: ${limit} }
   await migrate(db);
   return {
     name: runs === 'sync' ? 'Syncline' : 'Syncline, the queue alone',
-    enqueue: (count) => concurrently(count, () => enqueue(db, { processId: 'noop', startType: 'manual', concurrency: noopConcurrency })),
+    enqueue: (count) => concurrently(count, () => enqueue(db, noop)),
     async enqueueAtOnce(count) {
       await db.knex.transaction(async (trx) => {
         const now = new Date();
-        for (let i = 0; i < count; i += 1)
-          await insertItem(db, trx, { processId: 'noop', startType: 'manual', concurrency: noopConcurrency }, now);
+        for (let i = 0; i < count; i += 1) await insertItem(db, trx, noop, now);
       });
       await announceWork(db);
     },

@@ -11,6 +11,8 @@ import type { RunProcess } from '../../../../runtime/execution/process-run.js';
 import { enqueue } from '../../../../runtime/queue/enqueue.js';
 import { getItem } from '../../../../runtime/queue/get-item.js';
 import { countByStatus } from '../../../../runtime/queue/queue-summary.js';
+import { reap } from '../../../../runtime/queue/reap.js';
+import { toDatabaseTime } from '../../../../runtime/database/timestamps.js';
 import { describeEachRuntimeDatabase, openRuntimeDatabase } from '../../../support/runtime-databases.js';
 import { completeOutcome, eventually, fakeRunner, runUntilAborted } from './fake-runner.js';
 
@@ -26,9 +28,10 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
     daemons = [];
   });
 
-  const add = async (count: number) => {
+  /** `count` items; by default with the attempts of a sync's default retries (3 + 1), as the API enqueues them. */
+  const add = async (count: number, maxAttempts = 4) => {
     const ids: string[] = [];
-    for (let i = 0; i < count; i += 1) ids.push((await enqueue(db, { processId: 'crm-to-erp', startType: 'manual' })).item.id);
+    for (let i = 0; i < count; i += 1) ids.push((await enqueue(db, { processId: 'crm-to-erp', startType: 'manual', maxAttempts })).item.id);
     return ids;
   };
   const daemon = async (
@@ -156,6 +159,33 @@ await describeEachRuntimeDatabase('the queue daemon', (runtime, database) => {
       assert.equal(item?.attempts, 0, 'a buffered attempt is not counted');
       assert.equal(item?.startedAt, null);
     }
+  });
+
+  test('a last attempt is never buffered: when the daemon dies, only the item it was running fails, the rest run later', async () => {
+    // maxAttempts 1: a flow's item, or a sync without retries.
+    await add(6, 1);
+    const crashing = await daemon(runUntilAborted, { concurrency: 1, prefetch: 4, drainMs: 100 });
+    await eventually(async () => (await countByStatus(db)).InProgress >= 1, 3000, 'the first item runs');
+    // Long enough for a busy daemon to claim ahead into its buffer.
+    await sleep(300);
+    // The daemon dies (kill -9): its leases run out, and a reaper takes its items back.
+    await db
+      .knex('queue_items')
+      .where({ status: 'InProgress' })
+      .update({ lease_until: toDatabaseTime(db.dialect, new Date(Date.now() - 1000)) });
+    await reap(db);
+    const counts = await countByStatus(db);
+    assert.equal(counts.Failed, 1, 'only the attempt that ran is lost');
+    assert.equal(counts.Pending, 5, 'every item it had not started waits for its run');
+    await crashing.stop();
+  });
+
+  test('an item with retries left may wait in the buffer', async () => {
+    await add(6);
+    const running = await daemon(runUntilAborted, { concurrency: 1, prefetch: 4, drainMs: 100 });
+    await eventually(async () => (await countByStatus(db)).InProgress === 2, 3000, 'one item runs, one waits in the buffer');
+    await running.stop();
+    assert.equal((await countByStatus(db)).Pending, 6);
   });
 
   test('a slot frees when its run is over: the next item runs while the end is still being recorded', async (t) => {
