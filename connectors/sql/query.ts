@@ -189,11 +189,19 @@ function jsonBytes(record: RecordData, budget: number): number {
 }
 
 /**
- * The total a count statement answers: its first row's first column, a whole number of 0 or more
- * (or its digits as text, as MariaDB gives a COUNT); no row or NULL is 0. Anything else is a
- * mistake in the statement, said as such rather than answered as a total of 0.
+ * The total a count statement answers: its one row's first column, a whole number of 0 or more
+ * (or its digits as text, as MariaDB gives a COUNT); no row or NULL is 0. Anything else — several
+ * rows (`SELECT id FROM …`: its first id is no total), a value that is not a count — is a mistake
+ * in the statement, said as such rather than answered as a total.
  */
 function countOf(scope: QueryScope, rows: readonly Row[]): number {
+  if (rows.length > 1) {
+    throw new ConnectorError(
+      'rejected',
+      `system '${scope.systemId}': the count statement answers ${rows.length} rows; it must answer one row with the total in its first column, as SELECT COUNT(*) … does`,
+      { details: { system: scope.systemId } },
+    );
+  }
   const first = rows[0];
   const value = first === undefined ? null : Object.values(first)[0];
   if (value === null || value === undefined) return 0;

@@ -306,10 +306,13 @@ describe('connection routes on the quickstart', () => {
       });
     });
 
-    it('refuses a count statement whose first column is not a total, instead of answering a total of 0', async () => {
+    it('refuses a count statement whose first column is not a total, or that answers several rows, instead of answering a total', async () => {
       const url = '/api/RunConnectionGetQueryData/crm';
       const answer = await app.post(url, { columns, Statement: statement, CountStatement: "SELECT 'many' AS n" });
       assertProblem(answer, 409, 'rejected', /the count statement answers 'many' in its first column, not a whole number of 0 or more/);
+      // Its rows, not a count: the first id would have been answered as the total.
+      const rows = await app.post(url, { columns, Statement: statement, CountStatement: 'SELECT id FROM customers' });
+      assertProblem(rows, 409, 'rejected', /the count statement answers 6 rows; it must answer one row with the total/);
       const none = await app.post(url, { columns, Statement: statement, CountStatement: 'SELECT COUNT(*) FROM customers WHERE 1 = 0' });
       assert.equal(none.json.total, 0, none.text);
     });
