@@ -9,7 +9,7 @@
  * the file (not the definitions) is what needs fixing. Values are data: `${env:..}` is not
  * substituted in test files.
  */
-import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, type Node, visit } from 'yaml';
 import { list } from '../../definitions/checks/check-context.js';
 import type { DefinitionFile } from '../../definitions/load/find-files.js';
 import { documentValue, parseDefinitionFile } from '../../definitions/load/parse-documents.js';
@@ -98,6 +98,22 @@ function baseName(path: string): string {
 type ReadDocument = { id: string | undefined; cases: Array<{ index: number; testCase: TestCase }>; problems: Problem[] };
 
 /** One document of a test file as cases; undefined for an empty document. */
+/**
+ * Whole numbers past 2^53 in a test file as the text of their digits, as a run reads them: YAML
+ * reads them as doubles, rounded (9007199254740993 becomes …992), while a sync reads such a value
+ * of an Integer field as its exact digits — so a case would fail for a mapping that is right, or
+ * pass for one that is wrong. Numbers written otherwise (`1e20`, `0x…`) are the doubles they are.
+ */
+function keepWideIntegers(source: SourceDocument): void {
+  visit(source.document, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'number' || !Number.isInteger(node.value) || Number.isSafeInteger(node.value)) return;
+      const written = node.range === undefined || node.range === null ? '' : source.text.slice(node.range[0], node.range[1]).trim();
+      if (/^[-+]?\d+$/.test(written)) node.value = written.replace(/^\+/, '');
+    },
+  });
+}
+
 function readTestDocument(source: SourceDocument): ReadDocument | undefined {
   const contents = source.document.contents as Node | null;
   if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
@@ -128,6 +144,7 @@ function readTestDocument(source: SourceDocument): ReadDocument | undefined {
     source.kind = 'Test';
     source.id = String(id);
   }
+  keepWideIntegers(source);
   const result = documentValue(source);
   if ('problem' in result) return { id: source.id, cases: [], problems: [result.problem] };
   const value = result.value as Record<string, unknown>;

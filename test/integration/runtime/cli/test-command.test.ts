@@ -93,6 +93,17 @@ cases:
     assert.match(run.stdout, /^1 case: 0 passed, 1 failed/m);
   });
 
+  test('a whole number past 2^53 in a case is its exact digits, as a run reads it, not the double YAML rounds it to', async () => {
+    const dir = definitionsWith({
+      'mapping.test.yaml': passing
+        .replace('id: 42', 'id: 9007199254740993')
+        .replace('AccountNumber: C-42', 'AccountNumber: C-9007199254740993'),
+    });
+    const run = await runCli(['test', dir]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /✓ maps Ada/);
+  });
+
   test('expected errors: the mapping must fail with that text', async () => {
     const dir = definitionsWith({
       'errors.test.yaml': `kind: Test
