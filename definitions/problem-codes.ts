@@ -54,6 +54,7 @@ const descriptions: Readonly<Record<string, string>> = {
   'order-syntax': 'A sort order does not parse',
   'jsonata-syntax': 'A JSONata mapping does not compile',
   'unknown-function': 'A JSONata mapping calls a function that neither JSONata nor the mapping defines',
+  'duplicate-mapping-key': 'A JSONata mapping gives one key twice in an object, which JSONata refuses whenever it builds it',
   'query-placeholder': 'A query statement has a placeholder other than #FlowFilter#, which is not replaced',
   'query-cut-by-comment': "An unquoted YAML value was cut short at ' #', which starts a comment",
   // Syncs, flows, schedules

@@ -7,6 +7,7 @@ import type { Expression as Mapping } from 'jsonata';
 import { isScalar } from 'yaml';
 import { ExpressionSyntaxError, parseExpression, type Expression } from '../expression/index.js';
 import { compileMapping } from '../mapping/compile-mapping.js';
+import { duplicateKeys } from '../mapping/duplicate-keys.js';
 import { unknownFunctionCalls, unknownFunctionMessage } from '../mapping/unknown-functions.js';
 import { OrderSyntaxError, parseOrder, type OrderTerm } from '../order/parse-order.js';
 import { problemAt, locate, type PathSegment, type SourceDocument } from '../load/source-document.js';
@@ -169,6 +170,15 @@ export class CheckContext {
       const mapping = compileMapping(text);
       for (const call of unknownFunctionCalls(mapping.ast())) {
         this.report(source, path, 'unknown-function', unknownFunctionMessage(displayPath(path), call), { offsetInValue: call.start });
+      }
+      for (const key of duplicateKeys(mapping.ast(), text)) {
+        this.report(
+          source,
+          path,
+          'duplicate-mapping-key',
+          `${displayPath(path)}: '${key.name}' is given twice in one object; JSONata refuses the object whenever it is built ("Multiple key definitions evaluate to same key"), which fails every record it maps: keep one`,
+          { offsetInValue: key.start },
+        );
       }
       return mapping;
     } catch (error) {

@@ -37,7 +37,7 @@ export function mappingKeys(expression: Pick<jsonata.Expression, 'ast'>, text: s
  * JSONata gives a string token's end. Without escapes the token is the value between two quotes;
  * with them, the opening quote is the nearest one before the end that opens the same text.
  */
-function quoteStart(text: string, value: string, end: number): number {
+export function quoteStart(text: string, value: string, end: number): number {
   const plain = end - value.length - 2;
   if (plain >= 0 && (text[plain] === '"' || text[plain] === "'") && text.slice(plain + 1, end - 1) === value) return plain;
   const closing = text[end - 1];
