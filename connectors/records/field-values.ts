@@ -203,7 +203,9 @@ function invalid(target: FieldTarget, expected: string, raw: unknown): Connector
             ? `'${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`
             : typeof raw === 'object'
               ? 'an object'
-              : `a ${typeof raw}`;
+              : typeof raw === 'number' && !Number.isFinite(raw)
+                ? `${raw} (no number a system stores)`
+                : `a ${typeof raw}`;
   return new ConnectorError('invalid-value', `${target.label}: expected ${expected}, got ${got}`, {
     details: { field: target.label, expected },
   });

@@ -52,8 +52,12 @@ test('Number: a value a double cannot hold exactly stays exact text, read and wr
   assert.throws(() => checkFieldValue('Number', 'twelve', target), /Ledger\.amount: expected a number/);
   assert.throws(() => checkFieldValue('Number', '1.2.3', target), /expected a number/);
   assert.throws(() => checkFieldValue('Number', '', target), /expected a number/);
-  assert.throws(() => checkFieldValue('Number', Number.POSITIVE_INFINITY, target), /expected a number/, 'a double that is not finite');
-  assert.throws(() => checkFieldValue('Number', Number.NaN, target), /expected a number/);
+  assert.throws(
+    () => checkFieldValue('Number', Number.POSITIVE_INFINITY, target),
+    /expected a number, got Infinity \(no number a system stores\)/,
+    'a double that is not finite, said so rather than "got a number"',
+  );
+  assert.throws(() => checkFieldValue('Number', Number.NaN, target), /expected a number, got NaN/);
   assert.throws(() => checkFieldValue('Number', true, target), /expected a number/);
   assert.equal(decodeValue('Number', 'twelve'), 'twelve', 'no number: passed on as it came');
 });
