@@ -65,13 +65,7 @@ describe('requestBody', () => {
       { path: '/Tags/0/Key', message: 'Key must be a string, not a number (send "1").' },
       { path: '/Tags/1', message: 'Item 1 of Tags must be a JSON object with Key, Value, not a string.' },
     ]);
-    // Past 2^53 the number's digits are JSON's rounding, not the sender's: no digits are suggested.
-    assert.deepEqual(findings({ Name: 'Ada', Kind: 'small', Tags: [{ Key: JSON.parse('1234567890123456790'), Value: 1 }] }), [
-      {
-        path: '/Tags/0/Key',
-        message: 'Key must be a string, not a number (send it as a string of its exact digits: a JSON number past 2^53 is rounded).',
-      },
-    ]);
+    // (A whole number past 2^53 never reaches the schema: read-body.ts refuses the body's text first.)
   });
 
   it('keeps a property named __proto__ a property, and refuses it as unknown', () => {
