@@ -54,6 +54,8 @@ class SyncRun {
   readonly report: RunReport;
   readonly guidsRead: string[] = [];
   readonly guidsFailed: string[] = [];
+  /** Records created because a match value was null (it matches no record): how many, and the first source ids. */
+  private readonly unmatchable = { count: 0, sourceIds: [] as string[] };
   private readonly definition: SyncDefinition;
   private readonly targetLabel: string;
   private readonly groupNames: ReadonlySet<string>;
@@ -182,6 +184,7 @@ class SyncRun {
         const pending =
           earlier !== undefined ? this.decideRepeat(record, equalities, earlier) : this.decide(record, matches, matches.length, equalities);
         if (pending === undefined) continue;
+        if (values === undefined) this.createdUnmatchable(record);
         if (planned !== undefined) await this.writeAll([pending]);
         else {
           if (matches.length === 0 && created !== undefined) creating.add(created);
@@ -202,6 +205,28 @@ class SyncRun {
     }
   }
 
+  private createdUnmatchable(record: Mapped): void {
+    this.unmatchable.count += 1;
+    const id = record.source.sourceId;
+    if (id !== undefined && this.unmatchable.sourceIds.length < 5) this.unmatchable.sourceIds.push(id);
+  }
+
+  /**
+   * Says, once per run, that records without a match value were created: `= null` matches no
+   * record, so the next run that reads them creates them again — a target that doubles at every
+   * run, which the statistics alone (so many created) do not explain.
+   */
+  noteUnmatchable(): void {
+    const { count, sourceIds } = this.unmatchable;
+    if (count === 0 || this.plan.kind !== 'batched') return;
+    const fields = this.plan.equalities.map((equality) => equality.field).join(', ');
+    const which = sourceIds.length === 0 ? '' : ` (source ${sourceIds.length < count ? 'ids, first' : 'ids'}: ${sourceIds.join(', ')})`;
+    this.report.note(
+      undefined,
+      `${count} record(s) had no value for the match field(s) ${fields}${which}: a null matches no record, so each was created, and every run that reads it again creates it again; leave such records out with the sync's where, or give them a value`,
+    );
+  }
+
   /**
    * The page's writes, each matched by its match values and left to the target's own lookup
    * (match-on-write.ts); answers the records the writes refused, not written, for the search.
@@ -214,6 +239,7 @@ class SyncRun {
       if (values !== undefined) for (const [j, equality] of equalities.entries()) matching[equality.field] = values[j];
       const pending = this.decide(record, [], 0, matching);
       if (pending === undefined) continue;
+      if (values === undefined) this.createdUnmatchable(record);
       if (this.writesLeaveUnchanged) pending.requests[0] = { ...pending.requests[0]!, leaveUnchanged: true };
       writes.push(pending);
     }
@@ -558,6 +584,7 @@ export async function runSync(
     }
     // Every record read was used: what the source keeps of the read (a drop folder's files) may go.
     if (receipt !== undefined && run.report.statistics.failed === 0) await settleSource(environment, sync, source!, receipt, run.report);
+    run.noteUnmatchable();
     await cursor?.finish(environment, run.report);
     start.onProgress?.({ ...run.report.statistics });
     return { ...run.report.complete(), recordStore: { read: run.guidsRead, failed: run.guidsFailed } };

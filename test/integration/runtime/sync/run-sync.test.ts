@@ -118,6 +118,23 @@ await describeEachRuntimeDatabase('sync engine', (runtime, database) => {
     assert.equal(searches, 1);
   });
 
+  test('a record without a match value is created, and the run says that the next run creates it again', async () => {
+    await admin()('customers').where({ id: 2 }).update({ email: null });
+    for (const attempt of [1, 2]) {
+      const outcome = await run({ processId: 'contacts-by-email' });
+      assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
+      assert.deepEqual(
+        outcome.errors.map((error) => error.message),
+        [
+          "1 record(s) had no value for the match field(s) email (source ids: 2): a null matches no record, so each was created, and every run that reads it again creates it again; leave such records out with the sync's where, or give them a value",
+        ],
+        `run ${attempt}`,
+      );
+    }
+    const unmatched = await admin()('contacts').whereNull('email');
+    assert.equal(unmatched.length, 2, 'what the note warns of: one more at every run');
+  });
+
   test('skip rules: onMatch skip creates only, onNoMatch skip updates only', async () => {
     await admin()('accounts').insert({ number: 'C-1', name: 'old' });
     const createOnly = await run({ processId: 'accounts-create-only' });
