@@ -202,10 +202,14 @@ export class CheckContext {
     fields: ReadonlyArray<{ path: readonly string[]; start: number }>,
     owner: string,
     shape: FieldShape,
+    severity: 'error' | 'warning' = 'error',
   ): void {
     for (const field of fields) {
       const problem = unknownField(field.path, shape);
-      if (problem) this.report(source, path, 'unknown-field', `${displayPath(path)}: ${owner} ${problem}`, { offsetInValue: field.start });
+      if (!problem) continue;
+      const message = `${displayPath(path)}: ${owner} ${problem}`;
+      if (severity === 'warning') this.warn(source, path, 'unknown-field', message, { offsetInValue: field.start });
+      else this.report(source, path, 'unknown-field', message, { offsetInValue: field.start });
     }
   }
 }

@@ -6,6 +6,7 @@
 import { collectFields, collectPlaceholders } from '../expression/index.js';
 import type { SyncEntry } from '../snapshot.js';
 import type { FieldShape } from './check-context.js';
+import { sourceFieldReads } from '../mapping/source-fields.js';
 import type { SyncDefinition } from '../types.js';
 import { objectShape, type CheckContext, type Registered } from './check-context.js';
 import { checkMappingTarget, checkMatchPlaceholders, keysOf } from './check-mapping.js';
@@ -52,6 +53,15 @@ export function checkSync(context: CheckContext, entry: Registered<SyncDefinitio
   }
 
   const mapping = context.mapping(source, ['mapping'], definition.mapping);
+  if (mapping && sourceShape && Object.keys(sourceShape.shape.fields).length > 0) {
+    // A warning: a connector may hand over more than the fields an object declares. A declared
+    // field's members (a Json field's) are the data's, not the definition's: only its name is checked.
+    const { fields } = sourceShape.shape;
+    const reads = sourceFieldReads(mapping.ast(), definition.mapping).map((read) =>
+      Object.hasOwn(fields, read.path[0]!) ? { ...read, path: read.path.slice(0, 1) } : read,
+    );
+    context.fields(source, ['mapping'], reads, sourceShape.owner, sourceShape.shape, 'warning');
+  }
 
   const matchWhere = definition.match ? context.expression(source, ['match', 'where'], definition.match.where) : undefined;
   if (matchWhere && targetObject) {
