@@ -6,6 +6,7 @@
  * two of them meet depends on the data.
  */
 import type { ExprNode } from 'jsonata';
+import { eachNode } from './ast-nodes.js';
 import { quoteStart } from './mapping-keys.js';
 
 export interface DuplicateKey {
@@ -25,7 +26,6 @@ type Node = {
 /** Every literal key given again in the same object constructor (or group-by object) of `ast`, in the order of the text. */
 export function duplicateKeys(ast: ExprNode, text: string): DuplicateKey[] {
   const found: DuplicateKey[] = [];
-  const seen = new Set<object>();
   const pairsOf = (node: Node): unknown[] | undefined => {
     if (node.type === 'unary' && node.value === '{' && Array.isArray(node.lhs)) return node.lhs;
     return undefined;
@@ -39,20 +39,12 @@ export function duplicateKeys(ast: ExprNode, text: string): DuplicateKey[] {
       names.add(key.value);
     }
   };
-  const visit = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null || seen.has(value)) return;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
+  eachNode(ast, (value) => {
     const node = value as Node;
     const pairs = pairsOf(node);
     if (pairs !== undefined) check(pairs);
     const group = node.group as Node | undefined;
     if (group !== undefined && Array.isArray(group.lhs)) check(group.lhs);
-    for (const child of Object.values(node)) visit(child);
-  };
-  visit(ast);
+  });
   return found.sort((a, b) => a.start - b.start);
 }

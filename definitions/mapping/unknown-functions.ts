@@ -11,6 +11,7 @@
  */
 import type { ExprNode } from 'jsonata';
 import { closest } from '../schema/did-you-mean.js';
+import { eachNode } from './ast-nodes.js';
 
 /**
  * JSONata 2's functions: those of its static environment, and `$now` and `$millis`, which each
@@ -54,14 +55,7 @@ interface Node {
 export function unknownFunctionCalls(ast: ExprNode): UnknownFunction[] {
   const defined = new Set<string>(JSONATA_FUNCTIONS);
   const calls: Array<{ name: string; position: number }> = [];
-  const seen = new Set<object>();
-  const visit = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null || seen.has(value)) return;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
+  eachNode(ast, (value) => {
     const node = value as Node;
     if (node.type === 'bind') defineVariable(defined, node.lhs);
     if (node.type === 'lambda' && Array.isArray(node.arguments)) for (const parameter of node.arguments) defineVariable(defined, parameter);
@@ -71,9 +65,7 @@ export function unknownFunctionCalls(ast: ExprNode): UnknownFunction[] {
     if ((node.type === 'function' || node.type === 'partial') && procedure?.type === 'variable' && typeof procedure.value === 'string') {
       calls.push({ name: procedure.value, position: procedure.position ?? 0 });
     }
-    for (const child of Object.values(node)) visit(child);
-  };
-  visit(ast);
+  });
   return calls
     .filter((call) => !defined.has(call.name))
     .map((call) => ({
