@@ -89,8 +89,7 @@ const loneSurrogate = /\p{Cs}/u;
  * The parsed JSON of a body; 400 for broken JSON, for bytes that are not UTF-8, for JSON nested
  * deeper than maxJsonDepth, for a key given twice in one object (JSON.parse would keep the last
  * copy without a word) and for a lone surrogate escape; whole numbers past 2^53 as `wideIntegers`
- * says. No message echoes
- * the body.
+ * says. No message echoes the body.
  */
 export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'): unknown {
   // Decoding would replace such bytes with U+FFFD, which would then be stored as the value sent.
