@@ -215,7 +215,7 @@ export function acceptedRequest(entry: WebhookEntry, request: WebhookRequest): W
   const schema = definition.requestSchema;
   if (schema && hasTextFields(request)) request = { ...request, data: coerceTextFields(request.data, schema) };
   if (entry.validateRequest && !entry.validateRequest(request.data)) {
-    const errors = schemaErrors(entry.validateRequest.errors ?? []);
+    const errors = schemaErrors(entry.validateRequest.errors ?? [], request.data);
     throw new HttpProblem(
       'invalid-request',
       `The request does not match the request schema of webhook ${definition.id}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}.`,
@@ -328,9 +328,13 @@ function refusalNote(problem: HttpProblem): string {
 }
 
 /** Ajv's errors as `{path, message}` with JSON pointers to the offending (or missing) property. */
-export function schemaErrors(errors: readonly ErrorObject[]): ProblemDetail[] {
+export function schemaErrors(errors: readonly ErrorObject[], data?: unknown): ProblemDetail[] {
   return errors.map((error) => {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
+    if (error.keyword === 'type' && wideIntegerText(valueAt(data, error.instancePath))) {
+      const message = `${error.message ?? 'has the wrong type'}: it was sent as a whole number past 2^53, which a JSON number cannot hold exactly, so it arrives as the text of its digits; declare it {"type": "string"} (or ["integer", "string"])`;
+      return { path: error.instancePath, message };
+    }
     const child =
       error.keyword === 'required'
         ? params.missingProperty
@@ -340,6 +344,24 @@ export function schemaErrors(errors: readonly ErrorObject[]): ProblemDetail[] {
     const path = child === undefined ? error.instancePath : `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     return { path, message: error.message ?? error.keyword };
   });
+}
+
+/** The value at a JSON pointer of `data`, or undefined. */
+function valueAt(data: unknown, pointer: string): unknown {
+  let value = data;
+  for (const step of pointer.split('/').slice(1)) {
+    const key = step.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** Text of a whole number past ±(2^53 − 1): what read-webhook-body.ts makes of such a JSON number. */
+function wideIntegerText(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^-?\d{16,}$/.test(value)) return false;
+  const big = BigInt(value);
+  return big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER);
 }
 
 interface Timing {

@@ -133,6 +133,28 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     assert.equal((await post('wh_schema000000001', { id: 7, event: 'created' })).status, 200);
   });
 
+  it('a whole number past 2^53 arrives as its digits: an integer property says why it is text and what to declare', async () => {
+    const answer = await app.call('POST', '/api/webhooks/wh_schema000000001', {
+      token: null,
+      raw: '{"id": 9007199254740993, "event": "created"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assertProblem(answer, 400, 'invalid-request');
+    assert.deepEqual(answer.json.errors, [
+      {
+        path: '/id',
+        message:
+          'must be integer: it was sent as a whole number past 2^53, which a JSON number cannot hold exactly, so it arrives as the text of its digits; declare it {"type": "string"} (or ["integer", "string"])',
+      },
+    ]);
+    const open = await app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+      token: null,
+      raw: '{"id": 9007199254740993}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.deepEqual(open.json.received, { id: '9007199254740993' });
+  });
+
   it('converts query and form text to the numbers the schema declares before validating', async () => {
     const answer = await app.call('GET', '/api/webhooks/wh_schema000000001?id=7&event=created', { token: null });
     assert.equal(answer.status, 200, answer.text);
