@@ -51,12 +51,23 @@ export function findPrincipal(snapshot: Snapshot, adminTokenHash: Buffer, header
   return found;
 }
 
+/**
+ * Why a request is not authenticated, without echoing any of its header: none sent, another scheme
+ * than Bearer (Basic credentials, a bare token), or a bearer token no client has.
+ */
+function unauthenticatedDetail(header: string): string {
+  if (header === '') return 'Send Authorization: Bearer <token>.';
+  if (!/^Bearer(?:[ \t]|$)/i.test(header.trim()))
+    return 'The Authorization header is not of the form Bearer <token> (another scheme, or a token without it); send Authorization: Bearer <token>.';
+  return 'The bearer token is not valid.';
+}
+
 /** 401 unless the request carries a known bearer token; sets `ctx.state.principal`. */
 export function authenticate(snapshotOf: (ctx: Context) => Snapshot, adminTokenHash: Buffer): Middleware {
   return async (ctx, next) => {
     const principal = findPrincipal(snapshotOf(ctx), adminTokenHash, ctx.get('authorization') || undefined);
     if (!principal) {
-      const detail = ctx.get('authorization') ? 'The bearer token is not valid.' : 'Send Authorization: Bearer <token>.';
+      const detail = unauthenticatedDetail(ctx.get('authorization'));
       throw new HttpProblem('unauthenticated', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="syncline"' } });
     }
     ctx.state.principal = principal;
