@@ -99,7 +99,9 @@ export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'
       `The body is not UTF-8 at byte ${firstInvalidUtf8(raw)} (sent as Latin-1 or Windows-1252?); JSON travels as UTF-8: send it so.`,
     );
   }
-  const text = raw.toString('utf8');
+  // A byte order mark, which some Windows tools write: RFC 8259 (8.1) lets a parser ignore it.
+  const decoded = raw.toString('utf8');
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

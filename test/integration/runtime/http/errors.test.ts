@@ -237,6 +237,11 @@ describe('error answers', () => {
       assertProblem(holdsReplacement, 400, 'malformed-json', /not valid JSON \(at character 2\)/);
     });
 
+    it('takes a body that starts with a byte order mark, as RFC 8259 allows, instead of calling it broken JSON', async () => {
+      const answer = await app.call('POST', bodyRoutes[1]!, { raw: '\ufeff[]', headers: { 'content-type': 'application/json' } });
+      assert.equal(answer.status, 200, answer.text);
+    });
+
     it('refuses a charset other than UTF-8 with 415, and takes UTF-8 however it is written', async () => {
       for (const charset of ['utf-16', 'ISO-8859-1', '"windows-1252"']) {
         assertProblem(
