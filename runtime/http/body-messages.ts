@@ -10,6 +10,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { ProblemDetail } from '../errors.js';
+import { escapePointer } from '../request/json-pointer.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
 type Schema = Record<string, any>;
@@ -161,9 +162,4 @@ function pointerSegments(path: string): string[] {
         .slice(1)
         .split('/')
         .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** RFC 6901: `~` and `/` in a property name. */
-export function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -16,7 +16,8 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../../definitions/schema/validators.js';
 import { deepFreeze } from '../../definitions/snapshot.js';
 import { HttpProblem, type ProblemCode } from '../errors.js';
-import { bodyProblems, escapePointer, sortBySchema, type BodyProblem } from './body-messages.js';
+import { bodyProblems, sortBySchema, type BodyProblem } from './body-messages.js';
+import { escapePointer, valueAt } from '../request/json-pointer.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is walked by keyword, and a keyword's value may be any JSON.
 export type BodySchema = Record<string, any>;
@@ -103,13 +104,4 @@ function normalise(schema: BodySchema | undefined, value: unknown, path: string,
 function takesNull(schema: BodySchema): boolean {
   if (schema.type === undefined) return schema.enum === undefined || schema.enum.includes(null);
   return schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'));
-}
-
-function valueAt(body: unknown, path: string): unknown {
-  let value = body;
-  for (const segment of path === '' ? [] : path.slice(1).split('/')) {
-    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    value = typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
-  }
-  return value;
 }

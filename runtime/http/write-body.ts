@@ -10,7 +10,8 @@
 import type { ObjectDescription, WriteRequest } from '../../connectors/connection.js';
 import { fieldTypes, type FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
-import { escapePointer, notBlank } from './body-messages.js';
+import { notBlank } from './body-messages.js';
+import { escapePointer } from '../request/json-pointer.js';
 import { requestBody, type Finding } from './body-schema.js';
 import { invalid } from './read-parameters.js';
 

@@ -9,6 +9,7 @@
  * 2^53" when it is written as a whole number (no fraction, no exponent) beyond ±(2^53 − 1): such
  * digits name one integer that a double cannot hold. `1e20` or `1.5` chose a double, and are left.
  */
+import { escapePointer } from './json-pointer.js';
 
 /** What the scan of a body's text found; it stops at the first nesting too deep or key given twice. */
 export interface JsonTextFindings {
@@ -92,15 +93,16 @@ export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; e
   return quoted + text.slice(from);
 }
 
+/** Whether `text` is a whole number (digits, maybe a minus) past ±(2^53 − 1); `1.5`, `1e20` chose a double. */
+export function isWideIntegerText(text: string): boolean {
+  if (!/^-?\d+$/.test(text)) return false;
+  const value = BigInt(text);
+  return value > maxSafe || value < -maxSafe;
+}
+
 function isWideInteger(text: string, start: number, end: number): boolean {
   const digits = end - start - (text.charCodeAt(start) === 0x2d ? 1 : 0);
-  if (digits <= safeDigits) return false;
-  for (let at = start; at < end; at += 1) {
-    const code = text.charCodeAt(at);
-    if (code === 0x2e || code === 0x65 || code === 0x45) return false; // . e E: a double was written
-  }
-  const value = BigInt(text.slice(start, end));
-  return value > maxSafe || value < -maxSafe;
+  return digits > safeDigits && isWideIntegerText(text.slice(start, end));
 }
 
 /** The offset of the quote that closes the string opened at `start`. */
@@ -119,7 +121,7 @@ function isNumberCharacter(code: number): boolean {
 
 function pointerStep(frame: Frame): string {
   if ('index' in frame) return `/${frame.index}`;
-  return `/${(frame.key ?? '').replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  return `/${escapePointer(frame.key ?? '')}`;
 }
 
 /** The JSON pointer of the first string of a parsed value — a value or a property name — that `matches`; undefined when none does. */
@@ -127,7 +129,7 @@ export function firstTextWhere(value: unknown, matches: (text: string) => boolea
   if (typeof value === 'string') return matches(value) ? path : undefined;
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const at = `${path}/${escapePointer(key)}`;
     if (matches(key)) return at;
     const found = firstTextWhere(item, matches, at);
     if (found !== undefined) return found;

@@ -20,6 +20,7 @@ import { displayPath, instancePathSegments, schemaProblems } from '../../definit
 import { testFileValidator } from '../../definitions/schema/validators.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { SystemRows, TestCase, TestRequest } from './test-case.js';
+import { isWideIntegerText } from '../request/json-text.js';
 
 /** The cases of one test file. */
 export interface TestSuite {
@@ -97,7 +98,6 @@ function baseName(path: string): string {
 /** A document's cases that can be read, and its problems. */
 type ReadDocument = { id: string | undefined; cases: Array<{ index: number; testCase: TestCase }>; problems: Problem[] };
 
-/** One document of a test file as cases; undefined for an empty document. */
 /**
  * Whole numbers past 2^53 in a test file as the text of their digits, as a run reads them: YAML
  * reads them as doubles, rounded (9007199254740993 becomes …992), while a sync reads such a value
@@ -108,12 +108,14 @@ function keepWideIntegers(source: SourceDocument): void {
   visit(source.document, {
     Scalar(_key, node) {
       if (typeof node.value !== 'number' || !Number.isInteger(node.value) || Number.isSafeInteger(node.value)) return;
-      const written = node.range === undefined || node.range === null ? '' : source.text.slice(node.range[0], node.range[1]).trim();
-      if (/^[-+]?\d+$/.test(written)) node.value = written.replace(/^\+/, '');
+      const written = node.range === undefined || node.range === null ? '' : source.text.slice(node.range[0], node.range[1]);
+      const digits = written.trim().replace(/^\+/, '');
+      if (isWideIntegerText(digits)) node.value = digits;
     },
   });
 }
 
+/** One document of a test file as cases; undefined for an empty document. */
 function readTestDocument(source: SourceDocument): ReadDocument | undefined {
   const contents = source.document.contents as Node | null;
   if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;

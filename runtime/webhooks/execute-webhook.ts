@@ -51,6 +51,8 @@ import type { WebhookActionHandler, WebhookCall, WebhookRequest } from './webhoo
 import { checkRequestShape } from './request-shape.js';
 import { coerceTextFields, hasTextFields } from './text-fields.js';
 import { secretMatches } from './webhook-secret.js';
+import { escapePointer, valueAt } from '../request/json-pointer.js';
+import { isWideIntegerText } from '../request/json-text.js';
 
 export interface WebhookDeps {
   /** The snapshot current when the call arrived. */
@@ -331,7 +333,9 @@ function refusalNote(problem: HttpProblem): string {
 export function schemaErrors(errors: readonly ErrorObject[], data?: unknown): ProblemDetail[] {
   return errors.map((error) => {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
-    if (error.keyword === 'type' && wideIntegerText(valueAt(data, error.instancePath))) {
+    // What read-webhook-body.ts made of a JSON number past 2^53: the text of its digits.
+    const value = valueAt(data, error.instancePath);
+    if (error.keyword === 'type' && typeof value === 'string' && isWideIntegerText(value)) {
       const message = `${error.message ?? 'has the wrong type'}: it was sent as a whole number past 2^53, which a JSON number cannot hold exactly, so it arrives as the text of its digits; declare it {"type": "string"} (or ["integer", "string"])`;
       return { path: error.instancePath, message };
     }
@@ -341,27 +345,9 @@ export function schemaErrors(errors: readonly ErrorObject[], data?: unknown): Pr
         : error.keyword === 'additionalProperties'
           ? params.additionalProperty
           : undefined;
-    const path = child === undefined ? error.instancePath : `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const path = child === undefined ? error.instancePath : `${error.instancePath}/${escapePointer(child)}`;
     return { path, message: error.message ?? error.keyword };
   });
-}
-
-/** The value at a JSON pointer of `data`, or undefined. */
-function valueAt(data: unknown, pointer: string): unknown {
-  let value = data;
-  for (const step of pointer.split('/').slice(1)) {
-    const key = step.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-/** Text of a whole number past ±(2^53 − 1): what read-webhook-body.ts makes of such a JSON number. */
-function wideIntegerText(value: unknown): boolean {
-  if (typeof value !== 'string' || !/^-?\d{16,}$/.test(value)) return false;
-  const big = BigInt(value);
-  return big > BigInt(Number.MAX_SAFE_INTEGER) || big < -BigInt(Number.MAX_SAFE_INTEGER);
 }
 
 interface Timing {
