@@ -25,6 +25,7 @@ import { queueItemRoutes } from './queue-item-routes.js';
 import { queueRoutes } from './queue-routes.js';
 import { defaults } from '../settings.js';
 import { packageRoot } from '../package-info.js';
+import { refuseMalformedPath } from '../request/refuse-malformed-path.js';
 import { refuseNulInPathParameters, refuseNulInQuery } from '../request/refuse-nul.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
@@ -77,6 +78,7 @@ export function createApp(options: AppOptions): Koa {
     ctx.state.snapshot = holder.current;
     await next();
   });
+  app.use(refuseMalformedPath);
 
   // Route matching is case-insensitive: installations of the service differ in spelling.
   const open = new Router({ sensitive: false });

@@ -558,5 +558,21 @@ describe('error answers', () => {
       );
       assertProblem(await app.post('/api/RunConnectionSetDataMin/crm/Order', { a: 1 }), 404, 'unknown-object');
     });
+
+    it('answers a path whose percent-encoding does not decode with 400 naming the escape, not 404 for a name nobody has', async () => {
+      for (const [path, broken] of [
+        ['/api/GetDataObject/crm/Customer/%E0%A4', '%E0%A4'],
+        ['/api/RunConnectionGetDataMin/crm/Cust%zzomer', '%zz'],
+        ['/api/GetAction/100%', '%'],
+        ['/api/webhooks/wh_%FF', '%FF'],
+      ] as const) {
+        const answer = path.includes('GetData') && !path.includes('Object') ? await app.post(path, []) : await app.get(path);
+        assertProblem(answer, 400, 'invalid-request', /not percent-encoded UTF-8/);
+        assert.ok(answer.json.detail.includes(`'${broken}'`), `${path}: ${answer.json.detail}`);
+      }
+      // Escapes that decode still reach the routes: %25 is a literal '%', %C3%A9 an é.
+      assertProblem(await app.get('/api/GetDataObject/crm/Customer/100%25'), 400, 'invalid-value', /not a valid Integer/);
+      assertProblem(await app.post('/api/RunConnectionGetDataMin/crm/Caf%C3%A9', []), 404, 'unknown-object', /'Café'/);
+    });
   });
 });
