@@ -14,6 +14,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { formatSize } from '../../definitions/size.js';
 import { ConnectorError } from '../connector-error.js';
+import { parseExactJson } from '../records/exact-json.js';
 import type { FileEncoding } from './encodings.js';
 import { fileError, ioError, malformed, type Place } from './file-errors.js';
 import type { JsonRow } from './row-layout.js';
@@ -41,7 +42,7 @@ function lineOfParseError(error: unknown, text: string): number | undefined {
 function parseLine(text: string, place: Place): JsonRow {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseExactJson(text);
   } catch {
     throw malformed(place, 'not valid JSON');
   }
@@ -152,7 +153,7 @@ export async function jsonRows(
   if (text.trim() === '') return [];
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseExactJson(text);
   } catch (error) {
     const line = lineOfParseError(error, text);
     throw malformed(line === undefined ? place : { ...place, line }, 'not valid JSON');

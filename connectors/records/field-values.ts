@@ -2,12 +2,13 @@
  * Values of records by declared field type, the same for every connector.
  *
  * Read (`decodeValue`): whatever the system gives — a driver's value, JSON, text of a CSV cell —
- * becomes what records carry: String as text; Integer as a number (a bigint, or text of one, is a
- * number when it is a safe integer, else stays text); Number as a number (decimals may arrive as
+ * becomes what records carry: String as text; Integer as a number when it is a safe integer, else
+ * as the text of its digits (a bigint, text, or a double past 2^53 such as parsed JSON keeps when
+ * it holds the value exactly: exact-json.ts); Number as a number (decimals may arrive as
  * text), or as exact decimal text when a double cannot hold it (a decimal(30,10), digits past
  * 2^53, 1e400; one spelling per value); Boolean as true/false (1/0 and 'true'/'false' too); Date
  * as `YYYY-MM-DD`; DateTime as ISO 8601 UTC with milliseconds (`2024-01-05T10:00:00.000Z`; text
- * without an offset is UTC); Json parsed. A value that cannot be read as its type is passed on as it came.
+ * without an offset is UTC); Json parsed, whole numbers a double cannot hold as their digits. A value that cannot be read as its type is passed on as it came.
  *
  * Write (`checkFieldValue`): the value is checked against the type and given in that same
  * canonical form; a value that does not fit is ConnectorError('invalid-value') naming the field.
@@ -17,6 +18,7 @@
 import type { FieldType } from '../../definitions/types.js';
 import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
+import { parseExactJson } from './exact-json.js';
 import {
   booleanFrom as booleanOf,
   doubleHolds,
@@ -62,7 +64,7 @@ function decodeString(raw: unknown): unknown {
 }
 
 function decodeInteger(raw: unknown): unknown {
-  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) || !Number.isInteger(raw) ? raw : BigInt(raw).toString();
   if (raw === null || raw === undefined) return null;
   if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
   if (typeof raw === 'bigint') return integerFromText(raw.toString());
@@ -147,7 +149,7 @@ function decodeJson(raw: unknown): unknown {
   if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
   if (typeof raw !== 'string') return raw;
   try {
-    return JSON.parse(raw) as unknown;
+    return parseExactJson(raw);
   } catch {
     return raw;
   }

@@ -4,6 +4,7 @@
  * they do not take into the client's error with `failure()`.
  */
 import type { ConnectorError } from '../connector-error.js';
+import { parseExactJson } from '../records/exact-json.js';
 import type { Secrets } from './secrets.js';
 import { answerError, excerpt, notJson, UpstreamAnswer, type RequestTarget } from './web-errors.js';
 
@@ -36,7 +37,7 @@ export class WebResponse {
   json(): unknown {
     if (this.parsed === undefined) {
       try {
-        this.parsed = { value: JSON.parse(this.text()) };
+        this.parsed = { value: parseExactJson(this.text()) };
       } catch {
         throw notJson(this.target, this.status, upstreamAnswer(this.target, this.status, this.body, this.secrets));
       }

@@ -5,10 +5,10 @@
  * (9007199254740993 becomes …992: another record's key). Both are found here, with the depth of
  * nesting, in one pass over text JSON.parse has already accepted, without recursion.
  *
- * Keys are compared as JSON reads them (`"a"` and `"\u0061"` are one key). A number is "past
- * 2^53" when it is written as a whole number (no fraction, no exponent) beyond ±(2^53 − 1): such
- * digits name one integer that a double cannot hold. `1e20` or `1.5` chose a double, and are left.
+ * Keys are compared as JSON reads them (`"a"` and `"\u0061"` are one key). What counts as a whole
+ * number past 2^53 is exact-json.ts's rule, the one JSON read from systems follows.
  */
+import { isWideIntegerToken, numberEnd, stringEnd } from '../../connectors/records/exact-json.js';
 import { escapePointer } from './json-pointer.js';
 
 /** What the scan of a body's text found; it stops at the first nesting too deep or key given twice. */
@@ -23,10 +23,6 @@ export interface JsonTextFindings {
 
 /** Where the scan is: an object (with its keys so far and the one being read) or an array. */
 type Frame = { keys: Set<string>; key: string | undefined; expectsKey: boolean } | { index: number };
-
-/** Whole numbers of at most 15 digits are all safe; longer ones are compared exactly. */
-const safeDigits = 15;
-const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Reads `text`, which JSON.parse has accepted, for what JSON.parse would take without a word. */
 export function scanJsonText(text: string, maxDepth: number): JsonTextFindings {
@@ -72,51 +68,13 @@ export function scanJsonText(text: string, maxDepth: number): JsonTextFindings {
       }
       default:
         if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
-          let end = at + 1;
-          while (end < text.length && isNumberCharacter(text.charCodeAt(end))) end += 1;
-          if (isWideInteger(text, at, end)) findings.wideIntegers.push({ start: at, end, path: pointer() });
+          const end = numberEnd(text, at);
+          if (isWideIntegerToken(text, at, end)) findings.wideIntegers.push({ start: at, end, path: pointer() });
           at = end - 1;
         }
     }
   }
   return findings;
-}
-
-/** `text` with each of `spans` (number tokens) written as a JSON string of its digits. */
-export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
-  let quoted = '';
-  let from = 0;
-  for (const { start, end } of spans) {
-    quoted += `${text.slice(from, start)}"${text.slice(start, end)}"`;
-    from = end;
-  }
-  return quoted + text.slice(from);
-}
-
-/** Whether `text` is a whole number (digits, maybe a minus) past ±(2^53 − 1); `1.5`, `1e20` chose a double. */
-export function isWideIntegerText(text: string): boolean {
-  if (!/^-?\d+$/.test(text)) return false;
-  const value = BigInt(text);
-  return value > maxSafe || value < -maxSafe;
-}
-
-function isWideInteger(text: string, start: number, end: number): boolean {
-  const digits = end - start - (text.charCodeAt(start) === 0x2d ? 1 : 0);
-  return digits > safeDigits && isWideIntegerText(text.slice(start, end));
-}
-
-/** The offset of the quote that closes the string opened at `start`. */
-function stringEnd(text: string, start: number): number {
-  for (let at = start + 1; at < text.length; at += 1) {
-    const code = text.charCodeAt(at);
-    if (code === 0x5c) at += 1;
-    else if (code === 0x22) return at;
-  }
-  return text.length;
-}
-
-function isNumberCharacter(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === 0x2d;
 }
 
 function pointerStep(frame: Frame): string {

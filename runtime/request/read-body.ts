@@ -12,7 +12,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
-import { firstTextWhere, quoteSpans, scanJsonText } from './json-text.js';
+import { quoteSpans } from '../../connectors/records/exact-json.js';
+import { firstTextWhere, scanJsonText } from './json-text.js';
 import { refuseNulInJson } from './refuse-nul.js';
 
 /**

@@ -20,7 +20,7 @@ import { displayPath, instancePathSegments, schemaProblems } from '../../definit
 import { testFileValidator } from '../../definitions/schema/validators.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { SystemRows, TestCase, TestRequest } from './test-case.js';
-import { isWideIntegerText } from '../request/json-text.js';
+import { isWideIntegerText } from '../../connectors/records/exact-json.js';
 
 /** The cases of one test file. */
 export interface TestSuite {

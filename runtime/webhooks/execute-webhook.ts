@@ -52,7 +52,7 @@ import { checkRequestShape } from './request-shape.js';
 import { coerceTextFields, hasTextFields } from './text-fields.js';
 import { secretMatches } from './webhook-secret.js';
 import { escapePointer, valueAt } from '../request/json-pointer.js';
-import { isWideIntegerText } from '../request/json-text.js';
+import { isWideIntegerText } from '../../connectors/records/exact-json.js';
 
 export interface WebhookDeps {
   /** The snapshot current when the call arrived. */

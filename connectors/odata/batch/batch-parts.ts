@@ -3,6 +3,7 @@
  * changeset atomic: all of its requests happen, or none), and for each changeset either the answer
  * of each of its requests or the one answer that made it fail.
  */
+import { parseExactJson } from '../../records/exact-json.js';
 
 /** One request inside a batch; `url` is relative to the service root (`Customers(7)`). */
 export interface BatchRequest {
@@ -53,7 +54,7 @@ export function changesetOutcome(
 export function parsedBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return parseExactJson(text);
   } catch {
     return text;
   }

@@ -12,6 +12,7 @@
  * sent again (a create would be made twice), and its outcome is an 'unavailable' error saying so.
  */
 import { ConnectorError } from '../../connector-error.js';
+import { parseExactJson } from '../../records/exact-json.js';
 import type { WebClient, WebResponse } from '../../web/index.js';
 import type { BatchRequest, ChangesetOutcome, ChangesetReading } from './batch-parts.js';
 import { JSON_BATCH_TYPE, jsonBatchBody, readJsonBatch } from './json-batch.js';
@@ -131,7 +132,7 @@ export class BatchSender {
     if (format === 'multipart') return readMultipartBatch(response.headers.get('content-type'), response.text(), changesets);
     let body: unknown;
     try {
-      body = JSON.parse(response.text());
+      body = parseExactJson(response.text());
     } catch {
       return null;
     }

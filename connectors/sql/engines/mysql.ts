@@ -91,6 +91,9 @@ export const mysql = Object.freeze<Engine>({
         dateStrings: true,
         supportBigNumbers: true,
         bigNumberStrings: false,
+        // JSON columns as their text, which a Json field parses keeping whole numbers past 2^53
+        // (records/exact-json.ts); mysql2's own parse rounds them on Node 20.
+        jsonStrings: true,
         charset: 'utf8mb4',
         // Affected rows, not found rows: an insert whose ON DUPLICATE KEY UPDATE changed nothing
         // then counts 0, which tells the writes (conflict-insert.ts) it met an existing record.

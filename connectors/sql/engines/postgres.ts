@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { ConnectionContext } from '../../connection.js';
+import { parseExactJson } from '../../records/exact-json.js';
 import { sql, value, type SqlFragment } from '../sql-fragment.js';
 import { int64Text, JS_WHITESPACE, quietLog, systemCommonConfig, type AfterCreateDone, type Engine, type PoolPurpose } from './engine.js';
 import { guardDriverStream, poolAnswerLimits, postgresFraming } from './answer-guard.js';
@@ -28,15 +29,22 @@ function statementTimeoutOption(ms: number): string {
 
 const PG_DATE = 1082;
 const PG_TIMESTAMP = 1114;
+const PG_JSON = 114;
+const PG_JSONB = 3802;
 /** SKIP LOCKED came with 9.5. */
 const OLDEST_VERSION_NUM = 95000;
 
 type TypeParser = (text: string) => unknown;
 
-/** A System's type parsers: dates stay text, timestamps without zone are UTC; the rest as pg does it. */
+/**
+ * A System's type parsers: dates stay text, timestamps without zone are UTC, json and jsonb keep
+ * whole numbers past 2^53 as their digits (exact-json.ts) where pg's JSON.parse rounds them; the
+ * rest as pg does it.
+ */
 const systemTypes = {
   getTypeParser(oid: number, format?: string): TypeParser {
     if (oid === PG_DATE) return (text) => text;
+    if ((oid === PG_JSON || oid === PG_JSONB) && format !== 'binary') return parseExactJson;
     if (oid === PG_TIMESTAMP) {
       return (text) => {
         const date = new Date(`${text.replace(' ', 'T')}Z`);

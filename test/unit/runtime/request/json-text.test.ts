@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { quoteSpans, scanJsonText } from '../../../../runtime/request/json-text.js';
+import { quoteSpans } from '../../../../connectors/records/exact-json.js';
+import { scanJsonText } from '../../../../runtime/request/json-text.js';
 
 const scan = (text: string, maxDepth = 30) => {
   JSON.parse(text); // the scan reads only text the parser accepted

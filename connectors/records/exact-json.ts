@@ -1,0 +1,92 @@
+/**
+ * JSON read without rounding its whole numbers. `JSON.parse` makes every number a double, so a
+ * 64-bit id past 2^53 written as a JSON number — a REST API's snowflake id, an OData Int64, a
+ * number inside a jsonb column — silently becomes its neighbour (9007199254740993 becomes …992):
+ * another record's key, which a sync would then match, update or create under. Here a whole
+ * number that a double does not hold exactly is read as the text of its digits instead, the form
+ * records carry an Integer too large for a double (field-values.ts), so the digits arrive exact.
+ * Every other number is what JSON.parse makes of it — 9007199254740992 and 100000000000000000000
+ * are doubles exactly, so they stay numbers and a Json value written back keeps its types.
+ *
+ * The text is looked at only when it has 16 digits in a row somewhere, which such a number needs:
+ * the common answer costs one regular expression over its text.
+ */
+
+const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
+/** Whole numbers of at most 15 digits are all safe; longer ones are compared exactly. */
+const safeDigits = 15;
+const longDigitRun = /\d{16}/;
+
+/** `text` parsed as JSON (throws as JSON.parse does), whole numbers a double does not hold as the text of their digits. */
+export function parseExactJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (!longDigitRun.test(text)) return value;
+  const spans = inexactIntegerSpans(text);
+  return spans.length === 0 ? value : JSON.parse(quoteSpans(text, spans));
+}
+
+/** The number tokens of JSON `text` (which JSON.parse accepts) that are whole numbers a double does not hold exactly, as [start, end) offsets. */
+export function inexactIntegerSpans(text: string): Array<{ start: number; end: number }> {
+  const spans: Array<{ start: number; end: number }> = [];
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) at = stringEnd(text, at);
+    else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+      const end = numberEnd(text, at);
+      if (isWideIntegerToken(text, at, end) && !doubleHolds(text.slice(at, end))) spans.push({ start: at, end });
+      at = end - 1;
+    }
+  }
+  return spans;
+}
+
+/** `text` with each of `spans` (number tokens) written as a JSON string of its digits. */
+export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
+  let quoted = '';
+  let from = 0;
+  for (const { start, end } of spans) {
+    quoted += `${text.slice(from, start)}"${text.slice(start, end)}"`;
+    from = end;
+  }
+  return quoted + text.slice(from);
+}
+
+/** Whether `text` is a whole number (digits, maybe a minus) past ±(2^53 − 1); `1.5`, `1e20` chose a double. */
+export function isWideIntegerText(text: string): boolean {
+  if (!/^-?\d+$/.test(text)) return false;
+  const value = BigInt(text);
+  return value > maxSafe || value < -maxSafe;
+}
+
+/** Whether the number token text[start, end) is a whole number past 2^53. */
+export function isWideIntegerToken(text: string, start: number, end: number): boolean {
+  const digits = end - start - (text.charCodeAt(start) === 0x2d ? 1 : 0);
+  return digits > safeDigits && isWideIntegerText(text.slice(start, end));
+}
+
+/** Whether the double nearest to the whole number `digits` is that number. */
+function doubleHolds(digits: string): boolean {
+  const double = Number(digits);
+  return Number.isFinite(double) && BigInt(double) === BigInt(digits);
+}
+
+/** The offset of the quote that closes the string opened at `start`. */
+export function stringEnd(text: string, start: number): number {
+  for (let at = start + 1; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === 0x5c) at += 1;
+    else if (code === 0x22) return at;
+  }
+  return text.length;
+}
+
+/** The offset just past the number token that starts at `start`. */
+export function numberEnd(text: string, start: number): number {
+  let end = start + 1;
+  while (end < text.length && isNumberCharacter(text.charCodeAt(end))) end += 1;
+  return end;
+}
+
+function isNumberCharacter(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === 0x2d;
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { inexactIntegerSpans, parseExactJson } from '../../../../connectors/records/exact-json.js';
+
+test('whole numbers a double does not hold arrive as the text of their digits, wherever they sit', () => {
+  assert.deepEqual(
+    parseExactJson('{"id":9007199254740993,"list":[-9007199254740993,1234567890123456789],"n":{"m":18446744073709551615}}'),
+    {
+      id: '9007199254740993',
+      list: ['-9007199254740993', '1234567890123456789'],
+      n: { m: '18446744073709551615' },
+    },
+  );
+  assert.equal(parseExactJson('9007199254740993'), '9007199254740993');
+  // Past a double's range JSON.parse answers Infinity.
+  const huge = `1${'0'.repeat(400)}`;
+  assert.deepEqual(parseExactJson(`[${huge}]`), [huge]);
+});
+
+test('every other number is what JSON.parse makes of it', () => {
+  for (const text of [
+    '[9007199254740991,-9007199254740991]',
+    // Doubles exactly, though past 2^53: written back, they keep their type.
+    '[9007199254740992,100000000000000000000,18446744073709551616]',
+    '[1.5,1e20,12345678901234567890.5,1234567890123456789e0,0.12345678901234567890]',
+    '{"a":1,"b":[true,null,"x"]}',
+  ]) {
+    assert.deepEqual(parseExactJson(text), JSON.parse(text), text);
+  }
+});
+
+test('digits inside strings and keys are left as they are, escaped quotes included', () => {
+  const text = '{"9007199254740993":"9007199254740993 \\" 9007199254740993","card":"4111111111111111","n":9007199254740993}';
+  assert.deepEqual(parseExactJson(text), {
+    '9007199254740993': '9007199254740993 " 9007199254740993',
+    card: '4111111111111111',
+    n: '9007199254740993',
+  });
+  assert.deepEqual(inexactIntegerSpans(text), [{ start: text.lastIndexOf('9007199254740993'), end: text.length - 1 }]);
+});
+
+test('text that is not JSON fails as JSON.parse fails', () => {
+  assert.throws(() => parseExactJson('{"id":9007199254740993'), SyntaxError);
+  assert.throws(() => parseExactJson(''), SyntaxError);
+});
