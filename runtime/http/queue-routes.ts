@@ -38,6 +38,7 @@ import { readJsonBody } from '../request/read-body.js';
 import { mayRead, quoted, resolveProcess, type ProcessTarget } from './resolve-process.js';
 import { requestIdOf } from './request-id.js';
 import { runDirect } from './run-direct.js';
+import { checkSourceId } from './source-id.js';
 import { checkWhereClause } from './where-clause.js';
 
 export interface QueueRouteOptions {
@@ -51,7 +52,7 @@ export interface QueueRouteOptions {
 export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyLimit }: QueueRouteOptions): void {
   router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!);
-    const sourceId = sourceIdOf(ctx.params.sourceId!);
+    const sourceId = sourceIdOf(ctx.state.snapshot as Snapshot, target, ctx.params.sourceId!);
     const { item } = await enqueue(db, {
       ...newItem(ctx, target, { startType: 'AdHoc', sourceId }),
       maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
@@ -84,7 +85,10 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
 
   router.post('/StartProcessDirect/:syncId/:sourceId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!);
-    await runInRequest(ctx, target, { startType: 'AdHoc', sourceId: sourceIdOf(ctx.params.sourceId!) });
+    await runInRequest(ctx, target, {
+      startType: 'AdHoc',
+      sourceId: sourceIdOf(ctx.state.snapshot as Snapshot, target, ctx.params.sourceId!),
+    });
   });
 
   router.post('/ExecuteProcess/:syncId', async (ctx) => {
@@ -136,15 +140,21 @@ export function newItem(ctx: Context, target: ProcessTarget, request: StartReque
   };
 }
 
-function sourceIdOf(text: string): string {
+/** The {sourceId} of a path: not longer than the limit, and a key value of the process's source. */
+function sourceIdOf(snapshot: Snapshot, target: ProcessTarget, text: string): string {
   if (text.length > valueLimits.sourceId) {
     const message = `The source id has ${text.length} characters; at most ${valueLimits.sourceId} are accepted.`;
     throw new HttpProblem('invalid-request', message, { errors: [{ path: 'path.sourceId', message }] });
   }
+  checkSourceId(snapshot, target, text, 'path.sourceId');
   return text;
 }
 
-/** What can only be checked knowing the process: the WhereClause must parse against its (first) sync. */
+/**
+ * What can only be checked knowing the process: the WhereClause must parse against its (first)
+ * sync, and a SourceId must be a key value of its source.
+ */
 function checkStart(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): void {
   if (request.whereClause !== undefined) checkWhereClause(snapshot, target, request.whereClause);
+  if (request.sourceId !== undefined) checkSourceId(snapshot, target, request.sourceId, '/SourceId');
 }

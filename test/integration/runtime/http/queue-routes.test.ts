@@ -142,6 +142,34 @@ describe('queue routes on the quickstart', () => {
     it('refuses a source id longer than the queue holds', async () => {
       assertInvalid(await app.post(`/api/StartProcessAdHoc/${syncId}/${'1'.repeat(1025)}`), ['path.sourceId'], /at most 1024/);
     });
+
+    it('refuses a source id that is no key value of the source, naming the key field, and enqueues nothing', async () => {
+      const before = await itemCount(app);
+      const notInteger = /not a valid Integer value for the key field id of crm\/Customer/;
+      assertInvalid(await app.post(`/api/StartProcessAdHoc/${syncId}/abc`), ['path.sourceId'], notInteger);
+      assertInvalid(await app.post(`/api/StartProcessAdHoc/${syncId}/1.5`), ['path.sourceId'], notInteger);
+      assertInvalid(await app.post(`/api/StartProcessDirect/${syncId}/abc`), ['path.sourceId'], notInteger);
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'AdHoc', SourceId: 'abc' }),
+        ['/SourceId'],
+        notInteger,
+      );
+      assertInvalid(
+        await app.post(`/api/StartProcessAdHoc/${syncId}/${encodeURIComponent('{"customer":1}')}`),
+        ['path.sourceId'],
+        /The key of crm\/Customer is id; missing id; not key fields: customer/,
+      );
+      assert.equal(await itemCount(app), before);
+      // The key's value in any spelling the run reads: the value, or a JSON object naming it.
+      for (const id of ['7', ' 7 ', encodeURIComponent('{"id":7}')]) {
+        assertItem(await app.post(`/api/StartProcessAdHoc/${syncId}/${id}`), {
+          status: 200,
+          StartType: 'AdHoc',
+          ProcessId: syncId,
+          Status: 'Pending',
+        });
+      }
+    });
   });
 
   describe('AddAction', () => {
@@ -494,8 +522,9 @@ describe('queue routes on the quickstart', () => {
     });
 
     it('stores source ids and parameters that look like code as data, exactly', async () => {
+      // erp-inbox reads the record store, whose ids are text: any of these could be one.
       for (const payload of payloads) {
-        const answer = await app.post(`/api/StartProcessAdHoc/${syncId}/${encodeURIComponent(payload)}`);
+        const answer = await app.post(`/api/StartProcessAdHoc/erp-inbox/${encodeURIComponent(payload)}`);
         assert.equal(answer.status, 200, answer.text);
         const row = await app.db.knex('queue_items').where({ id: answer.json.ID }).first();
         assert.equal(row.source_id, payload);

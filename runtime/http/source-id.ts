@@ -1,0 +1,51 @@
+/**
+ * An ad-hoc start's source id, checked against its sync's source (a flow's: its first sync's)
+ * before the item exists, as the WhereClause is (where-clause.ts): `abc` for an Integer key was
+ * enqueued, answered 200, and became a Failed item once a daemon read it, long after the caller
+ * left. The id must be spelled as the run reads it (record-key.ts: the value, values separated by
+ * commas, or a JSON object) and each key value must fit its field's declared type, as the run's
+ * connector checks it. Fields whose type the definition leaves to the system (an OData object
+ * described from $metadata) and record-store sources (whose ids are GUIDs) are left to the run.
+ */
+import { ConnectorError } from '../../connectors/connector-error.js';
+import { checkFieldValue } from '../../connectors/records/field-values.js';
+import type { Snapshot } from '../../definitions/snapshot.js';
+import type { FieldType } from '../../definitions/types.js';
+import { HttpProblem } from '../errors.js';
+import { parseKey } from '../sync/record-key.js';
+import { firstSyncOf } from '../sync/where-clause.js';
+import type { ProcessTarget } from './resolve-process.js';
+
+/** `path`: where the id came from, for the problem (`path.sourceId`, `/SourceId`). */
+export function checkSourceId(snapshot: Snapshot, target: ProcessTarget, sourceId: string, path: string): void {
+  const sync = firstSyncOf(snapshot, target.id);
+  const source = sync?.definition.source;
+  if (source === undefined || source.recordStore || source.system === undefined) return;
+  const system = snapshot.systems.get(source.system)?.definition;
+  if (system === undefined) return;
+  if (source.query !== undefined) {
+    const first = system.queries[source.query]?.columns[0];
+    if (first !== undefined)
+      checkValue(first.type, sourceId, `the first column ${first.name} of query ${source.system}/${source.query}`, path);
+    return;
+  }
+  const object = source.object === undefined ? undefined : system.objects[source.object];
+  if (object === undefined || object.key.length === 0) return;
+  const name = `${source.system}/${source.object}`;
+  const values = parseKey({ name, key: object.key, fields: [], groups: [] }, sourceId, path);
+  for (const field of object.key) {
+    const type = object.fields[field]?.type;
+    if (type !== undefined) checkValue(type, values[field], `the key field ${field} of ${name}`, path);
+  }
+}
+
+function checkValue(type: FieldType, value: unknown, what: string, path: string): void {
+  try {
+    checkFieldValue(type, value, { label: what });
+  } catch (error) {
+    if (!(error instanceof ConnectorError)) throw error;
+    // The value is not repeated: the caller has it, and it may be long.
+    const message = `The source id is not a valid ${type} value for ${what}.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path, message }], cause: error });
+  }
+}
