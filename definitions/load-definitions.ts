@@ -20,6 +20,7 @@ import { documentValue, parseDefinitionFile } from './load/parse-documents.js';
 import { positionAtOffset, positionOf, problemAt, type SourceDocument } from './load/source-document.js';
 import { substituteDocument, substitutionCodes, type SubstitutionContext } from './load/substitute.js';
 import { sortProblems, type Problem } from './problem.js';
+import { checkExpressionSyntax } from './checks/check-syntax.js';
 import { closest } from './schema/did-you-mean.js';
 import { schemaProblems } from './schema/schema-problems.js';
 import { createAjv, definitionValidators } from './schema/validators.js';
@@ -83,6 +84,8 @@ export async function loadDefinitions(paths: readonly string[], options: LoadOpt
       unresolved.push(...values);
       const valid = found.every((problem) => textForm.has(problem.code) && values.some((unset) => unset.masks(problem)));
       register(context, source, value as unknown as Definition, valid);
+      // The semantic checks skip it; the syntax of its expressions is still told now, not a run later.
+      if (!valid && (source.kind === 'Sync' || source.kind === 'Webhook')) checkExpressionSyntax(context, source, source.kind, value);
     }
   });
 
