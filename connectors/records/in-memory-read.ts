@@ -98,14 +98,32 @@ function jsonText(value: unknown): string {
   }
 }
 
+/**
+ * An Integer field's value for ordering: a whole number too large for a double is carried as the
+ * text of its digits (field-values.ts), and ordered as the number it is — after 12 and before
+ * 10000000000000000000 — not as text among text ('9007199254740993' > '10000000000000000000').
+ */
+function integerForOrder(value: unknown): unknown {
+  return typeof value === 'string' && WHOLE_DIGITS.test(value) ? BigInt(value) : value;
+}
+
+const WHOLE_DIGITS = /^-?\d+$/;
+
 function comparison(object: RecordObject, order: readonly OrderTerm[]): (a: RecordData, b: RecordData) => number {
   const terms = order.map((term) => ({ path: term.field, sign: term.direction === 'asc' ? 1 : -1 }));
   for (const key of object.key) {
     if (!terms.some((term) => term.path.length === 1 && term.path[0] === key)) terms.push({ path: [key], sign: 1 });
   }
+  const typed = terms.map((term) => ({ ...term, integer: resolveFieldPath(object, term.path).field.type === 'Integer' }));
   return (a, b) => {
-    for (const term of terms) {
-      const order = compareForOrder(resolvePath(a, term.path), resolvePath(b, term.path));
+    for (const term of typed) {
+      let left = resolvePath(a, term.path);
+      let right = resolvePath(b, term.path);
+      if (term.integer) {
+        left = integerForOrder(left);
+        right = integerForOrder(right);
+      }
+      const order = compareForOrder(left, right);
       if (order !== 0) return term.sign * order;
     }
     return 0;

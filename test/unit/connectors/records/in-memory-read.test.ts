@@ -123,3 +123,18 @@ test('an aborted read stops', async () => {
   }, /abort/i);
   assert.deepEqual(pages, [2]);
 });
+
+test('an Integer past 2^53, carried as its digits, is ordered as the number it is', () => {
+  const ids = ['10000000000000000000', 12, '-9007199254740993', '9007199254740993', -5, null, 'not a number'];
+  const records = ids.map((id, index) => ({ id, customer: null, total: index }));
+  const ascending = planMemoryRead(object, { order: parseOrder('id asc') }).compare!;
+  assert.deepEqual(
+    [...records].sort(ascending).map((record) => record.id),
+    [null, '-9007199254740993', -5, 12, '9007199254740993', '10000000000000000000', 'not a number'],
+  );
+  const descending = planMemoryRead(object, { order: parseOrder('id desc') }).compare!;
+  assert.deepEqual(
+    [...records].sort(descending).map((record) => record.id),
+    ['not a number', '10000000000000000000', '9007199254740993', 12, -5, '-9007199254740993', null],
+  );
+});
