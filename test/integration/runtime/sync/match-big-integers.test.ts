@@ -8,20 +8,15 @@
  * of a free query binds such an id exactly too: it read its neighbour's record, or none.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
-import { loadConnectorSpecs } from '../../../../connectors/index.js';
-import { loadDefinitions } from '../../../../definitions/load-definitions.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import { planSync } from '../../../../runtime/sync/plan-sync.js';
 import type { PlannedRecord } from '../../../../runtime/sync/planned-record.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
-
-const connectors = await loadConnectorSpecs();
 
 const refs = ['1234567890123456789', '1234567890123456790', '1234567890123456791'];
 
@@ -43,9 +38,7 @@ await describeEachRuntimeDatabase('batched match on integers past 2^53', (runtim
     });
     const connection = { ...database().connection };
     if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
-    const directory = mkdtempSync(join(tmpdir(), 'syncline-match-big-'));
-    writeFileSync(
-      join(directory, 'definitions.yaml'),
+    snapshot = await definitionsSnapshot(
       `kind: System
 id: flakes
 connector: sql
@@ -89,9 +82,6 @@ match: { where: "ref = #ref#", onNoMatch: skip, onMatch: update }
 batchSize: 3
 `,
     );
-    const loaded = await loadDefinitions([directory], { connectors });
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-    snapshot = loaded.snapshot;
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
     await admin('flake_sources').insert(refs.map((ref, index) => ({ id: index + 1, ref, name: `new-${ref.slice(-3)}` })));
     await admin('flake_targets').insert(refs.map((ref, index) => ({ sk: index + 1, ref, name: `old-${ref.slice(-3)}` })));

@@ -6,18 +6,12 @@
  * over the other's row.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
-import { loadConnectorSpecs } from '../../../../connectors/index.js';
-import { loadDefinitions } from '../../../../definitions/load-definitions.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
-
-/** The registered connectors, which the definitions are checked against. */
-const connectors = await loadConnectorSpecs();
 
 await describeEachRuntimeDatabase('batched match by exact key', (runtime, database) => {
   let connections: ConnectionPool;
@@ -35,9 +29,7 @@ await describeEachRuntimeDatabase('batched match by exact key', (runtime, databa
     });
     const connection = { ...database().connection };
     if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
-    const directory = mkdtempSync(join(tmpdir(), 'syncline-match-case-'));
-    writeFileSync(
-      join(directory, 'definitions.yaml'),
+    const snapshot = await definitionsSnapshot(
       `kind: System
 id: cases
 connector: sql
@@ -65,15 +57,13 @@ mapping: '{ "code": code, "label": label }'
 match: { where: "code = #code#", onNoMatch: create, onMatch: update }
 `,
     );
-    const loaded = await loadDefinitions([directory], { connectors });
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
     await admin('case_items').insert([
       { id: 1, code: 'ABC', label: 'upper' },
       { id: 2, code: 'abc', label: 'lower' },
     ]);
     await admin('case_things').insert({ code: 'ABC', label: 'old' });
-    const outcome = await runProcess({ snapshot: loaded.snapshot, connections, db: runtime() }, { processId: 'items-to-things' });
+    const outcome = await runProcess({ snapshot, connections, db: runtime() }, { processId: 'items-to-things' });
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors));
     statistics = outcome.statistics;
     errors = outcome.errors;

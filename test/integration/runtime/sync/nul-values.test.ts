@@ -10,22 +10,16 @@
  * expression, record by record) and no match at all (every record created).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
-import { loadConnectorSpecs } from '../../../../connectors/index.js';
-import { loadDefinitions } from '../../../../definitions/load-definitions.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import type { RunOutcome } from '../../../../runtime/execution/process-run.js';
 import { readRecords } from '../../../../runtime/record-store/read-records.js';
 import { storeRecords } from '../../../../runtime/record-store/store-record.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
-
-/** The registered connectors, which the definitions are checked against. */
-const connectors = await loadConnectorSpecs();
 
 const nulCode = 'K-\u00003';
 /** Five records; the third one's match value holds NUL. */
@@ -101,11 +95,7 @@ await describeEachRuntimeDatabase('a NUL character in one source record', (runti
     });
     const connection = { ...database().connection };
     if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
-    const directory = mkdtempSync(join(tmpdir(), 'syncline-nul-values-'));
-    writeFileSync(join(directory, 'definitions.yaml'), definitions(connection));
-    const loaded = await loadDefinitions([directory], { connectors });
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-    snapshot = loaded.snapshot;
+    snapshot = await definitionsSnapshot(definitions(connection));
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
   });
   after(async () => {

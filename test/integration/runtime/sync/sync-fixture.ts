@@ -1,22 +1,15 @@
 /**
  * The sync tests' world on one test database: a source system (customers, a query over them, a
  * table that a test drops mid-run) and a target system (accounts with typed address groups,
- * contacts without a unique email), the syncs and flows that move between them, loaded from YAML
- * written to a temporary directory, and a ConnectionPool over them.
+ * contacts without a unique email), the syncs and flows that move between them, written as YAML
+ * and loaded as the runtime loads them, and a ConnectionPool over them.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
-import { loadConnectorSpecs } from '../../../../connectors/index.js';
-import { loadDefinitions } from '../../../../definitions/load-definitions.js';
 import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
 import type { RunEnvironment } from '../../../../runtime/execution/process-run.js';
 import type { TestDatabase } from '../../../support/databases.js';
-
-/** The registered connectors, which the definitions are checked against. */
-const connectors = await loadConnectorSpecs();
+import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 
 export const customers = [
   { id: 1, name: 'Ada', email: 'ada@example.com', active: true, score: 10, city: 'Lisbon' },
@@ -265,10 +258,7 @@ export interface SyncWorld {
 }
 
 export async function syncWorld(database: TestDatabase, db: RuntimeDatabase): Promise<SyncWorld> {
-  const directory = mkdtempSync(join(tmpdir(), 'syncline-sync-defs-'));
-  writeFileSync(join(directory, 'definitions.yaml'), definitionsYaml(database));
-  const loaded = await loadDefinitions([directory], { connectors });
-  if (!loaded.ok) throw new Error(`the test definitions do not load: ${JSON.stringify(loaded.problems, null, 2)}`);
+  const snapshot = await definitionsSnapshot(definitionsYaml(database));
   const connections = new ConnectionPool({ baseDirectory: database.baseDirectory });
-  return { environment: { snapshot: loaded.snapshot, connections, db }, close: () => connections.closeAll() };
+  return { environment: { snapshot, connections, db }, close: () => connections.closeAll() };
 }

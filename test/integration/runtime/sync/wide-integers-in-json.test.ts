@@ -7,19 +7,14 @@
  * past 2^53 already is.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
-import { loadConnectorSpecs } from '../../../../connectors/index.js';
-import { loadDefinitions } from '../../../../definitions/load-definitions.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
 import { startFixtureServer, type FixtureServer } from '../../../support/rest-fixture-server.js';
+import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
-
-const connectors = await loadConnectorSpecs();
 
 /** As the API writes it: numbers a double cannot hold, in a key and inside a nested object. */
 const answer =
@@ -60,9 +55,7 @@ await describeEachRuntimeDatabase('whole numbers past 2^53 in JSON from systems'
       id: { type: Integer }
       name: { type: String }
       extra: { type: Json }`;
-    const directory = mkdtempSync(join(tmpdir(), 'syncline-wide-json-'));
-    writeFileSync(
-      join(directory, 'definitions.yaml'),
+    snapshot = await definitionsSnapshot(
       `kind: System
 id: shop
 connector: http
@@ -99,9 +92,6 @@ mapping: '{ "id": id, "name": name, "extra": extra }'
 match: { where: "id = #id#" }
 `,
     );
-    const loaded = await loadDefinitions([directory], { connectors });
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-    snapshot = loaded.snapshot;
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
   });
 

@@ -1,15 +1,10 @@
 /**
  * The webhook action tests' world on one test database: the sync tests' systems, syncs and flows
  * (test/integration/runtime/sync/sync-fixture.ts) plus syncs offered to webhooks and one webhook per action and
- * setting, loaded from YAML in a temporary directory; and `call`, which builds a WebhookCall for
+ * setting, written as YAML and loaded as the runtime loads them; and `call`, which builds a WebhookCall for
  * runWebhookAction the way the endpoint would.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
-import { loadConnectorSpecs } from '../../../../connectors/index.js';
-import { loadDefinitions } from '../../../../definitions/load-definitions.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
 import { createLogger } from '../../../../runtime/log.js';
@@ -19,9 +14,7 @@ import type { WebhookAnswer, WebhookCall } from '../../../../runtime/webhooks/we
 import { after, before, beforeEach } from 'node:test';
 import { createTables, definitionsYaml, resetData } from '../sync/sync-fixture.js';
 import type { TestDatabase } from '../../../support/databases.js';
-
-/** The registered connectors, which the definitions are checked against. */
-const connectors = await loadConnectorSpecs();
+import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 
 const accountMapping = `'{ "number": "C-" & $string(id), "name": name, "email": email, "score": score, "addresses": { "main": { "city": city } } }'`;
 
@@ -162,11 +155,7 @@ export interface ActionWorld {
 }
 
 export async function actionWorld(database: TestDatabase, db: RuntimeDatabase): Promise<ActionWorld> {
-  const directory = mkdtempSync(join(tmpdir(), 'syncline-webhook-actions-'));
-  writeFileSync(join(directory, 'definitions.yaml'), [definitionsYaml(database), syncs.trim(), ...webhooks].join('\n---\n'));
-  const loaded = await loadDefinitions([directory], { connectors });
-  if (!loaded.ok) throw new Error(`the test definitions do not load: ${JSON.stringify(loaded.problems, null, 2)}`);
-  const snapshot = loaded.snapshot;
+  const snapshot = await definitionsSnapshot([definitionsYaml(database), syncs.trim(), ...webhooks].join('\n---\n'));
   const connections = new ConnectionPool({ baseDirectory: database.baseDirectory });
   const log = createLogger('silent');
   let calls = 0;
