@@ -12,7 +12,14 @@
  * go), so reading a large source holds one page. An order needs every selected record before
  * the first can be given: they are held and sorted, which the connector's docs say.
  */
-import { collectFields, evaluateCondition, resolvePath, type EvaluationScope } from '../../definitions/expression/index.js';
+import {
+  collectFields,
+  compareExact,
+  evaluateCondition,
+  exactDecimal,
+  resolvePath,
+  type EvaluationScope,
+} from '../../definitions/expression/index.js';
 import type { OrderTerm } from '../../definitions/order/parse-order.js';
 import type { ReadRequest, RecordData } from '../connection.js';
 import { sameFieldValue } from './field-values.js';
@@ -99,31 +106,36 @@ function jsonText(value: unknown): string {
 }
 
 /**
- * An Integer field's value for ordering: a whole number too large for a double is carried as the
- * text of its digits (field-values.ts), and ordered as the number it is — after 12 and before
- * 10000000000000000000 — not as text among text ('9007199254740993' > '10000000000000000000').
+ * Order of two values of an Integer or Number field. A value a double cannot hold is carried as its
+ * exact decimal text (field-values.ts: an id past 2^53, a decimal(30,10)), and is ordered as the
+ * number it is, exactly, among the field's numbers — not as text after all of them
+ * ('9007199254740993' before 1e20, and after 9007199254740992). Two doubles compare as doubles.
  */
-function integerForOrder(value: unknown): unknown {
-  return typeof value === 'string' && WHOLE_DIGITS.test(value) ? BigInt(value) : value;
+function compareNumeric(a: unknown, b: unknown): number {
+  if (typeof a !== 'string' && typeof a !== 'bigint' && typeof b !== 'string' && typeof b !== 'bigint') return compareForOrder(a, b);
+  const left = exactDecimal(a);
+  const right = exactDecimal(b);
+  if (left !== null && right !== null) return compareExact(left, right);
+  // NaN, Infinity or a value that is no number: numeric text joins the numbers as a double would.
+  return compareForOrder(asDouble(a), asDouble(b));
 }
 
-const WHOLE_DIGITS = /^-?\d+$/;
+function asDouble(value: unknown): unknown {
+  return typeof value === 'string' && exactDecimal(value) !== null ? Number(value) : value;
+}
 
 function comparison(object: RecordObject, order: readonly OrderTerm[]): (a: RecordData, b: RecordData) => number {
   const terms = order.map((term) => ({ path: term.field, sign: term.direction === 'asc' ? 1 : -1 }));
   for (const key of object.key) {
     if (!terms.some((term) => term.path.length === 1 && term.path[0] === key)) terms.push({ path: [key], sign: 1 });
   }
-  const typed = terms.map((term) => ({ ...term, integer: resolveFieldPath(object, term.path).field.type === 'Integer' }));
+  const typed = terms.map((term) => {
+    const type = resolveFieldPath(object, term.path).field.type;
+    return { ...term, compare: type === 'Integer' || type === 'Number' ? compareNumeric : compareForOrder };
+  });
   return (a, b) => {
     for (const term of typed) {
-      let left = resolvePath(a, term.path);
-      let right = resolvePath(b, term.path);
-      if (term.integer) {
-        left = integerForOrder(left);
-        right = integerForOrder(right);
-      }
-      const order = compareForOrder(left, right);
+      const order = term.compare(resolvePath(a, term.path), resolvePath(b, term.path));
       if (order !== 0) return term.sign * order;
     }
     return 0;

@@ -36,7 +36,8 @@ const properties: Record<'Sync' | 'Webhook', ReadonlyArray<[path: readonly strin
 export function checkExpressionSyntax(context: CheckContext, source: SourceDocument, kind: 'Sync' | 'Webhook', value: unknown): void {
   for (const [path, parse] of properties[kind]) {
     const text = textAt(value, path);
-    if (text === undefined) continue;
+    // Empty text breaks the schema's minLength, which says so already.
+    if (text === undefined || text === '') continue;
     if (parse === 'expression') context.expression(source, path, text);
     else if (parse === 'order') context.order(source, path, text);
     else context.mapping(source, path, text);

@@ -38,6 +38,7 @@ export { evaluateCondition, evaluateTruth, evaluateValue } from './evaluate.js';
 export { recordScope, resolvePath, type EvaluationScope } from './evaluation-scope.js';
 export {
   booleanFrom,
+  compareExact,
   compareValues,
   doubleHolds,
   type ExactDecimal,

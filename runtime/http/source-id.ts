@@ -4,11 +4,12 @@
  * enqueued, answered 200, and became a Failed item once a daemon read it, long after the caller
  * left. The id must be spelled as the run reads it (record-key.ts: the value, values separated by
  * commas, or a JSON object) and each key value must fit its field's declared type, as the run's
- * connector checks it. Fields whose type the definition leaves to the system (an OData object
- * described from $metadata) and record-store sources (whose ids are GUIDs) are left to the run.
+ * connector checks it; a query source's id must be a number when its first column is one, as
+ * the run binds it. Record-store sources, whose ids are GUIDs, are left to the run.
  */
 import { ConnectorError } from '../../connectors/connector-error.js';
 import { checkFieldValue } from '../../connectors/records/field-values.js';
+import { numberFromText } from '../../definitions/expression/index.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { FieldType } from '../../definitions/types.js';
 import { HttpProblem } from '../errors.js';
@@ -24,9 +25,12 @@ export function checkSourceId(snapshot: Snapshot, target: ProcessTarget, sourceI
   const system = snapshot.systems.get(source.system)?.definition;
   if (system === undefined) return;
   if (source.query !== undefined) {
+    // The run binds the id as a number for a numeric first column when it spells one (`1.0`
+    // included), else as text, which such a column cannot be compared with (source-pages.ts).
     const first = system.queries[source.query]?.columns[0];
-    if (first !== undefined)
-      checkValue(first.type, sourceId, `the first column ${first.name} of query ${source.system}/${source.query}`, path);
+    if ((first?.type === 'Integer' || first?.type === 'Number') && numberFromText(sourceId.trim()) === null) {
+      refuse(first.type, `the first column ${first.name} of query ${source.system}/${source.query}`, path);
+    }
     return;
   }
   const object = source.object === undefined ? undefined : system.objects[source.object];
@@ -44,8 +48,12 @@ function checkValue(type: FieldType, value: unknown, what: string, path: string)
     checkFieldValue(type, value, { label: what });
   } catch (error) {
     if (!(error instanceof ConnectorError)) throw error;
-    // The value is not repeated: the caller has it, and it may be long.
-    const message = `The source id is not a valid ${type} value for ${what}.`;
-    throw new HttpProblem('invalid-request', message, { errors: [{ path, message }], cause: error });
+    refuse(type, what, path, error);
   }
+}
+
+function refuse(type: FieldType, what: string, path: string, cause?: unknown): never {
+  // The value is not repeated: the caller has it, and it may be long.
+  const message = `The source id is not a valid ${type} value for ${what}.`;
+  throw new HttpProblem('invalid-request', message, { errors: [{ path, message }], cause });
 }

@@ -160,6 +160,20 @@ describe('queue routes on the quickstart', () => {
         /The key of crm\/Customer is id; missing id; not key fields: customer/,
       );
       assert.equal(await itemCount(app), before);
+      // A query source's id is its first column's value, which the run binds as a number when it spells one.
+      assertInvalid(
+        await app.post('/api/StartProcessAdHoc/city-query-copy/abc'),
+        ['path.sourceId'],
+        /not a valid Integer value for the first column id of query crm\/activeCustomersByCity/,
+      );
+      for (const id of ['1', '1.0', '1e0']) {
+        assertItem(await app.post(`/api/StartProcessAdHoc/city-query-copy/${id}`), {
+          status: 200,
+          StartType: 'AdHoc',
+          ProcessId: 'city-query-copy',
+          Status: 'Pending',
+        });
+      }
       // The key's value in any spelling the run reads: the value, or a JSON object naming it.
       for (const id of ['7', ' 7 ', encodeURIComponent('{"id":7}')]) {
         assertItem(await app.post(`/api/StartProcessAdHoc/${syncId}/${id}`), {

@@ -138,3 +138,13 @@ test('an Integer past 2^53, carried as its digits, is ordered as the number it i
     ['not a number', '10000000000000000000', '9007199254740993', 12, -5, '-9007199254740993', null],
   );
 });
+
+test('a Number a double cannot hold, carried as exact decimal text, is ordered by value among the numbers', () => {
+  const totals = ['9007199254740993', 9007199254740992, 1e20, 12, '0.12345678901234567890', 5.5, null, Number.POSITIVE_INFINITY, 'n/a'];
+  const records = totals.map((total, index) => ({ id: index + 1, customer: null, total }));
+  const ascending = planMemoryRead(object, { order: parseOrder('total asc') }).compare!;
+  assert.deepEqual(
+    [...records].sort(ascending).map((record) => record.total),
+    [null, '0.12345678901234567890', 5.5, 12, 9007199254740992, '9007199254740993', 1e20, Number.POSITIVE_INFINITY, 'n/a'],
+  );
+});
