@@ -64,7 +64,11 @@ export function isWideIntegerToken(text: string, start: number, end: number): bo
   return digits > safeDigits && isWideIntegerText(text.slice(start, end));
 }
 
-/** Whether the double nearest to the whole number `digits` is that number. */
+/**
+ * Whether the double nearest to the whole number `digits` is that number, by its exact binary
+ * value. Not compare-values.ts's doubleHolds, which asks whether the double *prints* as the text:
+ * 2^64 (18446744073709551616) is a double exactly but prints as …552000, and must stay a number.
+ */
 function doubleHolds(digits: string): boolean {
   const double = Number(digits);
   return Number.isFinite(double) && BigInt(double) === BigInt(digits);
