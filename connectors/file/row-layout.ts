@@ -13,6 +13,7 @@ import type { RecordData } from '../connection.js';
 import type { Decoder } from '../records/field-values.js';
 import { decoderFor } from '../records/field-values.js';
 import type { FieldType } from '../../definitions/types.js';
+import { JsonNumberText, jsonValueOf, stringifyJson } from '../records/json-number-text.js';
 import { cellDecoder, cellOf } from './cell-values.js';
 import { nameInFile, type FileObject } from './file-object.js';
 
@@ -151,23 +152,68 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+interface JsonField {
+  name: string;
+  property: string;
+  type: FieldType;
+  decode: Decoder;
+}
+
 export class JsonLayout implements RowLayout<JsonRow> {
-  private readonly fields: Array<{ name: string; property: string; decode: Decoder }>;
-  private readonly fieldByName: Map<string, { name: string; property: string; decode: Decoder }>;
-  private readonly groups: Array<{ name: string; types: readonly string[]; fields: Array<{ name: string; decode: Decoder }> }>;
+  private readonly fields: JsonField[];
+  private readonly fieldByName: Map<string, JsonField>;
+  private readonly groups: Array<{
+    name: string;
+    types: readonly string[];
+    fields: Array<{ name: string; type: FieldType; decode: Decoder }>;
+  }>;
+  /** Whether a field is an Integer or Number, which a row may carry as the text of a value past a double's reach. */
+  private readonly numeric: boolean;
 
   constructor(object: FileObject) {
     this.fields = [...object.fields.values()].map((field) => ({
       name: field.name,
       property: nameInFile(object, field.name),
+      type: field.type,
       decode: decoderFor(field.type),
     }));
     this.fieldByName = new Map(this.fields.map((field) => [field.name, field]));
     this.groups = [...object.groups.values()].map((group) => ({
       name: group.name,
       types: group.types,
-      fields: [...group.fields.values()].map((field) => ({ name: field.name, decode: decoderFor(field.type) })),
+      fields: [...group.fields.values()].map((field) => ({ name: field.name, type: field.type, decode: decoderFor(field.type) })),
     }));
+    const isNumeric = (field: { type: FieldType }) => field.type === 'Integer' || field.type === 'Number';
+    this.numeric = this.fields.some(isNumeric) || this.groups.some((group) => group.fields.some(isNumeric));
+  }
+
+  /**
+   * The JSON text of a row written: an Integer or Number field carried as the text of its value
+   * (past 2^53, a decimal no double holds) is a bare number with all its digits, as the file had it.
+   */
+  text(row: JsonRow): string {
+    if (!this.numeric) return JSON.stringify(row);
+    let out: JsonRow | undefined;
+    for (const field of this.fields) {
+      const value = jsonValueOf(field.type, row[field.property]);
+      if (value instanceof JsonNumberText) (out ??= { ...row })[field.property] = value;
+    }
+    for (const group of this.groups) {
+      const stored = row[group.name];
+      if (!isPlainObject(stored)) continue;
+      for (const type of group.types) {
+        const entry = stored[type];
+        if (!isPlainObject(entry)) continue;
+        for (const field of group.fields) {
+          const value = jsonValueOf(field.type, entry[field.name]);
+          if (!(value instanceof JsonNumberText)) continue;
+          out ??= { ...row };
+          const entries = (out[group.name] = { ...(out[group.name] as Record<string, unknown>) });
+          entries[type] = { ...(entries[type] as Record<string, unknown>), [field.name]: value };
+        }
+      }
+    }
+    return out === undefined ? JSON.stringify(row) : stringifyJson(out);
   }
 
   record(row: JsonRow): RecordData {

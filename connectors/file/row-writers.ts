@@ -51,7 +51,8 @@ export function csvWriter(options: FileOptions): RowWriter<Cells> {
   };
 }
 
-export function jsonWriter(options: FileOptions): RowWriter<JsonRow> {
+/** `text` writes one row (JsonLayout.text: numbers past a double's reach bare, with their digits). */
+export function jsonWriter(options: FileOptions, text: (row: JsonRow) => string): RowWriter<JsonRow> {
   const newline = options.lineEnding;
   const encode = (text: string) => Buffer.from(text, options.encoding);
   let first = true;
@@ -63,10 +64,10 @@ export function jsonWriter(options: FileOptions): RowWriter<JsonRow> {
     },
     rows(rows) {
       if (rows.length === 0) return Buffer.alloc(0);
-      const text = rows.map((row) => JSON.stringify(row)).join(`,${newline}`);
+      const lines = rows.map(text).join(`,${newline}`);
       const lead = first ? newline : `,${newline}`;
       first = false;
-      return encode(lead + text);
+      return encode(lead + lines);
     },
     copied(original) {
       const lead = encode(first ? newline : `,${newline}`);
@@ -77,12 +78,12 @@ export function jsonWriter(options: FileOptions): RowWriter<JsonRow> {
   };
 }
 
-export function ndjsonWriter(options: FileOptions): RowWriter<JsonRow> {
+export function ndjsonWriter(options: FileOptions, text: (row: JsonRow) => string): RowWriter<JsonRow> {
   const newline = options.lineEnding;
   const encode = (text: string) => Buffer.from(text, options.encoding);
   return {
     start: (bom) => (bom ? (byteOrderMark(options.encoding) ?? Buffer.alloc(0)) : Buffer.alloc(0)),
-    rows: (rows) => encode(rows.map((row) => `${JSON.stringify(row)}${newline}`).join('')),
+    rows: (rows) => encode(rows.map((row) => `${text(row)}${newline}`).join('')),
     copied: (original) => copiedLines(original, options),
     end: () => Buffer.alloc(0),
   };

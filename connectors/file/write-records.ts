@@ -236,7 +236,9 @@ async function rewrite(scope: WriteScope, file: ConfinedFile, requests: Readonly
           // reader meeting a CRLF after an LF line would read the CR as text after a quote.
           const options = { ...object.file, lineEnding: (source && (await lineEndingOf(source, object.file))) ?? object.file.lineEnding };
           const writer = (
-            opened.format === 'csv' ? csvWriter(options) : opened.format === 'json' ? jsonWriter(options) : ndjsonWriter(options)
+            opened.format === 'csv'
+              ? csvWriter(options)
+              : (opened.format === 'json' ? jsonWriter : ndjsonWriter)(options, (row) => opened.layout.text(row))
           ) as RowWriter<unknown>;
           // A file keeps its byte order mark; one the connector starts takes the object's setting.
           const bom = opened.bom || ((stats?.size ?? 0) === 0 && object.file.bom);

@@ -4,11 +4,14 @@
  * null); each typed group is a nested object of the record, one entry per type
  * (`addresses: { main: { city: … } }`), its fields decoded alike. Properties the object does not
  * declare are not read. Writes send the checked values as they are (canonical JSON: numbers,
- * booleans, ISO text), and group entries merged into those the record already has, so that
+ * booleans, ISO text; an Integer or Number past a double's reach as a bare number with all its
+ * digits, json-number-text.ts), and group entries merged into those the record already has, so that
  * writing `main` keeps `invoice`, and writing `main.city` keeps `main.street`.
  */
 import type { RecordData } from '../connection.js';
 import { decoderFor, type Decoder } from '../records/field-values.js';
+import { isWideIntegerText } from '../records/exact-json.js';
+import { JsonNumberText, jsonValueOf } from '../records/json-number-text.js';
 import type { RecordField } from '../records/object-model.js';
 import type { HttpObject } from './http-object.js';
 
@@ -46,6 +49,16 @@ export function recordReader(object: HttpObject): (raw: Json) => RecordData {
   };
 }
 
+/** Checked values of `fields` as the body holds them (jsonValueOf). */
+function jsonValues(fields: ReadonlyMap<string, RecordField>, values: Readonly<RecordData>): Json {
+  const body: Json = {};
+  for (const [name, value] of Object.entries(values)) {
+    const field = fields.get(name);
+    body[name] = field === undefined ? value : jsonValueOf(field.type, value);
+  }
+  return body;
+}
+
 /**
  * The JSON body of a write: `values` (checked) and the group entries (checked), each group's
  * entries merged over those of `existing` (the record as the API gave it), since the API replaces
@@ -57,13 +70,29 @@ export function writeBody(
   groups: ReadonlyMap<string, ReadonlyMap<string, RecordData>>,
   existing: Json | undefined,
 ): Json {
-  const body: Json = { ...values };
+  const body = jsonValues(object.fields, values);
   for (const [name, entries] of groups) {
     const group = object.groups.get(name)!;
     const before = existing !== undefined && isObject(existing[group.property]) ? (existing[group.property] as Json) : {};
     const merged: Json = { ...before };
-    for (const [type, entry] of entries) merged[type] = { ...(isObject(before[type]) ? before[type] : {}), ...entry };
+    for (const [type, entry] of entries)
+      merged[type] = { ...(isObject(before[type]) ? before[type] : {}), ...jsonValues(group.fields, entry) };
     body[group.property] = merged;
   }
   return body;
+}
+
+/**
+ * The record as the API gave it, to be sent back whole (an update by PUT): a declared Integer that
+ * reading made the digits of a whole number past 2^53 (exact-json.ts) is a bare number again, as an
+ * Integer is written. Everything else is sent as it came.
+ */
+export function resentRecord(object: HttpObject, raw: Json): Json {
+  let body: Json | undefined;
+  for (const field of object.fields.values()) {
+    const value = Object.hasOwn(raw, field.name) ? raw[field.name] : undefined;
+    if (field.type === 'Integer' && typeof value === 'string' && isWideIntegerText(value))
+      (body ??= { ...raw })[field.name] = new JsonNumberText(value);
+  }
+  return body ?? raw;
 }

@@ -32,7 +32,7 @@ import type { HttpObject } from './http-object.js';
 import { createdRecord, mismatch } from './list-answer.js';
 import { fillPathTemplate } from './path-template.js';
 import type { ObjectScope } from './read.js';
-import { writeBody } from './record-json.js';
+import { resentRecord, writeBody } from './record-json.js';
 
 type Groups = Map<string, Map<string, RecordData>>;
 
@@ -135,7 +135,7 @@ async function update(
   // written with an offset), so that it addresses the resource found; a key changed by this write is in the body.
   const path = fillPathTemplate(object.update.path, found.raw, { object: object.name, operation: 'update' });
   const changes = writeBody(object, settable, groups, found.raw);
-  const body = object.update.method === 'PUT' ? { ...found.raw, ...changes } : changes;
+  const body = object.update.method === 'PUT' ? { ...resentRecord(object, found.raw), ...changes } : changes;
   const response = await web.request({
     method: object.update.method,
     path,

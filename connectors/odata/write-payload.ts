@@ -5,12 +5,15 @@
  *
  * - `prepareWrite`: the checked request, its group entries, and the fields identifying the record.
  * - `encodeValues`: checked values as OData JSON takes them — a Json field over an Edm.String
- *   property is sent as JSON text; dates, date-times (UTC), numbers and booleans as they are.
+ *   property is sent as JSON text; dates, date-times (UTC), numbers and booleans as they are, an
+ *   Int64 or Decimal past a double's reach as a bare number with all its digits (json-number-text.ts:
+ *   the JSON format's default, which every service reads; a string would need IEEE754Compatible=true).
  * - `entityUrl` / `entryUrl`: where an entity found by a lookup, and one of its group entries, live
  *   (`Customers(7)`, `Customers(7)/addresses(customer_id=7,type='main')`), from the key values the
  *   service sent.
  */
 import type { RecordData, WriteRequest } from '../connection.js';
+import { jsonValueOf } from '../records/json-number-text.js';
 import { checkGroupEntry, checkWrite, type CheckedWrite } from '../records/write-checks.js';
 import { keyPredicate, type KeyPart } from './odata-literals.js';
 import type { BoundField, BoundGroup, BoundObject, ODataGroup, ODataObject } from './object-model.js';
@@ -44,7 +47,9 @@ export function encodeValues(fields: ReadonlyMap<string, BoundField>, values: Re
   for (const [name, value] of Object.entries(values)) {
     const field = fields.get(name)!;
     body[name] =
-      field.field.type === 'Json' && value !== null && (field.edm === 'text' || field.edm === 'guid') ? JSON.stringify(value) : value;
+      field.field.type === 'Json' && value !== null && (field.edm === 'text' || field.edm === 'guid')
+        ? JSON.stringify(value)
+        : jsonValueOf(field.field.type, value);
   }
   return body;
 }

@@ -72,6 +72,7 @@
  */
 import type { SystemDefinition } from '../../definitions/types.js';
 import { ConnectorError } from '../connector-error.js';
+import { stringifyJson } from '../records/json-number-text.js';
 import { systemLimits, type SystemLimits } from '../../definitions/system-limits.js';
 import { Deadline, wait } from './abort-timing.js';
 import { Credentials } from './credentials.js';
@@ -104,7 +105,7 @@ export interface WebRequest {
   query?: QueryParameters;
   /** Over the static connection.headers; the auth headers are always the client's. */
   headers?: Readonly<Record<string, string>>;
-  /** A body sent as JSON (Content-Type application/json unless `headers` names another). */
+  /** A body sent as JSON (Content-Type application/json unless `headers` names another); a JsonNumberText in it is a bare number. */
   json?: unknown;
   /** A body sent as is, when `json` is absent. */
   body?: string | Uint8Array;
@@ -223,7 +224,7 @@ export class WebClient {
     const method = request.method ?? 'GET';
     const reading = method === 'GET' || method === 'HEAD';
     let url = requestUrl(this.systemId, this.baseUrl, request.path, request.query);
-    const body = request.json === undefined ? request.body : JSON.stringify(request.json);
+    const body = request.json === undefined ? request.body : stringifyJson(request.json);
     const headers = this.headers(request, { systemId: this.systemId, method, path: displayPath(url) });
     const { maxWaitMs } = this.settings.retries;
     let retries = 0;

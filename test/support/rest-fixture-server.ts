@@ -18,7 +18,10 @@ export interface LoggedRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
+  /** The body parsed as JSON, else its text; undefined when empty. */
   body: unknown;
+  /** The body as it was sent. */
+  text: string;
   /** performance.now() when it arrived. */
   at: number;
 }
@@ -43,10 +46,13 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
+async function readText(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parsedBody(text: string): unknown {
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -65,12 +71,14 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     response.on('close', () => (flight.now -= 1));
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://fixture');
+      const text = await readText(request);
       const logged: LoggedRequest = {
         method: request.method ?? 'GET',
         path: url.pathname,
         query: url.searchParams,
         headers: request.headers,
-        body: await readBody(request),
+        body: parsedBody(text),
+        text,
         at: performance.now(),
       };
       requests.push(logged);

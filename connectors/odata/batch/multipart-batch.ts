@@ -6,6 +6,7 @@
  * `application/http` answer when it failed. Boundaries are random, so no value can end a part.
  */
 import { randomUUID } from 'node:crypto';
+import { stringifyJson } from '../../records/json-number-text.js';
 import { changesetOutcome, parsedBody, type BatchAnswer, type BatchRequest, type ChangesetReading } from './batch-parts.js';
 
 const CRLF = '\r\n';
@@ -32,7 +33,7 @@ export function multipartBatchBody(changesets: ReadonlyArray<readonly BatchReque
         `${request.method} ${request.url} HTTP/1.1`,
         ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
         '',
-        request.body === undefined ? '' : JSON.stringify(request.body),
+        request.body === undefined ? '' : stringifyJson(request.body),
       ];
       return `--${changeset}${CRLF}${lines.join(CRLF)}${CRLF}`;
     });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { JsonNumberText } from '../../../../connectors/records/json-number-text.js';
 import type { BatchRequest, ChangesetOutcome, ChangesetReading } from '../../../../connectors/odata/batch/batch-parts.js';
 import { jsonBatchBody, readJsonBatch } from '../../../../connectors/odata/batch/json-batch.js';
 import { boundaryOf, multipartBatchBody, readMultipartBatch } from '../../../../connectors/odata/batch/multipart-batch.js';
@@ -130,6 +131,13 @@ describe('multipart $batch', () => {
       /Content-ID: 3\r\n\r\nPOST Customers HTTP\/1\.1\r\nContent-Type: application\/json\r\nprefer: return=representation\r\n/,
     );
     assert.ok(body.endsWith(`--${boundary}--\r\n`));
+  });
+
+  test('a number carried as its text (an Int64 past 2^53) is a bare number in the part', () => {
+    const { body } = multipartBatchBody([
+      [{ method: 'POST', url: 'Entries', body: { id: new JsonNumberText('9007199254740993'), note: 'x' } }],
+    ]);
+    assert.match(body, /\r\n\{"id":9007199254740993,"note":"x"\}\r\n/);
   });
 
   test("SAP CAP's answer: a failed changeset as one answer, a successful one as a nested multipart", () => {

@@ -1,0 +1,71 @@
+/**
+ * Numbers written into JSON with all their digits. Records carry an Integer past 2^53, and a Number
+ * no double holds (a decimal(30,10), 1e400), as the text of its value (field-values.ts), and
+ * JSON.stringify writes that text as a string: `"id":"9007199254740993"`. An API that declares the
+ * field a number may refuse that (Go's encoding/json does) or store it as text. Here such a value is
+ * wrapped in a JsonNumberText where a write body is built from typed fields, and `stringifyJson`
+ * writes it as the bare number `"id":9007199254740993`, exactly as the system sent it to us.
+ *
+ * A body without such a value is JSON.stringify's, unchanged and at its speed; one with them is
+ * written by the small writer below, which follows JSON.stringify's rules (toJSON, undefined
+ * properties left out, undefined in arrays as null).
+ */
+import type { FieldType } from '../../definitions/types.js';
+
+/** A JSON number given by its text, written without quotes. */
+export class JsonNumberText {
+  constructor(readonly text: string) {}
+
+  /** Where something else serializes it (a log line, JSON.stringify), it is the string of its digits. */
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/** RFC 8259's number: what may stand bare in JSON. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A checked value of a field of `type`, as it goes into a JSON body: an Integer or Number carried
+ * as the text of its value becomes a JsonNumberText; anything else is returned as it is.
+ */
+export function jsonValueOf(type: FieldType, value: unknown): unknown {
+  return (type === 'Integer' || type === 'Number') && typeof value === 'string' && JSON_NUMBER.test(value)
+    ? new JsonNumberText(value)
+    : value;
+}
+
+/** Whether `value` holds a JsonNumberText in a plain object or array, at any depth. */
+function holdsNumberText(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (value instanceof JsonNumberText) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNumberText(item)) return true;
+    return false;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const item of Object.values(value)) if (holdsNumberText(item)) return true;
+  return false;
+}
+
+/** `value` as JSON text, as JSON.stringify writes it, but each JsonNumberText as its bare number. */
+export function stringifyJson(value: unknown): string {
+  return holdsNumberText(value) ? (write(value, '') ?? 'null') : JSON.stringify(value);
+}
+
+/** JSON.stringify(value) for one value under `key`; undefined where JSON.stringify leaves the property out. */
+function write(value: unknown, key: string): string | undefined {
+  if (value instanceof JsonNumberText) return value.text;
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON(key: string): unknown }).toJSON(key);
+  }
+  if (Array.isArray(value)) return `[${value.map((item, index) => write(item, String(index)) ?? 'null').join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const members: string[] = [];
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) continue;
+    const member = write((value as Record<string, unknown>)[name], name);
+    if (member !== undefined) members.push(`${JSON.stringify(name)}:${member}`);
+  }
+  return `{${members.join(',')}}`;
+}
