@@ -10,11 +10,15 @@
  * among the project's dependencies, and records of an array rarely come by the gigabyte (those
  * belong in NDJSON). Its size is checked before a byte is read: over the System's maxJsonSize it
  * is refused as too large, naming the setting.
+ *
+ * A whole number past 2^53 in a row is a JsonNumberText (exact-json.ts parseMarkedJson): the
+ * layout reads it as its digits, and a rewritten row writes it back as the number it was.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { formatSize } from '../../definitions/size.js';
 import { ConnectorError } from '../connector-error.js';
-import { parseExactJson } from '../records/exact-json.js';
+import { parseMarkedJson } from '../records/exact-json.js';
+import { JsonNumberText } from '../records/json-number-text.js';
 import type { FileEncoding } from './encodings.js';
 import { fileError, ioError, malformed, type Place } from './file-errors.js';
 import type { JsonRow } from './row-layout.js';
@@ -26,7 +30,7 @@ export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 
 function isRecord(value: unknown): value is JsonRow {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumberText);
 }
 
 /** JSON.parse's message quotes the text, so only the position it names (when it names one) is kept, as a line. */
@@ -42,12 +46,15 @@ function lineOfParseError(error: unknown, text: string): number | undefined {
 function parseLine(text: string, place: Place): JsonRow {
   let value: unknown;
   try {
-    value = parseExactJson(text);
+    value = parseMarkedJson(text);
   } catch {
     throw malformed(place, 'not valid JSON');
   }
   if (!isRecord(value))
-    throw malformed(place, `expected a JSON object (a record), got ${Array.isArray(value) ? 'an array' : typeof value}`);
+    throw malformed(
+      place,
+      `expected a JSON object (a record), got ${Array.isArray(value) ? 'an array' : value instanceof JsonNumberText ? 'number' : typeof value}`,
+    );
   return value;
 }
 
@@ -153,7 +160,7 @@ export async function jsonRows(
   if (text.trim() === '') return [];
   let value: unknown;
   try {
-    value = parseExactJson(text);
+    value = parseMarkedJson(text);
   } catch (error) {
     const line = lineOfParseError(error, text);
     throw malformed(line === undefined ? place : { ...place, line }, 'not valid JSON');

@@ -13,7 +13,7 @@ import type { RecordData } from '../connection.js';
 import type { Decoder } from '../records/field-values.js';
 import { decoderFor } from '../records/field-values.js';
 import type { FieldType } from '../../definitions/types.js';
-import { JsonNumberText, jsonValueOf, stringifyJson } from '../records/json-number-text.js';
+import { JsonNumberText, jsonValueOf, stringifyJson, unmarked } from '../records/json-number-text.js';
 import { cellDecoder, cellOf } from './cell-values.js';
 import { nameInFile, type FileObject } from './file-object.js';
 
@@ -149,7 +149,7 @@ export class CsvLayout implements RowLayout<Cells> {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumberText);
 }
 
 interface JsonField {
@@ -167,8 +167,6 @@ export class JsonLayout implements RowLayout<JsonRow> {
     types: readonly string[];
     fields: Array<{ name: string; type: FieldType; decode: Decoder }>;
   }>;
-  /** Whether a field is an Integer or Number, which a row may carry as the text of a value past a double's reach. */
-  private readonly numeric: boolean;
 
   constructor(object: FileObject) {
     this.fields = [...object.fields.values()].map((field) => ({
@@ -183,42 +181,19 @@ export class JsonLayout implements RowLayout<JsonRow> {
       types: group.types,
       fields: [...group.fields.values()].map((field) => ({ name: field.name, type: field.type, decode: decoderFor(field.type) })),
     }));
-    const isNumeric = (field: { type: FieldType }) => field.type === 'Integer' || field.type === 'Number';
-    this.numeric = this.fields.some(isNumeric) || this.groups.some((group) => group.fields.some(isNumeric));
   }
 
   /**
-   * The JSON text of a row written: an Integer or Number field carried as the text of its value
-   * (past 2^53, a decimal no double holds) is a bare number with all its digits, as the file had it.
+   * The JSON text of a row written: the values a write set, and the numbers past 2^53 the file held
+   * (JsonNumberText, json-rows.ts), as bare numbers with all their digits; the rest as it was.
    */
   text(row: JsonRow): string {
-    if (!this.numeric) return JSON.stringify(row);
-    let out: JsonRow | undefined;
-    for (const field of this.fields) {
-      const value = jsonValueOf(field.type, row[field.property]);
-      if (value instanceof JsonNumberText) (out ??= { ...row })[field.property] = value;
-    }
-    for (const group of this.groups) {
-      const stored = row[group.name];
-      if (!isPlainObject(stored)) continue;
-      for (const type of group.types) {
-        const entry = stored[type];
-        if (!isPlainObject(entry)) continue;
-        for (const field of group.fields) {
-          const value = jsonValueOf(field.type, entry[field.name]);
-          if (!(value instanceof JsonNumberText)) continue;
-          out ??= { ...row };
-          const entries = (out[group.name] = { ...(out[group.name] as Record<string, unknown>) });
-          entries[type] = { ...(entries[type] as Record<string, unknown>), [field.name]: value };
-        }
-      }
-    }
-    return out === undefined ? JSON.stringify(row) : stringifyJson(out);
+    return stringifyJson(row);
   }
 
   record(row: JsonRow): RecordData {
     const record: RecordData = {};
-    for (const field of this.fields) record[field.name] = field.decode(row[field.property]);
+    for (const field of this.fields) record[field.name] = field.decode(unmarked(row[field.property]));
     for (const group of this.groups) {
       const stored = row[group.name];
       const entries: Record<string, RecordData> = {};
@@ -226,7 +201,7 @@ export class JsonLayout implements RowLayout<JsonRow> {
         const entry = isPlainObject(stored) ? stored[type] : undefined;
         if (!isPlainObject(entry)) continue;
         const values: RecordData = {};
-        for (const field of group.fields) values[field.name] = field.decode(entry[field.name]);
+        for (const field of group.fields) values[field.name] = field.decode(unmarked(entry[field.name]));
         entries[type] = values;
       }
       record[group.name] = entries;
@@ -236,17 +211,26 @@ export class JsonLayout implements RowLayout<JsonRow> {
 
   value(row: JsonRow, field: string): unknown {
     const found = this.fieldByName.get(field);
-    return found === undefined ? null : found.decode(row[found.property]);
+    return found === undefined ? null : found.decode(unmarked(row[found.property]));
   }
 
   apply(row: JsonRow | undefined, values: Readonly<RecordData>, groups: GroupValues): JsonRow {
     // A new record lists every declared field, null when it has no value, so the file reads plainly.
     const out: JsonRow = row === undefined ? Object.fromEntries(this.fields.map((field) => [field.property, null])) : { ...row };
-    for (const [name, value] of Object.entries(values)) out[this.fieldByName.get(name)?.property ?? name] = value ?? null;
+    for (const [name, value] of Object.entries(values)) {
+      const field = this.fieldByName.get(name);
+      out[field?.property ?? name] = field === undefined ? (value ?? null) : (jsonValueOf(field.type, value) ?? null);
+    }
     for (const [groupName, entries] of Object.entries(groups)) {
       const stored = isPlainObject(out[groupName]) ? { ...(out[groupName] as Record<string, unknown>) } : {};
+      const fields = this.groups.find((group) => group.name === groupName)?.fields ?? [];
       for (const [type, entry] of Object.entries(entries)) {
-        stored[type] = { ...(isPlainObject(stored[type]) ? stored[type] : {}), ...entry };
+        const written: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(entry)) {
+          const field = fields.find((candidate) => candidate.name === name);
+          written[name] = field === undefined ? value : jsonValueOf(field.type, value);
+        }
+        stored[type] = { ...(isPlainObject(stored[type]) ? stored[type] : {}), ...written };
       }
       out[groupName] = stored;
     }

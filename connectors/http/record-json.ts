@@ -10,8 +10,7 @@
  */
 import type { RecordData } from '../connection.js';
 import { decoderFor, type Decoder } from '../records/field-values.js';
-import { isWideIntegerText } from '../records/exact-json.js';
-import { JsonNumberText, jsonValueOf } from '../records/json-number-text.js';
+import { jsonValueOf, resentInteger } from '../records/json-number-text.js';
 import type { RecordField } from '../records/object-model.js';
 import type { HttpObject } from './http-object.js';
 
@@ -61,8 +60,8 @@ function jsonValues(fields: ReadonlyMap<string, RecordField>, values: Readonly<R
 
 /**
  * The JSON body of a write: `values` (checked) and the group entries (checked), each group's
- * entries merged over those of `existing` (the record as the API gave it), since the API replaces
- * a nested object it is sent.
+ * entries merged over those of `existing` (the record as the API gave it, its wide Integers bare
+ * again as in resentRecord), since the API replaces a nested object it is sent.
  */
 export function writeBody(
   object: HttpObject,
@@ -74,25 +73,49 @@ export function writeBody(
   for (const [name, entries] of groups) {
     const group = object.groups.get(name)!;
     const before = existing !== undefined && isObject(existing[group.property]) ? (existing[group.property] as Json) : {};
-    const merged: Json = { ...before };
+    const merged: Json = { ...resentEntries(group.fields, before) };
     for (const [type, entry] of entries)
-      merged[type] = { ...(isObject(before[type]) ? before[type] : {}), ...jsonValues(group.fields, entry) };
+      merged[type] = { ...(isObject(merged[type]) ? merged[type] : {}), ...jsonValues(group.fields, entry) };
     body[group.property] = merged;
   }
   return body;
 }
 
 /**
- * The record as the API gave it, to be sent back whole (an update by PUT): a declared Integer that
+ * The record as the API gave it, to be sent back whole (an update by PUT). A declared Integer that
  * reading made the digits of a whole number past 2^53 (exact-json.ts) is a bare number again, as an
- * Integer is written. Everything else is sent as it came.
+ * Integer is written; everything else is sent as it came. (An API that sent such an Integer as a
+ * string gets a number back: the field is declared Integer, and every write of it sends one.)
  */
 export function resentRecord(object: HttpObject, raw: Json): Json {
+  let body = resentValues(object.fields, raw);
+  for (const group of object.groups.values()) {
+    const entries = body[group.property];
+    if (!isObject(entries)) continue;
+    const resent = resentEntries(group.fields, entries);
+    if (resent !== entries) body = { ...body, [group.property]: resent };
+  }
+  return body;
+}
+
+/** A group's entries by type as the API gave them, each with its wide Integers bare again; `entries` itself when none is. */
+function resentEntries(fields: ReadonlyMap<string, RecordField>, entries: Json): Json {
+  let resent: Json | undefined;
+  for (const [type, entry] of Object.entries(entries)) {
+    if (!isObject(entry)) continue;
+    const values = resentValues(fields, entry);
+    if (values !== entry) (resent ??= { ...entries })[type] = values;
+  }
+  return resent ?? entries;
+}
+
+/** `raw` with its declared Integer fields' wide digits bare again (resentInteger); `raw` itself when none is. */
+function resentValues(fields: ReadonlyMap<string, RecordField>, raw: Json): Json {
   let body: Json | undefined;
-  for (const field of object.fields.values()) {
-    const value = Object.hasOwn(raw, field.name) ? raw[field.name] : undefined;
-    if (field.type === 'Integer' && typeof value === 'string' && isWideIntegerText(value))
-      (body ??= { ...raw })[field.name] = new JsonNumberText(value);
+  for (const field of fields.values()) {
+    if (field.type !== 'Integer' || !Object.hasOwn(raw, field.name)) continue;
+    const value = resentInteger(raw[field.name]);
+    if (value !== raw[field.name]) (body ??= { ...raw })[field.name] = value;
   }
   return body ?? raw;
 }

@@ -13,7 +13,7 @@
  *   service sent.
  */
 import type { RecordData, WriteRequest } from '../connection.js';
-import { jsonValueOf } from '../records/json-number-text.js';
+import { jsonValueOf, resentInteger } from '../records/json-number-text.js';
 import { checkGroupEntry, checkWrite, type CheckedWrite } from '../records/write-checks.js';
 import { keyPredicate, type KeyPart } from './odata-literals.js';
 import type { BoundField, BoundGroup, BoundObject, ODataGroup, ODataObject } from './object-model.js';
@@ -54,9 +54,27 @@ export function encodeValues(fields: ReadonlyMap<string, BoundField>, values: Re
   return body;
 }
 
+/**
+ * An entry the service sent, going back in a collection written whole: an integer property (an
+ * Int64 past 2^53, which reading made the text of its digits) is the bare number it was, since
+ * without IEEE754Compatible=true the service sends such a number only bare.
+ */
+export function resentEntry(group: BoundGroup, entry: Entity): Entity {
+  let body: Entity | undefined;
+  for (const field of group.fields.values()) {
+    if (field.edm !== 'integer' || !Object.hasOwn(entry, field.field.name)) continue;
+    const value = resentInteger(entry[field.field.name]);
+    if (value !== entry[field.field.name]) (body ??= { ...entry })[field.field.name] = value;
+  }
+  return body ?? entry;
+}
+
 /** The value of an entry's type property, typed as the property is. */
 export function typeValue(group: BoundGroup, type: string): unknown {
-  return group.typeField.edm === 'integer' ? Number(type) : type;
+  if (group.typeField.edm !== 'integer') return type;
+  // A type past 2^53 keeps its digits (a bare number); any other is the number it spells.
+  const wide = resentInteger(type);
+  return wide !== type ? wide : Number(type);
 }
 
 /** One new entry of a group: its type and its values. */

@@ -25,6 +25,7 @@ import {
   encodeValues,
   entityUrl,
   entryBody,
+  resentEntry,
   entryOfType,
   entryUrl,
   withoutAnnotations,
@@ -63,7 +64,9 @@ function inlineEntries(bound: BoundObject, prepared: PreparedWrite): Entity {
 
 /** A complex collection with the written entries merged over what the lookup read. */
 function mergedCollection(group: BoundGroup, entity: Entity, written: ReadonlyArray<{ type: string; values: RecordData }>): Entity[] {
-  const current = Array.isArray(entity[group.member]) ? (entity[group.member] as Entity[]).map(withoutAnnotations) : [];
+  const current = Array.isArray(entity[group.member])
+    ? (entity[group.member] as Entity[]).map((entry) => resentEntry(group, withoutAnnotations(entry)))
+    : [];
   for (const { type, values } of written) {
     const existing = current.findIndex((entry) => String(entry[group.typeField.name]) === type);
     const merged = { ...(existing >= 0 ? current[existing] : {}), ...entryBody(group, type, values) };

@@ -12,6 +12,8 @@
  * the common answer costs one regular expression over its text.
  */
 
+import { JsonNumberText } from './json-number-text.js';
+
 const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
 /** Whole numbers of at most 15 digits are all safe; longer ones are compared exactly. */
 const safeDigits = 15;
@@ -24,6 +26,32 @@ export function parseExactJson(text: string): unknown {
   const spans = inexactIntegerSpans(text);
   return spans.length === 0 ? value : JSON.parse(quoteSpans(text, spans));
 }
+
+/**
+ * As parseExactJson, but each such number is a JsonNumberText rather than a string: for JSON that
+ * may be written back (a file's row rewritten), where a number must stay a number and a string a
+ * string. Its readers unmark it (json-number-text.ts `unmarked`).
+ *
+ * The numbers are quoted behind a control character the text holds nowhere — a JSON string can
+ * hold one only as its `\u00XX` escape, so a string starting with it is one of them — and the
+ * reviver turns those strings back. A text that escapes every candidate (none does in practice)
+ * gets parseExactJson's strings.
+ */
+export function parseMarkedJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (!longDigitRun.test(text)) return value;
+  const spans = inexactIntegerSpans(text);
+  if (spans.length === 0) return value;
+  const mark = MARKS.find((candidate) => !text.includes(`\\u00${candidate}`));
+  if (mark === undefined) return JSON.parse(quoteSpans(text, spans));
+  const code = Number.parseInt(mark, 16);
+  return JSON.parse(quoteSpans(text, spans, `\\u00${mark}`), (_key, item: unknown) =>
+    typeof item === 'string' && item.charCodeAt(0) === code ? new JsonNumberText(item.slice(1)) : item,
+  );
+}
+
+/** Control characters whose JSON escape is spelled with digits only (so one `includes` finds it) and that have no short escape. */
+const MARKS = ['00', '01', '02', '03', '04', '05', '06', '07', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19'];
 
 /** The number tokens of JSON `text` (which JSON.parse accepts) that are whole numbers a double does not hold exactly, as [start, end) offsets. */
 export function inexactIntegerSpans(text: string): Array<{ start: number; end: number }> {
@@ -40,12 +68,12 @@ export function inexactIntegerSpans(text: string): Array<{ start: number; end: n
   return spans;
 }
 
-/** `text` with each of `spans` (number tokens) written as a JSON string of its digits. */
-export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
+/** `text` with each of `spans` (number tokens) written as a JSON string of its digits, after `prefix` (JSON string text). */
+export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>, prefix = ''): string {
   let quoted = '';
   let from = 0;
   for (const { start, end } of spans) {
-    quoted += `${text.slice(from, start)}"${text.slice(start, end)}"`;
+    quoted += `${text.slice(from, start)}"${prefix}${text.slice(start, end)}"`;
     from = end;
   }
   return quoted + text.slice(from);

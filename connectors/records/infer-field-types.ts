@@ -17,6 +17,7 @@
  */
 import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import type { FieldType } from '../../definitions/types.js';
+import { JsonNumberText } from './json-number-text.js';
 
 /** `json`: an object or array; `json-text`: a CSV cell spelling one. */
 export type ValueKind = 'integer' | 'number' | 'boolean' | 'date' | 'datetime' | 'string' | 'json' | 'json-text';
@@ -40,6 +41,8 @@ function textKind(text: string): 'date' | 'datetime' | 'string' {
 
 /** The kind of a JSON value (not null). */
 export function kindOfValue(value: unknown): ValueKind {
+  // A number past 2^53 a file or an answer held (exact-json.ts parseMarkedJson): of the kind its digits spell.
+  if (value instanceof JsonNumberText) return kindOfText(value.text);
   if (typeof value === 'number') return Number.isSafeInteger(value) ? 'integer' : 'number';
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'string') return textKind(value);

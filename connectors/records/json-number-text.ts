@@ -20,6 +20,23 @@ export class JsonNumberText {
   toJSON(): string {
     return this.text;
   }
+
+  /** In a path, a message or a comparison key: its digits. */
+  toString(): string {
+    return this.text;
+  }
+}
+
+/**
+ * `value` as records carry it: a JsonNumberText is the text of its digits (as parseExactJson would
+ * have read it), at any depth of a plain object or array; what holds none is returned as it is.
+ */
+export function unmarked(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (value instanceof JsonNumberText) return value.text;
+  if (!holdsNumberText(value)) return value;
+  if (Array.isArray(value)) return value.map(unmarked);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unmarked(item)]));
 }
 
 /** RFC 8259's number: what may stand bare in JSON. */
@@ -33,6 +50,18 @@ export function jsonValueOf(type: FieldType, value: unknown): unknown {
   return (type === 'Integer' || type === 'Number') && typeof value === 'string' && JSON_NUMBER.test(value)
     ? new JsonNumberText(value)
     : value;
+}
+
+/** The digits of a whole number past 2^53, as reading JSON makes such a number (exact-json.ts); no leading zero. */
+const WIDE_INTEGER = /^-?[1-9]\d{15,}$/;
+
+/**
+ * A value a system sent, going back to it in a field of a whole-number type (a PUT of the whole
+ * record, group entries merged over those it had): the digits of a number past 2^53, which reading
+ * JSON made text (exact-json.ts), are the bare number again. Anything else goes as it came.
+ */
+export function resentInteger(value: unknown): unknown {
+  return typeof value === 'string' && WIDE_INTEGER.test(value) && !Number.isSafeInteger(Number(value)) ? new JsonNumberText(value) : value;
 }
 
 /** Whether `value` holds a JsonNumberText in a plain object or array, at any depth. */
@@ -59,7 +88,12 @@ function write(value: unknown, key: string): string | undefined {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON(key: string): unknown }).toJSON(key);
   }
-  if (Array.isArray(value)) return `[${value.map((item, index) => write(item, String(index)) ?? 'null').join(',')}]`;
+  if (Array.isArray(value)) {
+    // An indexed loop, not map: a hole is null, as JSON.stringify writes it.
+    const items: string[] = [];
+    for (let index = 0; index < value.length; index += 1) items.push(write(value[index], String(index)) ?? 'null');
+    return `[${items.join(',')}]`;
+  }
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const members: string[] = [];
   for (const name in value) {

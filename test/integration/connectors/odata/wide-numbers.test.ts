@@ -21,7 +21,13 @@ const METADATA = `<?xml version="1.0" encoding="utf-8"?>
         <Property Name="id" Type="Edm.Int64" Nullable="false"/>
         <Property Name="amount" Type="Edm.Decimal" Precision="34" Scale="4"/>
         <Property Name="note" Type="Edm.String"/>
+        <Property Name="accounts" Type="Collection(T.Account)"/>
       </EntityType>
+      <ComplexType Name="Account">
+        <Property Name="kind" Type="Edm.String"/>
+        <Property Name="acct" Type="Edm.Int64"/>
+        <Property Name="city" Type="Edm.String"/>
+      </ComplexType>
       <EntityContainer Name="C"><EntitySet Name="Entries" EntityType="T.Entry"/></EntityContainer>
     </Schema>
   </edmx:DataServices>
@@ -81,6 +87,14 @@ function connect(batch: 'never' | 'json'): Connection {
         entitySet: 'Entries',
         key: ['id'],
         fields: { id: { type: 'Integer' }, amount: { type: 'Number' }, note: { type: 'String' } },
+        groups: {
+          accounts: {
+            property: 'accounts',
+            typeField: 'kind',
+            types: ['main', 'invoice'],
+            fields: { acct: { type: 'Integer' }, city: { type: 'String' } },
+          },
+        },
       },
     },
     queries: {},
@@ -123,4 +137,20 @@ test('the requests of a JSON $batch carry them bare too', async () => {
   assert.match(batch.body, /"id":9007199254740995,/);
   assert.match(batch.body, /"id":-9007199254740997,/);
   assert.match(batch.body, /"amount":12345678901234567\.25[,}]/);
+});
+
+test('a complex collection written whole sends the entries it read with their Int64s bare', async () => {
+  stored.set(
+    '9007199254740993',
+    '{"id":9007199254740993,"amount":1,"note":"a","accounts":[{"kind":"main","acct":9007199254740995,"city":"Leeds"},{"kind":"invoice","acct":9007199254740997,"city":"York"}]}',
+  );
+  const connection = connect('never');
+  const updated = await connection.write('Entry', {
+    values: { id: '9007199254740993' },
+    groups: { accounts: { main: { city: 'Leeds 2' } } },
+  });
+  assert.equal(updated.action, 'updated');
+  const [patch] = sent('PATCH');
+  assert.match(patch!.body, /\{"kind":"main","acct":9007199254740995,"city":"Leeds 2"\}/);
+  assert.match(patch!.body, /\{"kind":"invoice","acct":9007199254740997,"city":"York"\}/);
 });

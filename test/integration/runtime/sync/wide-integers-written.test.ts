@@ -93,6 +93,10 @@ objects:
   Order: { path: orders.json, key: [id], fields: { id: { type: Integer }, name: { type: String } } }
   Copy: { path: copies.json, key: [id], fields: { id: { type: Integer }, name: { type: String } } }
   Line: { path: lines.ndjson, key: [id], fields: { id: { type: Integer }, name: { type: String } } }
+  Kept:
+    path: kept.ndjson
+    key: [id]
+    fields: { id: { type: Integer }, name: { type: String }, amount: { type: Number }, code: { type: Integer } }
 ---
 kind: System
 id: shop
@@ -105,6 +109,7 @@ objects:
 ---${sync('to-replaced', 'shop', 'Replaced', '{ "id": id, "name": name, "amount": "12345678901234567.25" }')}
 ---${sync('to-json', 'feed', 'Copy', '{ "id": id, "name": name }')}
 ---${sync('to-ndjson', 'feed', 'Line', '{ "id": id, "name": name }')}
+---${sync('to-kept', 'feed', 'Kept', '{ "id": id, "name": name }')}
 `,
     );
     connections = new ConnectionPool({ baseDirectory: directory });
@@ -178,4 +183,14 @@ objects:
       assert.doesNotMatch(rewritten, /"\d{16,}"/);
     });
   }
+
+  test('a rewritten row keeps what the write did not touch as the file had it: numbers as numbers, strings as strings', async () => {
+    // As another tool wrote it: an amount and a code as strings, an undeclared number past 2^53.
+    const kept = '{"id":9007199254740993,"name":"old","amount":"12.50","code":"9007199254740997","ref":9007199254740999}';
+    const untouched = '{"id":9007199254740992,"name":"second","amount":1.5,"code":9007199254741001,"ref":"x"}';
+    writeFileSync(join(directory, 'kept.ndjson'), `${kept}\n${untouched}\n`);
+    const outcome = await run('to-kept');
+    assert.equal(outcome.updated, 1, JSON.stringify(outcome));
+    assert.equal(readFileSync(join(directory, 'kept.ndjson'), 'utf8'), `${kept.replace('"old"', '"first"')}\n${untouched}\n`);
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { inexactIntegerSpans, parseExactJson } from '../../../../connectors/records/exact-json.js';
+import { inexactIntegerSpans, parseExactJson, parseMarkedJson } from '../../../../connectors/records/exact-json.js';
+import { JsonNumberText } from '../../../../connectors/records/json-number-text.js';
 
 test('whole numbers a double does not hold arrive as the text of their digits, wherever they sit', () => {
   assert.deepEqual(
@@ -42,4 +43,27 @@ test('digits inside strings and keys are left as they are, escaped quotes includ
 test('text that is not JSON fails as JSON.parse fails', () => {
   assert.throws(() => parseExactJson('{"id":9007199254740993'), SyntaxError);
   assert.throws(() => parseExactJson(''), SyntaxError);
+});
+
+test('parseMarkedJson marks the numbers it keeps exact and leaves strings of digits strings', () => {
+  const text = '{"id":9007199254740993,"code":"9007199254740995","list":[1,-9007199254740997],"safe":9007199254740992}';
+  assert.deepEqual(parseMarkedJson(text), {
+    id: new JsonNumberText('9007199254740993'),
+    code: '9007199254740995',
+    list: [1, new JsonNumberText('-9007199254740997')],
+    safe: 9007199254740992,
+  });
+  assert.deepEqual(parseMarkedJson('{"a":1.5,"b":"x"}'), { a: 1.5, b: 'x' });
+});
+
+test('parseMarkedJson picks a mark the text does not escape, and reads strings holding control characters as they are', () => {
+  const text = '{"nul":"a\\u0000b","one":"\\u0001","id":9007199254740993}';
+  assert.deepEqual(parseMarkedJson(text), { nul: 'a\u0000b', one: '\u0001', id: new JsonNumberText('9007199254740993') });
+  // Every candidate escaped (no text does this): the numbers are the strings parseExactJson gives, never misread.
+  const marks = ['00', '01', '02', '03', '04', '05', '06', '07', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19'];
+  const crowded = `{"s":"${marks.map((mark) => `\\u00${mark}`).join('')}","id":9007199254740993}`;
+  assert.deepEqual(parseMarkedJson(crowded), {
+    s: marks.map((mark) => String.fromCharCode(Number.parseInt(mark, 16))).join(''),
+    id: '9007199254740993',
+  });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseExactJson } from '../../../../connectors/records/exact-json.js';
-import { JsonNumberText, jsonValueOf, stringifyJson } from '../../../../connectors/records/json-number-text.js';
+import { JsonNumberText, jsonValueOf, resentInteger, stringifyJson, unmarked } from '../../../../connectors/records/json-number-text.js';
 
 test('a number carried as text is written bare, with every digit, wherever it sits', () => {
   const body = {
@@ -84,4 +84,28 @@ test('JSON.stringify’s rules hold around marked numbers: toJSON, undefined mem
     '{"n":9007199254740993,"when":"2030-01-01T00:00:00.000Z","list":[null,null,"2030-01-01T00:00:00.000Z",1],"custom":"key:custom"}',
   );
   assert.equal(stringifyJson(new JsonNumberText('42')), '42');
+});
+
+test('a hole in an array is null, as JSON.stringify writes it', () => {
+  // biome-ignore lint/suspicious/noSparseArray: the hole is what is tested
+  const sparse = [1, , new JsonNumberText('9007199254740993')];
+  assert.equal(stringifyJson(sparse), '[1,null,9007199254740993]');
+});
+
+test('a system’s wide integer goes back bare; a padded code or a safe number as it came', () => {
+  assert.deepEqual(resentInteger('9007199254740993'), new JsonNumberText('9007199254740993'));
+  assert.deepEqual(resentInteger('-9007199254740993'), new JsonNumberText('-9007199254740993'));
+  for (const value of ['00009007199254740993', '1000000000000000', '42', 'abc', 9007199254740992, null]) {
+    assert.equal(resentInteger(value), value, String(value));
+  }
+});
+
+test('unmarked gives the digits at any depth and leaves a value without marks as it is', () => {
+  const plain = { a: [1, 'x'], b: { c: null } };
+  assert.equal(unmarked(plain), plain);
+  assert.deepEqual(unmarked({ a: [new JsonNumberText('9007199254740993')], b: { c: new JsonNumberText('1') } }), {
+    a: ['9007199254740993'],
+    b: { c: '1' },
+  });
+  assert.equal(unmarked(new JsonNumberText('9007199254740993')), '9007199254740993');
 });
