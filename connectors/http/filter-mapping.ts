@@ -125,8 +125,12 @@ function canonical(type: 'Date' | 'DateTime', text: string): string | undefined 
 }
 
 const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-/** One code point (a surrogate pair included), as LIKE's `_` means, in a regex without the u flag. */
-const ANY_CODE_POINT = '(?:[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[\\s\\S])';
+/**
+ * One code point (a surrogate pair included), as LIKE's `_` means, in a regex without the u flag
+ * (an API's engine may know no other). A high surrogate is never one alone, or backtracking would
+ * let `__` match one emoji; a lone one is broken text, which no API sends. No lookahead: RE2 has none.
+ */
+const ANY_CODE_POINT = '(?:[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[^\\uD800-\\uDBFF])';
 
 /** A LIKE pattern as an anchored regular expression matching the same texts. */
 export function likeRegex(pattern: string, escape: string | null): string {
