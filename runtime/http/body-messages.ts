@@ -96,7 +96,7 @@ function valueMessage(error: ErrorObject, name: string, schema: Schema, data: un
       // Ajv counts characters (code points), not UTF-16 units: so does the message.
       return `${name} has ${[...(data as string)].length} characters; at most ${schema.maxLength} are accepted.`;
     case 'maxItems':
-      return `${name} holds ${(data as unknown[]).length} entries; at most ${schema.maxItems} are accepted.`;
+      return entriesMessage(name, (data as unknown[]).length, schema.maxItems as number);
     case 'minItems':
       return `${name} must be a non-empty ${shape(schema).replace(/^an? /, '')}.`;
     case 'pattern':
@@ -141,6 +141,15 @@ function typesOf(schema: Schema): string[] {
 }
 
 /** The field a path names, for a message: `StartType`, `Item 1 of ActionParams`, `The body`. */
+function entriesMessage(name: string, count: number, most: number): string {
+  return `${name} holds ${count} entries; at most ${most} are accepted.`;
+}
+
+/** An array at `path` past its schema's maxItems, found before ajv looks at its entries (body-schema.ts). */
+export function tooManyEntries(path: string, count: number, most: number): BodyProblem {
+  return { path, keyword: 'maxItems', message: entriesMessage(nameOf(path), count, most) };
+}
+
 function nameOf(path: string): string {
   const segments = pointerSegments(path);
   const last = segments.at(-1);

@@ -10,6 +10,7 @@ import { fieldTypes } from '../../definitions/types.js';
 import { describe, notBlank } from './body-messages.js';
 import { requestBody, type Finding } from './body-schema.js';
 import { invalid } from './read-parameters.js';
+import { maxColumns } from './write-body.js';
 
 export interface QueryBody {
   statement: string;
@@ -49,7 +50,7 @@ export const queryBody = requestBody<{
     type: 'object',
     required: ['columns', 'Statement'],
     properties: {
-      columns: { type: 'array', minItems: 1, items: queryColumnSchema },
+      columns: { type: 'array', minItems: 1, maxItems: maxColumns, items: queryColumnSchema },
       Statement: { type: 'string', pattern: notBlank, description: 'Read-only statement in the system language.' },
       CountStatement: { type: ['string', 'null'], pattern: notBlank, description: 'Statement returning the total number of rows.' },
       Limit: paging("Most rows to answer (a page); at most the system's limits.queryRows."),
@@ -61,10 +62,10 @@ export const queryBody = requestBody<{
 );
 
 /** What the route has always said, where it says more than the schema's words. */
-function queryMessage({ path, value, body, message }: Finding): string {
+function queryMessage({ path, value, body, message, keyword }: Finding): string {
   if (path === '')
     return `The body must be an object {"columns": [...], "Statement": "...", "CountStatement": "...", "Limit": n, "Skip": n}, not ${describe(value)}.`;
-  if (path === '/columns') return 'columns must be a non-empty array of {"Name", "ColumnType"}.';
+  if (path === '/columns' && keyword !== 'maxItems') return 'columns must be a non-empty array of {"Name", "ColumnType"}.';
   if (path === '/Statement') return 'Statement must be a non-empty string.';
   if (path === '/CountStatement') return 'CountStatement must be a non-empty string when given.';
   if (path === '/Limit' || path === '/Skip')

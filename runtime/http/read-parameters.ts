@@ -25,6 +25,8 @@ const known = readParameterNames.join(', ');
 export const readParametersBody = requestBody<Array<{ name: ReadParameterName; value: string | number }>>(
   {
     type: 'array',
+    // Five names, each given once (a name given twice is named below): room for slips, not for 70,000 entries.
+    maxItems: 20,
     description:
       "Read parameters: GETDATA_WHERE (filter, SQL-like or OData), GETDATA_ID, GETDATA_LIMIT, GETDATA_SKIP, GETDATA_ORDER; names and properties in any case. LIMIT, SKIP and ORDER apply where the system's connector has the capability limit, skip or order (422 naming it otherwise); a page (LIMIT or SKIP) of RunConnectionGetData, which answers the total, also needs count.",
     items: {
@@ -44,7 +46,7 @@ function isUnknownName(finding: Finding): boolean {
 /** The words the route has always used for a parameter list, naming the known parameters and the fix. */
 function readParameterMessage(finding: Finding): string {
   const { path, value, body } = finding;
-  if (path === '')
+  if (path === '' && finding.keyword !== 'maxItems')
     return 'The body must be a JSON array of {"name": ..., "value": ...} objects, e.g. [{"name":"GETDATA_LIMIT","value":"10"}].';
   if (/^\/\d+$/.test(path)) return 'Each parameter is an object {"name": ..., "value": ...}.';
   if (isUnknownName(finding)) return `Unknown read parameter '${String(value)}'. Known parameters: ${known}.`;

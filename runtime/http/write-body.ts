@@ -39,15 +39,19 @@ export const columnSchema = {
   additionalProperties: false,
 };
 
+/** Most columns one write sets or matches on: more than any object has fields. */
+export const maxColumns = 1000;
+
 export const fullWriteBody = requestBody<{ name?: string | null; columns: Column[]; idcolumns?: Column[] | null }>(
   {
     type: 'object',
     required: ['columns'],
     properties: {
       name: { type: ['string', 'null'], description: 'Object name; must equal the {object_type} of the URL.' },
-      columns: { type: 'array', minItems: 1, items: columnSchema },
+      columns: { type: 'array', minItems: 1, maxItems: maxColumns, items: columnSchema },
       idcolumns: {
         type: ['array', 'null'],
+        maxItems: maxColumns,
         items: columnSchema,
         description: 'Fields identifying the record to update; default the object key.',
       },
@@ -100,7 +104,9 @@ export function parseFullWrite(body: unknown, object: ObjectDescription): WriteR
           `group ${groupName} has no field '${field}' (it has ${group.fields.map((f) => f.name).join(', ')})`,
         );
       checkColumnType(column, declared.type, `${path}/columnType`);
-      ((groups[groupName] ??= {})[type] ??= {})[field] = column.value;
+      const entry = ((groups[groupName] ??= {})[type] ??= {});
+      if (Object.hasOwn(entry, field)) throw invalid(`${path}/name`, `Column ${column.name} is given twice.`);
+      entry[field] = column.value;
       return;
     }
     const declared = object.fields.find((f) => f.name === column.name);

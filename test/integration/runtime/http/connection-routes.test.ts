@@ -510,6 +510,13 @@ describe('connection routes on the quickstart', () => {
       );
       assertProblem(await app.post(url, columns({ name: 'email' })), 400, 'invalid-request', /needs a value/);
       assertProblem(await app.post(url, columns({ name: 'name', value: 'Y' })), 400, 'invalid-request', /given twice/);
+      // A group entry's field twice: one of the values would be dropped without a word.
+      const twice = await app.post(
+        url,
+        columns({ name: 'addresses[main].city', value: 'X' }, { name: 'addresses[main].city', value: 'Y' }),
+      );
+      assertProblem(twice, 400, 'invalid-request', /Column addresses\[main\]\.city is given twice/);
+      assert.equal(twice.json.errors[0].path, '/columns/2/name');
       assertProblem(await app.post(url, { columns: [] }), 400, 'invalid-request', /columns must be a non-empty array/);
       assertProblem(
         await app.post(url, { ...columns(), idcolumns: [{ name: 'nope', value: 1 }] }),

@@ -168,6 +168,48 @@ describe('error answers', () => {
       }
     });
 
+    it('refuses an array past its limit in one finding, before looking at its 70,000 entries', async () => {
+      const many = (entry: string) => `[${Array.from({ length: 70_000 }, () => entry).join(',')}]`;
+      const bodies: Array<[string, string, RegExp]> = [
+        ['/api/RunConnectionGetData/crm/Customer', many('{}'), /^The body holds 70000 entries; at most 20 are accepted\.$/],
+        ['/api/RunConnectionGetDataMin/crm/Customer', many('{}'), /^The body holds 70000 entries; at most 20 are accepted\.$/],
+        [
+          '/api/RunConnectionSetData/crm/Customer',
+          `{"columns":${many('{}')}}`,
+          /^columns holds 70000 entries; at most 1000 are accepted\.$/,
+        ],
+        [
+          '/api/RunConnectionSetData/crm/Customer',
+          `{"columns":[{"name":"name","value":"x"}],"IDCOLUMNS":${many('1')}}`,
+          /^idcolumns holds 70000 entries; at most 1000 are accepted\.$/,
+        ],
+        ['/api/RunConnectionGetQueryData/crm', `{"Statement":"select 1","columns":${many('{}')}}`, /^columns holds 70000 entries/],
+        [
+          '/api/AddAction',
+          `{"ProcessId":"crm-customers-to-erp","StartType":"manual","ActionParams":${many('{}')}}`,
+          /^ActionParams holds 70000 entries; at most 100/,
+        ],
+        [
+          '/api/ExecuteProcess/crm-customers-to-erp',
+          `{"StartType":"manual","ActionParams":${many('{}')}}`,
+          /^ActionParams holds 70000 entries/,
+        ],
+      ];
+      for (const [path, raw, detail] of bodies) {
+        const answer = await app.call('POST', path, { raw, headers: { 'content-type': 'application/json' } });
+        assertProblem(answer, 400, 'invalid-request', detail);
+        assert.equal(answer.json.errors.length, 1, path);
+      }
+    });
+
+    it('lists the first 50 of many findings and counts the rest', async () => {
+      const columns = Array.from({ length: 300 }, (_, index) => ({ name: `field${index}`, columnType: 'Banana', value: 1 }));
+      const answer = await app.call('POST', '/api/RunConnectionSetData/crm/Customer', { body: { columns } });
+      assertProblem(answer, 400, 'invalid-request', /^300 fields are not right: \/columns\/0\/columnType, .* and 250 more\.$/);
+      assert.equal(answer.json.errors.length, 50);
+      assert.equal(answer.json.errors[49].path, '/columns/49/columnType');
+    });
+
     it('refuses a key given twice in one object, which JSON.parse would settle by keeping the last copy', async () => {
       // The last copy would turn this update of customer 1 into the insert of a second Ada.
       const update =

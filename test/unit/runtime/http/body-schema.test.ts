@@ -78,3 +78,43 @@ describe('requestBody', () => {
     assert.deepEqual(findings([]), [{ path: '', message: 'The body must be a JSON object with Name, Kind, Note, Tags, not an array.' }]);
   });
 });
+
+describe('arrays past their limit', () => {
+  const limited = requestBody<Record<string, unknown>>({
+    type: 'object',
+    properties: { Tags: { type: 'array', maxItems: 3, items: { type: 'object', properties: { Key: { type: 'string' } } } } },
+  });
+
+  it('are one finding, in the schema’s spelling, whatever the entries hold', () => {
+    try {
+      limited.parse({ tags: Array.from({ length: 100_000 }, () => ({ Key: 1 })) });
+      assert.fail('the body was accepted');
+    } catch (error) {
+      assert.ok(error instanceof HttpProblem);
+      assert.deepEqual(error.extra.errors, [{ path: '/Tags', message: 'Tags holds 100000 entries; at most 3 are accepted.' }]);
+    }
+  });
+
+  it('are declared on every array of every route body, so none is read entry by entry past it', async () => {
+    const bodies = await Promise.all([
+      import('../../../../runtime/http/write-body.js'),
+      import('../../../../runtime/http/queue-body.js'),
+      import('../../../../runtime/http/query-body.js'),
+      import('../../../../runtime/http/read-parameters.js'),
+    ]);
+    const schemas = bodies.flatMap((module) =>
+      Object.entries(module).filter(([, value]) => typeof value === 'object' && value !== null && 'parse' in value && 'schema' in value),
+    );
+    assert.ok(schemas.length >= 6, `found ${schemas.map(([name]) => name).join(', ')}`);
+    const unlimited: string[] = [];
+    const walk = (schema: Record<string, unknown>, at: string) => {
+      const types = [schema.type].flat();
+      if (types.includes('array') && typeof schema.maxItems !== 'number') unlimited.push(at);
+      if (schema.items) walk(schema.items as Record<string, unknown>, `${at}/items`);
+      for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>))
+        walk(sub, `${at}/${name}`);
+    };
+    for (const [name, body] of schemas) walk((body as { schema: Record<string, unknown> }).schema, name);
+    assert.deepEqual(unlimited, []);
+  });
+});
