@@ -51,3 +51,4 @@ export {
 } from './compare-values.js';
 export { formatExpression } from './format.js';
 export { likeMatches } from './like-pattern.js';
+export { valueAsCondition, valueAsConditionProblem } from './value-as-condition.js';

@@ -8,7 +8,14 @@
  */
 import type { ReadRequest } from '../../connectors/connection.js';
 import type { ObjectDescription } from '../../connectors/connection.js';
-import { collectPlaceholders, ExpressionSyntaxError, parseExpression } from '../../definitions/expression/index.js';
+import {
+  collectPlaceholders,
+  ExpressionSyntaxError,
+  parseExpression,
+  valueAsCondition,
+  valueAsConditionProblem,
+} from '../../definitions/expression/index.js';
+import type { FieldType } from '../../definitions/types.js';
 import { OrderSyntaxError, parseOrder } from '../../definitions/order/parse-order.js';
 import { HttpProblem, type ProblemDetail } from '../errors.js';
 import { parseKey } from '../sync/record-key.js';
@@ -93,7 +100,7 @@ export function parseReadParameters(
 
   const result: ReadParameters = {};
   const where = given.get('GETDATA_WHERE');
-  if (where && where.value.trim() !== '') result.filter = parseFilter(where.value, `/${where.index}/value`);
+  if (where && where.value.trim() !== '') result.filter = parseFilter(where.value, `/${where.index}/value`, object);
   const id = given.get('GETDATA_ID');
   if (id) result.id = parseKey(object, id.value, `/${id.index}/value`);
   const limit = given.get('GETDATA_LIMIT');
@@ -123,7 +130,7 @@ function capabilityUses(given: ReadonlyMap<ReadParameterName, { index: number }>
   return uses;
 }
 
-function parseFilter(text: string, path: string) {
+function parseFilter(text: string, path: string, object: ObjectDescription) {
   try {
     const ast = parseExpression(text);
     const placeholder = collectPlaceholders(ast)[0];
@@ -133,11 +140,21 @@ function parseFilter(text: string, path: string) {
         `GETDATA_WHERE has no incoming data to fill #${placeholder.path.join('.')}# from (column ${placeholder.start + 1}); write the value itself.`,
       );
     }
+    const typeOf = (field: readonly string[]) => fieldTypeOf(object, field);
+    const value = valueAsCondition(ast, typeOf);
+    if (value !== undefined) throw invalid(path, `GETDATA_WHERE, column ${value.start + 1}: ${valueAsConditionProblem(value, typeOf)}.`);
     return ast;
   } catch (error) {
     if (!(error instanceof ExpressionSyntaxError)) throw error;
     throw invalid(path, `GETDATA_WHERE, column ${error.column}: ${error.message}`);
   }
+}
+
+/** The type of a field path of the object (`name`, `group.type.field`); undefined for what it lacks (refused later, naming its fields). */
+function fieldTypeOf(object: ObjectDescription, path: readonly string[]): FieldType | undefined {
+  if (path.length === 1) return object.fields.find((field) => field.name === path[0])?.type;
+  const group = path.length === 3 ? object.groups.find((candidate) => candidate.name === path[0]) : undefined;
+  return group?.types.includes(path[1]!) ? group.fields.find((field) => field.name === path[2])?.type : undefined;
 }
 
 function parseOrderParameter(text: string, path: string) {

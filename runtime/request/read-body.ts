@@ -139,7 +139,7 @@ export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'
 }
 
 /** Offset of the first byte of `raw` that does not decode as UTF-8 (its U+FFFD is not one the body holds). */
-function firstInvalidUtf8(raw: Buffer): number {
+export function firstInvalidUtf8(raw: Buffer): number {
   const text = raw.toString('utf8');
   for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
     const offset = Buffer.byteLength(text.slice(0, index));

@@ -18,10 +18,11 @@
 import type { ObjectDescription } from '../../connectors/connection.js';
 import { roundedInteger } from '../../definitions/expression/index.js';
 import { HttpProblem } from '../errors.js';
+import { scanJsonText } from '../request/json-text.js';
 
 export function parseKey(object: ObjectDescription, text: string, path: string): Record<string, unknown> {
   const key = object.key;
-  const values = keyObject(text);
+  const values = keyObject(text, path);
   if (values !== undefined) return fromObject(object, values, path);
   if (key.length === 1) return { [key[0]!]: text };
   if (text.trimStart().startsWith('{')) {
@@ -33,16 +34,26 @@ export function parseKey(object: ObjectDescription, text: string, path: string):
   return Object.fromEntries(key.map((field, index) => [field, parts[index]]));
 }
 
-/** The JSON object `text` holds, or undefined when it holds none. */
-function keyObject(text: string): Record<string, unknown> | undefined {
+/**
+ * The JSON object `text` holds, or undefined when it holds none. A field given twice is refused,
+ * as in a request body: JSON.parse would keep the last copy, and `{"id":2,"id":3}` read record 3.
+ */
+function keyObject(text: string, path: string): Record<string, unknown> | undefined {
   if (!text.trimStart().startsWith('{')) return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const twice = scanJsonText(text, KEY_DEPTH).duplicateKey;
+  if (twice !== undefined) throw bad(path, `The key object gives ${JSON.stringify(twice.key)} twice; give each key field once.`);
+  return parsed as Record<string, unknown>;
 }
+
+/** A key object is flat; the scan needs a bound, not this one. */
+const KEY_DEPTH = 64;
 
 function fromObject(object: ObjectDescription, values: Record<string, unknown>, path: string): Record<string, unknown> {
   const key = object.key;
@@ -60,6 +71,9 @@ function fromObject(object: ObjectDescription, values: Record<string, unknown>, 
     const described = wrong.map((field) => `${field} is ${describe(values[field])}`).join(', ');
     throw bad(path, `The key of ${object.name} takes a string, number or boolean per field; ${described}.`);
   }
+  // As in a path: a NUL spelt \u0000 inside the key's JSON is refused like a NUL in the path itself.
+  const nul = key.find((field) => typeof values[field] === 'string' && (values[field] as string).includes('\u0000'));
+  if (nul !== undefined) throw bad(path, `The key's ${nul} contains a NUL character (\\u0000), which no text here may hold; remove it.`);
   // JSON parsing has rounded such a number already: the key would name another record (a String
   // key field would read '…800' for 1234567890123456790).
   const rounded = key.filter((field) => roundedInteger(values[field]));

@@ -6,7 +6,9 @@
  * Allowed: fields of the source (an object's fields and typed group entries such as
  * `addresses.main.city`, a query's columns; any field of a record-store source, whose records have
  * no declared shape) and `#params.Name#` placeholders (the start's ActionParams). Any other
- * placeholder has no value a start could give, so it is refused rather than silently null.
+ * placeholder has no value a start could give, so it is refused rather than silently null. A
+ * value where a condition belongs (`7`, the field `id`) is refused too: it would sync every record
+ * whose value is not 0 or empty (value-as-condition.ts).
  */
 import type { Snapshot, SyncEntry } from '../../definitions/snapshot.js';
 import {
@@ -14,8 +16,11 @@ import {
   collectPlaceholders,
   ExpressionSyntaxError,
   parseExpression,
+  valueAsCondition,
+  valueAsConditionProblem,
   type Expression,
 } from '../../definitions/expression/index.js';
+import type { FieldType } from '../../definitions/types.js';
 import { lineAndColumn } from '../../definitions/expression/syntax-error.js';
 
 /** A WhereClause that cannot be used; `column` (1-based, on `line`) points at the problem. */
@@ -51,6 +56,8 @@ interface SourceShape {
   owner: string;
   fields: ReadonlySet<string>;
   groups: ReadonlyMap<string, { types: readonly string[]; fields: ReadonlySet<string> }>;
+  /** The declared type of a field path the source has. */
+  typeOf(path: readonly string[]): FieldType | undefined;
 }
 
 function sourceShape(snapshot: Snapshot, sync: SyncEntry): SourceShape | undefined {
@@ -59,13 +66,23 @@ function sourceShape(snapshot: Snapshot, sync: SyncEntry): SourceShape | undefin
   const system = snapshot.systems.get(source.system)?.definition;
   if (source.query !== undefined) {
     const query = system?.queries[source.query];
-    return { owner: `query ${source.system}/${source.query}`, fields: new Set(query?.columns.map((c) => c.name) ?? []), groups: new Map() };
+    return {
+      owner: `query ${source.system}/${source.query}`,
+      fields: new Set(query?.columns.map((c) => c.name) ?? []),
+      groups: new Map(),
+      typeOf: (path) => (path.length === 1 ? query?.columns.find((column) => column.name === path[0])?.type : undefined),
+    };
   }
   const object = source.object === undefined ? undefined : system?.objects[source.object];
   const groups = new Map(
     Object.entries(object?.groups ?? {}).map(([name, group]) => [name, { types: group.types, fields: new Set(Object.keys(group.fields)) }]),
   );
-  return { owner: `${source.system}/${source.object}`, fields: new Set(Object.keys(object?.fields ?? {})), groups };
+  const typeOf = (path: readonly string[]): FieldType | undefined => {
+    if (path.length === 1) return object?.fields[path[0]!]?.type;
+    const group = path.length === 3 ? object?.groups?.[path[0]!] : undefined;
+    return group?.types.includes(path[1]!) ? group.fields[path[2]!]?.type : undefined;
+  };
+  return { owner: `${source.system}/${source.object}`, fields: new Set(Object.keys(object?.fields ?? {})), groups, typeOf };
 }
 
 /** Why `path` is not a field of the source, or undefined when it is. */
@@ -111,5 +128,8 @@ export function parseWhereClause(snapshot: Snapshot, processId: string, text: st
       if (problem !== undefined) throw new WhereClauseError(problem, text, field.start);
     }
   }
+  const typeOf = (path: readonly string[]) => shape?.typeOf(path);
+  const value = valueAsCondition(ast, typeOf);
+  if (value !== undefined) throw new WhereClauseError(valueAsConditionProblem(value, typeOf), text, value.start);
   return ast;
 }

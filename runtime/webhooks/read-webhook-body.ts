@@ -16,7 +16,8 @@
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
-import { parseJsonBody, readRawBody, refuseOtherCharset } from '../request/read-body.js';
+import { isUtf8 } from 'node:buffer';
+import { firstInvalidUtf8, parseJsonBody, readRawBody, refuseOtherCharset } from '../request/read-body.js';
 import type { WebhookRequest } from './webhook-call.js';
 
 export const acceptedTypes = 'application/json, application/x-www-form-urlencoded or multipart/form-data (fields without files)';
@@ -24,7 +25,7 @@ export const acceptedTypes = 'application/json, application/x-www-form-urlencode
 type Fields = Record<string, string | string[]>;
 
 export async function readWebhookRequest(ctx: Context, limit: number): Promise<WebhookRequest> {
-  const query = fieldsOf(new URLSearchParams(ctx.querystring));
+  const query = formFields(ctx.querystring, 'The query string');
   const headers = { ...ctx.headers };
   // Refused before the body is read: a compressed body is not worth reading up to the limit.
   refuseContentEncoding(headers['content-encoding']);
@@ -75,7 +76,15 @@ async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
   if (type !== 'multipart/form-data') refuseOtherCharset(contentType);
   if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type))
     return raw.length === 0 ? {} : parseJsonBody(raw, 'as-text');
-  if (type === 'application/x-www-form-urlencoded') return fieldsOf(new URLSearchParams(raw.toString('utf8')));
+  if (type === 'application/x-www-form-urlencoded') {
+    if (!isUtf8(raw)) {
+      throw new HttpProblem(
+        'invalid-request',
+        `The form body is not UTF-8 at byte ${firstInvalidUtf8(raw)} (sent as Latin-1 or Windows-1252?); form data is read as UTF-8: send it so.`,
+      );
+    }
+    return formFields(raw.toString('utf8'), 'The form body');
+  }
   if (type === 'multipart/form-data') return multipartFields(contentType, raw);
   throw new HttpProblem('unsupported-media-type', `A webhook accepts ${acceptedTypes}, not ${type}.`);
 }
@@ -95,6 +104,26 @@ async function multipartFields(contentType: string, raw: Buffer): Promise<Fields
     entries.push([name, value]);
   }
   return fieldsOf(entries);
+}
+
+/**
+ * The fields of `application/x-www-form-urlencoded` text (a body, a query string). An escape that
+ * is no UTF-8 (`%E0%A4`, `%FF`) is refused, naming it: URLSearchParams would make it U+FFFD, and
+ * the sync would store that character as the value sent. A `%` that starts no escape (`100%`) is
+ * kept as the character, as URLSearchParams keeps it.
+ */
+function formFields(text: string, what: string): Fields {
+  for (const run of text.match(/(?:%[0-9A-Fa-f]{2})+/g) ?? []) {
+    try {
+      decodeURIComponent(run);
+    } catch {
+      throw new HttpProblem(
+        'invalid-request',
+        `${what} holds '${run}', which is not percent-encoded UTF-8; encode each byte of a value as %XX of its UTF-8 encoding.`,
+      );
+    }
+  }
+  return fieldsOf(new URLSearchParams(text));
 }
 
 /**

@@ -245,6 +245,18 @@ describe('connection routes on the quickstart', () => {
       assertProblem(await app.get('/api/GetDataObject/erp/Account/C-99'), 404, 'record-not-found');
     });
 
+    it('refuses a key object that gives a field twice or spells a NUL, instead of reading the last copy', async () => {
+      assertProblem(
+        await app.get(`/api/GetDataObject/crm/Customer/${encodeURIComponent('{"id":2,"id":3}')}`),
+        400,
+        'invalid-request',
+        /The key object gives "id" twice; give each key field once\./,
+      );
+      const nul = await app.get(`/api/GetDataObject/erp/Account/${encodeURIComponent('{"AccountNumber":"C-1\\u0000"}')}`);
+      assertProblem(nul, 400, 'invalid-request', /The key's AccountNumber contains a NUL character/);
+      assert.equal(nul.json.errors[0].path, 'path.object_key');
+    });
+
     it('refuses a key object whose number JSON has rounded, instead of reading another record', async () => {
       // AccountNumber is text: the rounded number would read the record '1234567890123456800'.
       const created = await app.post('/api/RunConnectionSetDataMin/erp/Account', {

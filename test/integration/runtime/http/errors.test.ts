@@ -450,6 +450,29 @@ describe('error answers', () => {
       const chain = Array.from({ length: 1001 }, () => 'id = 1').join(' OR ');
       assertProblem(await app.post(url, [read('GETDATA_WHERE', chain)]), 400, 'invalid-request', /joins more than 500 conditions/);
     });
+
+    it('refuses a value where GETDATA_WHERE needs a condition, which would answer every record instead of one', async () => {
+      for (const [where, detail] of [
+        [123, /^GETDATA_WHERE, column 1: 123 is a value, not a condition: .*compare a field with it \(e\.g\. id = 123\)\.$/],
+        ['123', /column 1: 123 is a value, not a condition/],
+        ["'C-7'", /column 1: 'C-7' is a value, not a condition/],
+        ['NULL', /column 1: NULL is a value, not a condition/],
+        ['NOT 5', /column 5: 5 is a value/],
+        ['active AND 0', /column 12: 0 is a value/],
+        ['id', /column 1: id is an Integer field, not a condition: .*compare it \(id = …\) or test it \(id IS NOT NULL\)\.$/],
+        ['name OR active', /column 1: name is a String field, not a condition/],
+        ['tolower(name)', /column 1: tolower\(\) gives a value, not a condition/],
+      ] as const) {
+        const answer = await app.post(url, [read('GETDATA_WHERE', where)]);
+        assertProblem(answer, 400, 'invalid-request', detail);
+        assert.equal(answer.json.errors[0].path, '/0/value');
+      }
+      // Conditions, and the flags a bare Boolean field and TRUE are, still read.
+      for (const where of ['active', 'NOT active', 'TRUE', '1 = 1', "contains(name, 'a')", 'id = 1 OR active']) {
+        const answer = await app.post(url, [read('GETDATA_WHERE', where)]);
+        assert.equal(answer.status, 200, `${where}: ${answer.text}`);
+      }
+    });
   });
 
   describe('write values', () => {

@@ -159,6 +159,16 @@ describe('queue routes on the quickstart', () => {
         ['path.sourceId'],
         /The key of crm\/Customer is id; missing id; not key fields: customer/,
       );
+      assertInvalid(
+        await app.post(`/api/StartProcessAdHoc/${syncId}/${encodeURIComponent('{"id":2,"id":4}')}`),
+        ['path.sourceId'],
+        /The key object gives \\"id\\" twice/,
+      );
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'AdHoc', SourceId: '{"id":2,"id":4}' }),
+        ['/SourceId'],
+        /The key object gives \\"id\\" twice/,
+      );
       assert.equal(await itemCount(app), before);
       // A query source's id is its first column's value, which the run binds as a number when it spells one.
       assertInvalid(
@@ -321,7 +331,28 @@ describe('queue routes on the quickstart', () => {
         ['/WhereClause'],
         /column/,
       );
+      // A value for a condition would sync every record, not the one meant.
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: '7' }),
+        ['/WhereClause'],
+        /WhereClause, column 1: 7 is a value, not a condition: .*\(e\.g\. id = 7\)/,
+      );
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: "active AND 'x'" }),
+        ['/WhereClause'],
+        /column 12: 'x' is a value/,
+      );
+      assertInvalid(
+        await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause: 'addresses.main.city' }),
+        ['/WhereClause'],
+        /column 1: addresses\.main\.city is a String field, not a condition/,
+      );
       assert.equal(await itemCount(app), before);
+      // A Boolean field and an ActionParam are flags: they stay tests.
+      for (const WhereClause of ['active', 'NOT active', '#params.Flag#']) {
+        const answer = await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'manual', WhereClause });
+        assert.equal(answer.status, 200, `${WhereClause}: ${answer.text}`);
+      }
     });
 
     it('answers malformed JSON, an empty body and another media type before looking at anything', async () => {

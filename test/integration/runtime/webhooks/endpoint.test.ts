@@ -57,6 +57,23 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     assert.deepEqual(answer.json.received, { name: 'Ann Lee', email: 'ann@example.com', tag: ['x', 'y', 'z'], ['__proto__']: 'p' });
   });
 
+  it('refuses an escape or a byte that is no UTF-8 in a query string or form body, instead of passing U+FFFD on', async () => {
+    const query = await app.call('GET', '/api/webhooks/wh_plainOpen000001?id=2&event=%E0%A4', { token: null });
+    assertProblem(query, 400, 'invalid-request', /The query string holds '%E0%A4', which is not percent-encoded UTF-8/);
+    const form = (raw: string | Uint8Array<ArrayBuffer>) =>
+      app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+        token: null,
+        raw,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    assertProblem(await form('id=2&event=%FF'), 400, 'invalid-request', /The form body holds '%FF'/);
+    assertProblem(await form(new Uint8Array([0x61, 0x3d, 0xff])), 400, 'invalid-request', /The form body is not UTF-8 at byte 2/);
+    // A % that starts no escape is the character itself, as form readers take it.
+    const percent = await form('rate=100%&name=J%C3%BCrgen');
+    assert.equal(percent.status, 200, percent.text);
+    assert.deepEqual(percent.json.received, { rate: '100%', name: 'Jürgen' });
+  });
+
   it('reads multipart/form-data fields and refuses a file part with 415', async () => {
     const form = new FormData();
     form.append('name', 'Ann');
