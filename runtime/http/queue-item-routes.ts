@@ -35,7 +35,7 @@ import { requireScope, type Principal } from './auth.js';
 import { openEventStream } from './event-stream.js';
 import { relayItem, type EventStreamSlots } from './item-events.js';
 import { encodeCursor, parseQueueListQuery } from './queue-list-query.js';
-import { itemUrl, newItem } from './queue-routes.js';
+import { checkStart, itemUrl, newItem } from './queue-routes.js';
 import { findProcess, mayRead, mayStart, quoted } from './resolve-process.js';
 
 export interface QueueItemRouteOptions {
@@ -94,15 +94,18 @@ export function queueItemRoutes(router: Router, { db, log, eventStreams }: Queue
       throw new HttpProblem('not-allowed', `Client ${principal.id} may not start ${quoted(item.processId)}.`);
     // The start as it was asked for, through the path AddAction takes: the sync's attempts and its
     // concurrency limit as defined now, so onLimit skip or fail answer a retry as they would answer
-    // AddAction. The WhereClause is not parsed again: it is the failed start's own, which its run
-    // already judged, and the retry repeats that start exactly.
+    // AddAction; its WhereClause and SourceId are checked as AddAction checks them, against the
+    // definitions of now, so a start that could only fail again (a field since removed, a
+    // WhereClause this version refuses) is a 400 rather than another Failed item.
+    const start = {
+      startType: item.startType,
+      ...(item.sourceId === null ? {} : { sourceId: item.sourceId }),
+      ...(item.whereClause === null ? {} : { whereClause: item.whereClause }),
+      ...(item.actionParams === null ? {} : { actionParams: item.actionParams }),
+    };
+    checkStart(snapshot, target, start);
     const { item: retry } = await enqueue(db, {
-      ...newItem(ctx, target, {
-        startType: item.startType,
-        ...(item.sourceId === null ? {} : { sourceId: item.sourceId }),
-        ...(item.whereClause === null ? {} : { whereClause: item.whereClause }),
-        ...(item.actionParams === null ? {} : { actionParams: item.actionParams }),
-      }),
+      ...newItem(ctx, target, start),
       maxAttempts: attemptsOf(snapshot, target.id),
       retryOf: item.id,
     });

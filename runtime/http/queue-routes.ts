@@ -154,7 +154,7 @@ function sourceIdOf(snapshot: Snapshot, target: ProcessTarget, text: string): st
  * What can only be checked knowing the process: the WhereClause must parse against its (first)
  * sync, and a SourceId must be a key value of its source.
  */
-function checkStart(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): void {
+export function checkStart(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): void {
   if (request.whereClause !== undefined) checkWhereClause(snapshot, target, request.whereClause);
   if (request.sourceId !== undefined) checkSourceId(snapshot, target, request.sourceId, '/SourceId');
 }

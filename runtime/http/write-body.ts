@@ -39,8 +39,8 @@ export const columnSchema = {
   additionalProperties: false,
 };
 
-/** Most columns one write sets or matches on: more than any object has fields. */
-export const maxColumns = 1000;
+/** Most columns one write sets or matches on: more than an object has fields and group entry fields. */
+export const maxColumns = 2000;
 
 export const fullWriteBody = requestBody<{ name?: string | null; columns: Column[]; idcolumns?: Column[] | null }>(
   {

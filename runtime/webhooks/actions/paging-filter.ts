@@ -8,8 +8,8 @@
  * back), by those exact names, and holds no placeholders (it is the request's own data already).
  * It is AND-ed with the webhook's configured queryFilter, so it can only narrow the result:
  * leaving it out, sending an empty string, `1=1` or `' OR 1=1 --` never widens it. A value that
- * does not parse, is not text, names another column or holds a placeholder is a 400 naming the
- * property.
+ * does not parse, is not text, names another column, holds a placeholder or is a value where a
+ * condition belongs (`4` for `id = 4`, which would narrow nothing) is a 400 naming the property.
  *
  * Why an expression rather than a value bound to a placeholder of the queryFilter: a placeholder
  * already carries a value from any request property, so a filterParam meaning the same would add
@@ -18,13 +18,15 @@
  * resolved there: a query offering it declares columns under the names its WHERE knows them by
  * (wrapping a join or computed columns as `SELECT * FROM (…) AS q WHERE #FlowFilter#` does that).
  */
-import type { WebhookDefinition } from '../../../definitions/types.js';
+import type { FieldType, WebhookDefinition } from '../../../definitions/types.js';
 import { HttpProblem } from '../../errors.js';
 import {
   collectFields,
   collectPlaceholders,
   ExpressionSyntaxError,
   parseExpression,
+  valueAsCondition,
+  valueAsConditionProblem,
   type Expression,
 } from '../../../definitions/expression/index.js';
 import type { WebhookRequest } from '../webhook-call.js';
@@ -35,7 +37,7 @@ type Paging = NonNullable<WebhookDefinition['paging']>;
 /** The caller's filter, checked against the query's columns; undefined when the request sends none. */
 export function pagingFilter(
   paging: Paging | undefined,
-  columns: ReadonlyArray<{ name: string }>,
+  columns: ReadonlyArray<{ name: string; type: FieldType }>,
   request: WebhookRequest,
   label: string,
 ): Expression | undefined {
@@ -71,5 +73,8 @@ export function pagingFilter(
       );
     }
   }
+  const typeOf = (path: readonly string[]) => columns.find((column) => column.name === path[0])?.type;
+  const bare = valueAsCondition(filter, typeOf);
+  if (bare !== undefined) refuse(`${name}, column ${bare.start + 1}: ${valueAsConditionProblem(bare, typeOf)}.`);
   return filter;
 }

@@ -176,12 +176,12 @@ describe('error answers', () => {
         [
           '/api/RunConnectionSetData/crm/Customer',
           `{"columns":${many('{}')}}`,
-          /^columns holds 70000 entries; at most 1000 are accepted\.$/,
+          /^columns holds 70000 entries; at most 2000 are accepted\.$/,
         ],
         [
           '/api/RunConnectionSetData/crm/Customer',
           `{"columns":[{"name":"name","value":"x"}],"IDCOLUMNS":${many('1')}}`,
-          /^idcolumns holds 70000 entries; at most 1000 are accepted\.$/,
+          /^idcolumns holds 70000 entries; at most 2000 are accepted\.$/,
         ],
         ['/api/RunConnectionGetQueryData/crm', `{"Statement":"select 1","columns":${many('{}')}}`, /^columns holds 70000 entries/],
         [

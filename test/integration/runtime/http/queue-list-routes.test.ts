@@ -297,6 +297,17 @@ await describeEachDatabase('queue list, cancel and retry', (database) => {
       assertProblem(await app.post(`/api/queue/${id}/retry`, undefined, null), 401, 'unauthenticated');
       const removed = await seed('a-removed-sync', 'manual', at(5, 4), 'Failed');
       assertProblem(await app.post(`/api/queue/${removed}/retry`), 404, 'unknown-process', /no longer defined/);
+      // A start that could only fail again (here a WhereClause that is a value, which AddAction refuses) is refused too.
+      const stale = await seed(syncId, 'manual', at(5, 5), 'Failed');
+      await app.db.knex('queue_items').where({ id: stale }).update({ where_clause: '7' });
+      const before = (await list(`sync=${syncId}&limit=1`)).json.items[0].ID;
+      assertProblem(
+        await app.post(`/api/queue/${stale}/retry`),
+        400,
+        'invalid-request',
+        /WhereClause, column 1: 7 is a value, not a condition/,
+      );
+      assert.equal((await list(`sync=${syncId}&limit=1`)).json.items[0].ID, before, 'no item was added');
       assertProblem(await app.post('/api/queue/00000000-0000-4000-8000-000000000000/retry'), 404, 'unknown-queue-item');
     });
 

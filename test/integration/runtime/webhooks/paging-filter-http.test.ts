@@ -2,7 +2,8 @@
  * The paging filter property of readQueryWithSystem through the real endpoint on every engine:
  * the configured queryFilter always applies, the request's filter (an expression over the query's
  * declared columns) only narrows it — omitted, empty, `1=1`, an OR, or SQL text never widen the
- * answer — and what cannot be parsed or names another column is a 400 naming the property.
+ * answer — and what cannot be parsed, names another column or is a value where a condition belongs
+ * is a 400 naming the property.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -109,6 +110,10 @@ await describeEachDatabase('paging filter property over HTTP', (database) => {
         ['c.active = 0', /has no column 'c\.active'/],
         ['updated_at IS NOT NULL', /has no column 'updated_at'/],
         ['name = #filter#', /filter, column 8: #filter# is a placeholder; write the value itself/],
+        // A value for a condition would narrow nothing: every row the configured filter allows.
+        ['4', /filter, column 1: 4 is a value, not a condition: .*\(e\.g\. id = 4\)/],
+        ["'x'", /filter, column 1: 'x' is a value, not a condition/],
+        ['city', /filter, column 1: city is a String field, not a condition/],
         [5, /filter must be text holding a filter .*, not a number/],
         [{ name: 'Ada' }, /not an object/],
         [['id = 1'], /not a list/],

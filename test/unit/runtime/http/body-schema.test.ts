@@ -95,6 +95,43 @@ describe('arrays past their limit', () => {
     }
   });
 
+  it('and more unknown properties than an answer lists are one finding too', () => {
+    const strict = requestBody<Record<string, unknown>>({
+      type: 'object',
+      properties: { Tags: { type: 'array', maxItems: 3, items: { type: 'object', properties: { Key: {} }, additionalProperties: false } } },
+      additionalProperties: false,
+    });
+    const many = Object.fromEntries(Array.from({ length: 80_000 }, (_, index) => [`x${index}`, 0]));
+    for (const [body, path] of [
+      [many, '/x0'],
+      [{ Tags: [{ Key: 1, ...many }] }, '/Tags/0/x0'],
+    ] as const) {
+      try {
+        strict.parse(body);
+        assert.fail('the body was accepted');
+      } catch (error) {
+        assert.ok(error instanceof HttpProblem);
+        assert.deepEqual(error.extra.errors, [
+          {
+            path,
+            message: `The body holds 80000 properties its route does not read (the first at ${path}); send only the properties the route describes.`,
+          },
+        ]);
+      }
+    }
+    // Up to the listed number, each is named as before.
+    assert.equal(
+      (() => {
+        try {
+          strict.parse({ a: 1, b: 2 });
+        } catch (error) {
+          return (error as HttpProblem).extra.errors?.length;
+        }
+      })(),
+      2,
+    );
+  });
+
   it('are declared on every array of every route body, so none is read entry by entry past it', async () => {
     const bodies = await Promise.all([
       import('../../../../runtime/http/write-body.js'),
