@@ -195,6 +195,12 @@ export interface Connection {
    * is not known here.
    */
   checkWrite(object: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined;
+  /**
+   * Optional: the error a read by `id` would answer before asking the system — a key value its
+   * type, or the system, cannot hold (an Integer past 64 bits in SQL) — or undefined. Reads
+   * nothing. Without it, a caller checks the id against the declared types alone.
+   */
+  checkId?(object: string, id: Readonly<RecordData>): ConnectorError | undefined;
   /** Resolves when the system can be reached; rejects with a ConnectorError saying why not. */
   check(): Promise<void>;
   /** Candidate objects of the system (tables, collections) with their fields. */

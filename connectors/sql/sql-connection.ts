@@ -25,6 +25,8 @@ import { ConnectorError } from '../connector-error.js';
 import { queryBusyError } from '../limit-errors.js';
 import { QuerySlots } from '../query-slots.js';
 import { checkDatabase } from './check.js';
+import { checkId } from '../records/record-id.js';
+import { encodeValue } from './value-codec.js';
 import { toConnectorError } from './database-errors.js';
 import { describeObject } from '../records/describe-object.js';
 import { discoverObjects } from './discover.js';
@@ -152,6 +154,18 @@ export class SqlConnection implements Connection {
   checkWrite(objectName: string, request: WriteRequest, action: 'create' | 'update'): ConnectorError | undefined {
     const object = objectOrError(this.objects, this.system.id, objectName);
     return object instanceof ConnectorError ? object : sqlWriteRefusal(this.engine, object, request, action);
+  }
+
+  checkId(objectName: string, id: Readonly<RecordData>): ConnectorError | undefined {
+    const object = objectOrError(this.objects, this.system.id, objectName);
+    if (object instanceof ConnectorError) return object;
+    try {
+      checkId(object, id, (type, raw, target) => encodeValue(type, raw, { ...target, engine: this.engine }));
+      return undefined;
+    } catch (error) {
+      if (error instanceof ConnectorError) return error;
+      throw error;
+    }
   }
 
   check(): Promise<void> {

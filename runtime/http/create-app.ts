@@ -122,10 +122,16 @@ export function createApp(options: AppOptions): Koa {
     };
   };
   connectionRoutes(api, { connections: options.connections, bodyLimit });
-  queueRoutes(api, { db: options.db, runner: options.runner, syncTimeLimitMs: options.syncTimeLimitMs, bodyLimit });
+  queueRoutes(api, {
+    db: options.db,
+    connections: options.connections,
+    runner: options.runner,
+    syncTimeLimitMs: options.syncTimeLimitMs,
+    bodyLimit,
+  });
   // One count for the process: item streams and the test dialog's relayed runs share its places.
   const eventStreams = new EventStreamSlots(options.eventStreams);
-  queueItemRoutes(api, { db: options.db, log, eventStreams });
+  queueItemRoutes(api, { db: options.db, connections: options.connections, log, eventStreams });
   webhookConsoleRoutes(api, {
     db: options.db,
     log,

@@ -21,6 +21,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
@@ -40,12 +41,14 @@ import { findProcess, mayRead, mayStart, quoted } from './resolve-process.js';
 
 export interface QueueItemRouteOptions {
   db: RuntimeDatabase;
+  /** The systems' connections: a retry's source id is checked as a start's is. */
+  connections: ConnectionProvider;
   log: Logger;
   /** The process's places for event streams, shared with the webhook test stream. */
   eventStreams: EventStreamSlots;
 }
 
-export function queueItemRoutes(router: Router, { db, log, eventStreams }: QueueItemRouteOptions): void {
+export function queueItemRoutes(router: Router, { db, connections, log, eventStreams }: QueueItemRouteOptions): void {
   router.get('/queue', async (ctx) => {
     const principal = requireScope(ctx, 'queue:read');
     const { sync, ...query } = parseQueueListQuery(ctx.query);
@@ -103,7 +106,7 @@ export function queueItemRoutes(router: Router, { db, log, eventStreams }: Queue
       ...(item.whereClause === null ? {} : { whereClause: item.whereClause }),
       ...(item.actionParams === null ? {} : { actionParams: item.actionParams }),
     };
-    checkStart(snapshot, target, start);
+    await checkStart(snapshot, connections, target, start);
     const { item: retry } = await enqueue(db, {
       ...newItem(ctx, target, start),
       maxAttempts: attemptsOf(snapshot, target.id),

@@ -25,6 +25,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Snapshot } from '../../definitions/snapshot.js';
 import type { RuntimeDatabase } from '../database/open-database.js';
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import { HttpProblem } from '../errors.js';
 import { concurrencyOf } from '../execution/concurrency-of.js';
 import { attemptsOf } from '../execution/retry-of.js';
@@ -43,16 +44,18 @@ import { checkWhereClause } from './where-clause.js';
 
 export interface QueueRouteOptions {
   db: RuntimeDatabase;
+  /** The systems' connections, which check a source id as a read by it would. */
+  connections: ConnectionProvider;
   runner: ItemRunner;
   /** How long StartProcessDirect and ExecuteProcess wait for the run before answering 202. */
   syncTimeLimitMs: number;
   bodyLimit: number;
 }
 
-export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyLimit }: QueueRouteOptions): void {
+export function queueRoutes(router: Router, { db, connections, runner, syncTimeLimitMs, bodyLimit }: QueueRouteOptions): void {
   router.post('/StartProcessAdHoc/:syncId/:sourceId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!);
-    const sourceId = sourceIdOf(ctx.state.snapshot as Snapshot, target, ctx.params.sourceId!);
+    const sourceId = await sourceIdOf(ctx.state.snapshot as Snapshot, connections, target, ctx.params.sourceId!);
     const { item } = await enqueue(db, {
       ...newItem(ctx, target, { startType: 'AdHoc', sourceId }),
       maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
@@ -64,7 +67,7 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     requireScope(ctx, 'queue:write');
     const request = parseAddActionBody(await readJsonBody(ctx, bodyLimit));
     const target = resolveProcess(ctx, request.processId);
-    checkStart(ctx.state.snapshot as Snapshot, target, request);
+    await checkStart(ctx.state.snapshot as Snapshot, connections, target, request);
     const { item } = await enqueue(db, {
       ...newItem(ctx, target, request),
       maxAttempts: attemptsOf(ctx.state.snapshot as Snapshot, target.id),
@@ -87,14 +90,14 @@ export function queueRoutes(router: Router, { db, runner, syncTimeLimitMs, bodyL
     const target = resolveProcess(ctx, ctx.params.syncId!);
     await runInRequest(ctx, target, {
       startType: 'AdHoc',
-      sourceId: sourceIdOf(ctx.state.snapshot as Snapshot, target, ctx.params.sourceId!),
+      sourceId: await sourceIdOf(ctx.state.snapshot as Snapshot, connections, target, ctx.params.sourceId!),
     });
   });
 
   router.post('/ExecuteProcess/:syncId', async (ctx) => {
     const target = resolveProcess(ctx, ctx.params.syncId!);
     const request = parseExecuteProcessBody(await readJsonBody(ctx, bodyLimit));
-    checkStart(ctx.state.snapshot as Snapshot, target, request);
+    await checkStart(ctx.state.snapshot as Snapshot, connections, target, request);
     await runInRequest(ctx, target, request);
   });
 
@@ -141,12 +144,12 @@ export function newItem(ctx: Context, target: ProcessTarget, request: StartReque
 }
 
 /** The {sourceId} of a path: not longer than the limit, and a key value of the process's source. */
-function sourceIdOf(snapshot: Snapshot, target: ProcessTarget, text: string): string {
+async function sourceIdOf(snapshot: Snapshot, connections: ConnectionProvider, target: ProcessTarget, text: string): Promise<string> {
   if (text.length > valueLimits.sourceId) {
     const message = `The source id has ${text.length} characters; at most ${valueLimits.sourceId} are accepted.`;
     throw new HttpProblem('invalid-request', message, { errors: [{ path: 'path.sourceId', message }] });
   }
-  checkSourceId(snapshot, target, text, 'path.sourceId');
+  await checkSourceId(snapshot, connections, target, text, 'path.sourceId');
   return text;
 }
 
@@ -154,7 +157,12 @@ function sourceIdOf(snapshot: Snapshot, target: ProcessTarget, text: string): st
  * What can only be checked knowing the process: the WhereClause must parse against its (first)
  * sync, and a SourceId must be a key value of its source.
  */
-export function checkStart(snapshot: Snapshot, target: ProcessTarget, request: StartRequest): void {
+export async function checkStart(
+  snapshot: Snapshot,
+  connections: ConnectionProvider,
+  target: ProcessTarget,
+  request: StartRequest,
+): Promise<void> {
   if (request.whereClause !== undefined) checkWhereClause(snapshot, target, request.whereClause);
-  if (request.sourceId !== undefined) checkSourceId(snapshot, target, request.sourceId, '/SourceId');
+  if (request.sourceId !== undefined) await checkSourceId(snapshot, connections, target, request.sourceId, '/SourceId');
 }

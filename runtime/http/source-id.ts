@@ -5,8 +5,11 @@
  * left. The id must be spelled as the run reads it (record-key.ts: the value, values separated by
  * commas, or a JSON object) and each key value must fit its field's declared type, as the run's
  * connector checks it; a query source's id must be a number when its first column is one, as
- * the run binds it. Record-store sources, whose ids are GUIDs, are left to the run.
+ * the run binds it; and what the source's connector checks of an id before reading by it (the
+ * 64-bit range of an SQL Integer), through its connection, which reads nothing for it. Record-store
+ * sources, whose ids are GUIDs, are left to the run.
  */
+import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import { ConnectorError } from '../../connectors/connector-error.js';
 import { checkFieldValue } from '../../connectors/records/field-values.js';
 import { numberFromText } from '../../definitions/expression/index.js';
@@ -18,7 +21,13 @@ import { firstSyncOf } from '../sync/where-clause.js';
 import type { ProcessTarget } from './resolve-process.js';
 
 /** `path`: where the id came from, for the problem (`path.sourceId`, `/SourceId`). */
-export function checkSourceId(snapshot: Snapshot, target: ProcessTarget, sourceId: string, path: string): void {
+export async function checkSourceId(
+  snapshot: Snapshot,
+  connections: ConnectionProvider,
+  target: ProcessTarget,
+  sourceId: string,
+  path: string,
+): Promise<void> {
   const sync = firstSyncOf(snapshot, target.id);
   const source = sync?.definition.source;
   if (source === undefined || source.recordStore || source.system === undefined) return;
@@ -40,6 +49,12 @@ export function checkSourceId(snapshot: Snapshot, target: ProcessTarget, sourceI
   for (const field of object.key) {
     const type = object.fields[field]?.type;
     if (type !== undefined) checkValue(type, values[field], `the key field ${field} of ${name}`, path);
+  }
+  // What only the connector knows: the range its system holds (an Integer past 64 bits in SQL).
+  const refusal = (await connections.get(system)).checkId?.(source.object!, values);
+  if (refusal !== undefined) {
+    const field = String(refusal.details?.field ?? object.key[0]);
+    refuse(object.fields[field]?.type ?? 'String', `the key field ${field} of ${name}`, path, refusal);
   }
 }
 

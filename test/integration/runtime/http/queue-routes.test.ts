@@ -149,6 +149,10 @@ describe('queue routes on the quickstart', () => {
       assertInvalid(await app.post(`/api/StartProcessAdHoc/${syncId}/abc`), ['path.sourceId'], notInteger);
       assertInvalid(await app.post(`/api/StartProcessAdHoc/${syncId}/1.5`), ['path.sourceId'], notInteger);
       assertInvalid(await app.post(`/api/StartProcessDirect/${syncId}/abc`), ['path.sourceId'], notInteger);
+      // Past what the SQL source's 64-bit column holds: the run would refuse it as its read by id does.
+      for (const id of ['9223372036854775808', '-9223372036854775809', '99999999999999999999999999']) {
+        assertInvalid(await app.post(`/api/StartProcessAdHoc/${syncId}/${id}`), ['path.sourceId'], notInteger);
+      }
       assertInvalid(
         await app.post('/api/AddAction', { ProcessId: syncId, StartType: 'AdHoc', SourceId: 'abc' }),
         ['/SourceId'],
@@ -184,8 +188,8 @@ describe('queue routes on the quickstart', () => {
           Status: 'Pending',
         });
       }
-      // The key's value in any spelling the run reads: the value, or a JSON object naming it.
-      for (const id of ['7', ' 7 ', encodeURIComponent('{"id":7}')]) {
+      // The key's value in any spelling the run reads: the value, or a JSON object naming it; up to 64 bits.
+      for (const id of ['7', ' 7 ', encodeURIComponent('{"id":7}'), '9223372036854775807']) {
         assertItem(await app.post(`/api/StartProcessAdHoc/${syncId}/${id}`), {
           status: 200,
           StartType: 'AdHoc',
