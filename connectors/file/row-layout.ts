@@ -13,7 +13,7 @@ import type { RecordData } from '../connection.js';
 import type { Decoder } from '../records/field-values.js';
 import { decoderFor } from '../records/field-values.js';
 import type { FieldType } from '../../definitions/types.js';
-import { JsonNumberText, jsonValueOf, stringifyJson, unmarked } from '../records/json-number-text.js';
+import { JsonNumberText, jsonValues, stringifyJson, unmarked } from '../records/json-number-text.js';
 import { cellDecoder, cellOf } from './cell-values.js';
 import { nameInFile, type FileObject } from './file-object.js';
 
@@ -217,20 +217,15 @@ export class JsonLayout implements RowLayout<JsonRow> {
   apply(row: JsonRow | undefined, values: Readonly<RecordData>, groups: GroupValues): JsonRow {
     // A new record lists every declared field, null when it has no value, so the file reads plainly.
     const out: JsonRow = row === undefined ? Object.fromEntries(this.fields.map((field) => [field.property, null])) : { ...row };
-    for (const [name, value] of Object.entries(values)) {
-      const field = this.fieldByName.get(name);
-      out[field?.property ?? name] = field === undefined ? (value ?? null) : (jsonValueOf(field.type, value) ?? null);
+    for (const [name, value] of Object.entries(jsonValues(values, (name) => this.fieldByName.get(name)?.type))) {
+      out[this.fieldByName.get(name)?.property ?? name] = value ?? null;
     }
     for (const [groupName, entries] of Object.entries(groups)) {
       const stored = isPlainObject(out[groupName]) ? { ...(out[groupName] as Record<string, unknown>) } : {};
       const fields = this.groups.find((group) => group.name === groupName)?.fields ?? [];
+      const typeOf = (name: string) => fields.find((field) => field.name === name)?.type;
       for (const [type, entry] of Object.entries(entries)) {
-        const written: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(entry)) {
-          const field = fields.find((candidate) => candidate.name === name);
-          written[name] = field === undefined ? value : jsonValueOf(field.type, value);
-        }
-        stored[type] = { ...(isPlainObject(stored[type]) ? stored[type] : {}), ...written };
+        stored[type] = { ...(isPlainObject(stored[type]) ? stored[type] : {}), ...jsonValues(entry, typeOf) };
       }
       out[groupName] = stored;
     }

@@ -10,7 +10,7 @@
  */
 import type { RecordData } from '../connection.js';
 import { decoderFor, type Decoder } from '../records/field-values.js';
-import { jsonValueOf, resentInteger } from '../records/json-number-text.js';
+import { jsonValues, resentIntegers } from '../records/json-number-text.js';
 import type { RecordField } from '../records/object-model.js';
 import type { HttpObject } from './http-object.js';
 
@@ -49,13 +49,8 @@ export function recordReader(object: HttpObject): (raw: Json) => RecordData {
 }
 
 /** Checked values of `fields` as the body holds them (jsonValueOf). */
-function jsonValues(fields: ReadonlyMap<string, RecordField>, values: Readonly<RecordData>): Json {
-  const body: Json = {};
-  for (const [name, value] of Object.entries(values)) {
-    const field = fields.get(name);
-    body[name] = field === undefined ? value : jsonValueOf(field.type, value);
-  }
-  return body;
+function jsonValuesOf(fields: ReadonlyMap<string, RecordField>, values: Readonly<RecordData>): Json {
+  return jsonValues(values, (name) => fields.get(name)?.type);
 }
 
 /**
@@ -69,13 +64,13 @@ export function writeBody(
   groups: ReadonlyMap<string, ReadonlyMap<string, RecordData>>,
   existing: Json | undefined,
 ): Json {
-  const body = jsonValues(object.fields, values);
+  const body = jsonValuesOf(object.fields, values);
   for (const [name, entries] of groups) {
     const group = object.groups.get(name)!;
     const before = existing !== undefined && isObject(existing[group.property]) ? (existing[group.property] as Json) : {};
     const merged: Json = { ...resentEntries(group.fields, before) };
     for (const [type, entry] of entries)
-      merged[type] = { ...(isObject(merged[type]) ? merged[type] : {}), ...jsonValues(group.fields, entry) };
+      merged[type] = { ...(isObject(merged[type]) ? merged[type] : {}), ...jsonValuesOf(group.fields, entry) };
     body[group.property] = merged;
   }
   return body;
@@ -109,13 +104,11 @@ function resentEntries(fields: ReadonlyMap<string, RecordField>, entries: Json):
   return resent ?? entries;
 }
 
-/** `raw` with its declared Integer fields' wide digits bare again (resentInteger); `raw` itself when none is. */
+/** `raw` with its declared Integer fields' wide digits bare again (resentIntegers); `raw` itself when none is. */
 function resentValues(fields: ReadonlyMap<string, RecordField>, raw: Json): Json {
-  let body: Json | undefined;
-  for (const field of fields.values()) {
-    if (field.type !== 'Integer' || !Object.hasOwn(raw, field.name)) continue;
-    const value = resentInteger(raw[field.name]);
-    if (value !== raw[field.name]) (body ??= { ...raw })[field.name] = value;
-  }
-  return body ?? raw;
+  return resentIntegers(raw, integerNames(fields));
+}
+
+function* integerNames(fields: ReadonlyMap<string, RecordField>): Iterable<string> {
+  for (const field of fields.values()) if (field.type === 'Integer') yield field.name;
 }

@@ -13,7 +13,7 @@
  *   service sent.
  */
 import type { RecordData, WriteRequest } from '../connection.js';
-import { jsonValueOf, resentInteger } from '../records/json-number-text.js';
+import { jsonValueOf, resentInteger, resentIntegers } from '../records/json-number-text.js';
 import { checkGroupEntry, checkWrite, type CheckedWrite } from '../records/write-checks.js';
 import { keyPredicate, type KeyPart } from './odata-literals.js';
 import type { BoundField, BoundGroup, BoundObject, ODataGroup, ODataObject } from './object-model.js';
@@ -60,13 +60,8 @@ export function encodeValues(fields: ReadonlyMap<string, BoundField>, values: Re
  * without IEEE754Compatible=true the service sends such a number only bare.
  */
 export function resentEntry(group: BoundGroup, entry: Entity): Entity {
-  let body: Entity | undefined;
-  for (const field of group.fields.values()) {
-    if (field.edm !== 'integer' || !Object.hasOwn(entry, field.field.name)) continue;
-    const value = resentInteger(entry[field.field.name]);
-    if (value !== entry[field.field.name]) (body ??= { ...entry })[field.field.name] = value;
-  }
-  return body ?? entry;
+  const integers = [...group.fields.values()].filter((field) => field.edm === 'integer').map((field) => field.field.name);
+  return resentIntegers(entry, integers);
 }
 
 /** The value of an entry's type property, typed as the property is. */

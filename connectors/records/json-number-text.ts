@@ -52,6 +52,19 @@ export function jsonValueOf(type: FieldType, value: unknown): unknown {
     : value;
 }
 
+/** `values` (checked, by field name) as a body holds them: each through jsonValueOf by its field's type; undeclared ones as they are. */
+export function jsonValues(
+  values: Readonly<Record<string, unknown>>,
+  typeOf: (name: string) => FieldType | undefined,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const type = typeOf(name);
+    body[name] = type === undefined ? value : jsonValueOf(type, value);
+  }
+  return body;
+}
+
 /** The digits of a whole number past 2^53, as reading JSON makes such a number (exact-json.ts); no leading zero. */
 const WIDE_INTEGER = /^-?[1-9]\d{15,}$/;
 
@@ -62,6 +75,17 @@ const WIDE_INTEGER = /^-?[1-9]\d{15,}$/;
  */
 export function resentInteger(value: unknown): unknown {
   return typeof value === 'string' && WIDE_INTEGER.test(value) && !Number.isSafeInteger(Number(value)) ? new JsonNumberText(value) : value;
+}
+
+/** `raw` (what a system sent) with resentInteger applied to the properties `names`; `raw` itself when none changes. */
+export function resentIntegers(raw: Readonly<Record<string, unknown>>, names: Iterable<string>): Record<string, unknown> {
+  let body: Record<string, unknown> | undefined;
+  for (const name of names) {
+    if (!Object.hasOwn(raw, name)) continue;
+    const value = resentInteger(raw[name]);
+    if (value !== raw[name]) (body ??= { ...raw })[name] = value;
+  }
+  return body ?? raw;
 }
 
 /** Whether `value` holds a JsonNumberText in a plain object or array, at any depth. */

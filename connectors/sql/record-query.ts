@@ -44,10 +44,15 @@ export function fieldColumn(scope: ObjectScope, path: readonly string[]): Column
   return { kind: 'column', sql: subquery, type: field.type, label };
 }
 
-/** `field = value` for each key field, the id checked as every connector checks it (records/record-id.ts). */
+/** The id checked as every connector checks it (records/record-id.ts), its values as the engine stores them; throws what a read by it answers. */
+export function checkSqlId(engine: Engine, object: SqlObject, id: Readonly<Record<string, unknown>>): void {
+  checkId(object, id, (type, raw, target) => encodeValue(type, raw, { ...target, engine }));
+}
+
+/** `field = value` for each key field, the id checked first (checkSqlId). */
 export function idCondition(scope: ObjectScope, id: Readonly<Record<string, unknown>>): SqlFragment {
   const { object } = scope;
-  checkId(object, id, (type, raw, target) => encodeValue(type, raw, { ...target, engine: scope.engine }));
+  checkSqlId(scope.engine, object, id);
   return and(object.key.map((name) => compareWithConstant(scope.engine, fieldColumn(scope, [name]), '=', id[name])));
 }
 

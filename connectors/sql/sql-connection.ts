@@ -25,8 +25,6 @@ import { ConnectorError } from '../connector-error.js';
 import { queryBusyError } from '../limit-errors.js';
 import { QuerySlots } from '../query-slots.js';
 import { checkDatabase } from './check.js';
-import { checkId } from '../records/record-id.js';
-import { encodeValue } from './value-codec.js';
 import { toConnectorError } from './database-errors.js';
 import { describeObject } from '../records/describe-object.js';
 import { discoverObjects } from './discover.js';
@@ -34,7 +32,7 @@ import { engineOfClient, type Engine, type PoolPurpose } from './engines/index.j
 import { buildObjects, objectNamed, objectOrError, type SqlObject } from './object-model.js';
 import { runQuery } from './query.js';
 import { countRecords, readPages } from './read.js';
-import type { ObjectScope } from './record-query.js';
+import { checkSqlId, type ObjectScope } from './record-query.js';
 import { sqlWriteRefusal } from './prepare-write.js';
 import type { Dialect } from './sql-dialect.js';
 import { TableCatalog } from './unique-keys.js';
@@ -160,7 +158,7 @@ export class SqlConnection implements Connection {
     const object = objectOrError(this.objects, this.system.id, objectName);
     if (object instanceof ConnectorError) return object;
     try {
-      checkId(object, id, (type, raw, target) => encodeValue(type, raw, { ...target, engine: this.engine }));
+      checkSqlId(this.engine, object, id);
       return undefined;
     } catch (error) {
       if (error instanceof ConnectorError) return error;

@@ -123,7 +123,7 @@ function longArray(
   if (!schema.properties) return undefined;
   const declared = Object.keys(schema.properties);
   for (const [key, field] of Object.entries(value)) {
-    const name = declared.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+    const name = declaredName(declared, key);
     if (name === undefined) {
       if (schema.additionalProperties === false && unknown.count++ === 0) unknown.first = `${path}/${escapePointer(key)}`;
       continue;
@@ -132,6 +132,12 @@ function longArray(
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** The declared property `key` names in any case, in the schema's spelling; undefined for an unknown one. */
+function declaredName(declared: readonly string[], key: string): string | undefined {
+  const lower = key.toLowerCase();
+  return declared.find((candidate) => candidate.toLowerCase() === lower);
 }
 
 /** `value` with property names and enum strings in the schema's spelling, and nulls the schema takes not as absent. */
@@ -147,7 +153,7 @@ function normalise(schema: BodySchema | undefined, value: unknown, path: string,
   const result: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     const at = `${path}/${escapePointer(key)}`;
-    const name = declared.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+    const name = declaredName(declared, key);
     if (name === undefined) {
       // Unknown: left for additionalProperties to name. defineProperty, so a key "__proto__" stays a key.
       Object.defineProperty(result, key, { value: field, enumerable: true, writable: true, configurable: true });

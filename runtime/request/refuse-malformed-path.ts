@@ -8,22 +8,26 @@
 import type { Middleware } from 'koa';
 import { HttpProblem } from '../errors.js';
 
-/** The first `%` escape (or run of escapes) of `path` that does not decode, or undefined. */
-export function brokenEscape(path: string): string | undefined {
+/**
+ * The first `%` escape (or run of escapes) of `path` that does not decode, or undefined. With
+ * `bareIsText` (form data, as URLSearchParams reads it) a `%` that starts no escape (`100%`) is the
+ * character itself, and only escapes that are no UTF-8 (`%E0%A4`, `%FF`) count.
+ */
+export function brokenEscape(path: string, bareIsText = false): string | undefined {
   if (!path.includes('%')) return undefined;
   try {
     decodeURIComponent(path);
     return undefined;
   } catch {
     // A run of escapes is one character or none: decode run by run to name the broken one.
-    for (const run of path.match(/(?:%[0-9A-Fa-f]{2})+|%.{0,2}/gs) ?? []) {
+    for (const run of path.match(bareIsText ? /(?:%[0-9A-Fa-f]{2})+/g : /(?:%[0-9A-Fa-f]{2})+|%.{0,2}/gs) ?? []) {
       try {
         decodeURIComponent(run);
       } catch {
         return run;
       }
     }
-    return path;
+    return bareIsText ? undefined : path;
   }
 }
 

@@ -54,10 +54,13 @@ export function firstSyncOf(snapshot: Snapshot, processId: string, seen = new Se
 interface SourceShape {
   /** `crm/Customer`, `query crm/activeCustomers`: for messages. */
   owner: string;
-  fields: ReadonlySet<string>;
-  groups: ReadonlyMap<string, { types: readonly string[]; fields: ReadonlySet<string> }>;
-  /** The declared type of a field path the source has. */
-  typeOf(path: readonly string[]): FieldType | undefined;
+  /** Its fields (a query's columns) with their declared types. */
+  fields: ReadonlyMap<string, FieldType>;
+  groups: ReadonlyMap<string, { types: readonly string[]; fields: ReadonlyMap<string, FieldType> }>;
+}
+
+function typesOf(fields: Readonly<Record<string, { type: FieldType }>>): Map<string, FieldType> {
+  return new Map(Object.entries(fields).map(([name, field]) => [name, field.type]));
 }
 
 function sourceShape(snapshot: Snapshot, sync: SyncEntry): SourceShape | undefined {
@@ -68,33 +71,34 @@ function sourceShape(snapshot: Snapshot, sync: SyncEntry): SourceShape | undefin
     const query = system?.queries[source.query];
     return {
       owner: `query ${source.system}/${source.query}`,
-      fields: new Set(query?.columns.map((c) => c.name) ?? []),
+      fields: new Map(query?.columns.map((column) => [column.name, column.type]) ?? []),
       groups: new Map(),
-      typeOf: (path) => (path.length === 1 ? query?.columns.find((column) => column.name === path[0])?.type : undefined),
     };
   }
   const object = source.object === undefined ? undefined : system?.objects[source.object];
   const groups = new Map(
-    Object.entries(object?.groups ?? {}).map(([name, group]) => [name, { types: group.types, fields: new Set(Object.keys(group.fields)) }]),
+    Object.entries(object?.groups ?? {}).map(([name, group]) => [name, { types: group.types, fields: typesOf(group.fields) }]),
   );
-  const typeOf = (path: readonly string[]): FieldType | undefined => {
-    if (path.length === 1) return object?.fields[path[0]!]?.type;
-    const group = path.length === 3 ? object?.groups?.[path[0]!] : undefined;
-    return group?.types.includes(path[1]!) ? group.fields[path[2]!]?.type : undefined;
-  };
-  return { owner: `${source.system}/${source.object}`, fields: new Set(Object.keys(object?.fields ?? {})), groups, typeOf };
+  return { owner: `${source.system}/${source.object}`, fields: typesOf(object?.fields ?? {}), groups };
+}
+
+/** The declared type of the field `path` names (`name`, `group.type.field`); undefined for one the source lacks. */
+function fieldType(shape: SourceShape, path: readonly string[]): FieldType | undefined {
+  const [first, type, member] = path;
+  if (path.length === 1) return shape.fields.get(first!);
+  const group = path.length === 3 ? shape.groups.get(first!) : undefined;
+  return group?.types.includes(type!) ? group.fields.get(member!) : undefined;
 }
 
 /** Why `path` is not a field of the source, or undefined when it is. */
 function fieldProblem(shape: SourceShape, path: readonly string[]): string | undefined {
-  const [first, type, member] = path;
-  if (first !== undefined && shape.fields.has(first) && path.length === 1) return undefined;
-  const group = first === undefined ? undefined : shape.groups.get(first);
-  if (group !== undefined && path.length === 3 && group.types.includes(type!) && group.fields.has(member!)) return undefined;
+  if (fieldType(shape, path) !== undefined) return undefined;
+  const first = path[0]!;
+  const group = shape.groups.get(first);
   if (group !== undefined) {
-    return `'${path.join('.')}' is not an entry of group ${first}; write ${first}.<type>.<field> with a type of ${group.types.join(', ')} and a field of ${[...group.fields].join(', ')}`;
+    return `'${path.join('.')}' is not an entry of group ${first}; write ${first}.<type>.<field> with a type of ${group.types.join(', ')} and a field of ${[...group.fields.keys()].join(', ')}`;
   }
-  return `${shape.owner} has no field '${path.join('.')}'; its fields are ${[...shape.fields].join(', ') || 'none'}`;
+  return `${shape.owner} has no field '${path.join('.')}'; its fields are ${[...shape.fields.keys()].join(', ') || 'none'}`;
 }
 
 /**
@@ -128,7 +132,7 @@ export function parseWhereClause(snapshot: Snapshot, processId: string, text: st
       if (problem !== undefined) throw new WhereClauseError(problem, text, field.start);
     }
   }
-  const typeOf = (path: readonly string[]) => shape?.typeOf(path);
+  const typeOf = (path: readonly string[]) => (shape === undefined ? undefined : fieldType(shape, path));
   const value = valueAsCondition(ast, typeOf);
   if (value !== undefined) throw new WhereClauseError(valueAsConditionProblem(value, typeOf), text, value.start);
   return ast;

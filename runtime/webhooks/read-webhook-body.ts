@@ -18,6 +18,7 @@ import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
 import { isUtf8 } from 'node:buffer';
 import { firstInvalidUtf8, parseJsonBody, readRawBody, refuseOtherCharset } from '../request/read-body.js';
+import { brokenEscape } from '../request/refuse-malformed-path.js';
 import type { WebhookRequest } from './webhook-call.js';
 
 export const acceptedTypes = 'application/json, application/x-www-form-urlencoded or multipart/form-data (fields without files)';
@@ -113,15 +114,12 @@ async function multipartFields(contentType: string, raw: Buffer): Promise<Fields
  * kept as the character, as URLSearchParams keeps it.
  */
 function formFields(text: string, what: string): Fields {
-  for (const run of text.match(/(?:%[0-9A-Fa-f]{2})+/g) ?? []) {
-    try {
-      decodeURIComponent(run);
-    } catch {
-      throw new HttpProblem(
-        'invalid-request',
-        `${what} holds '${run}', which is not percent-encoded UTF-8; encode each byte of a value as %XX of its UTF-8 encoding.`,
-      );
-    }
+  const broken = brokenEscape(text, true);
+  if (broken !== undefined) {
+    throw new HttpProblem(
+      'invalid-request',
+      `${what} holds '${broken}', which is not percent-encoded UTF-8; encode each byte of a value as %XX of its UTF-8 encoding.`,
+    );
   }
   return fieldsOf(new URLSearchParams(text));
 }
