@@ -50,6 +50,7 @@ const catalogue = {
   'action-not-possible': { status: 422, title: 'The webhook action cannot run as defined' },
   'records-failed': { status: 422, title: 'No record could be saved' },
   'result-too-large': { status: 422, title: 'Query result over the limit' },
+  'unanswerable-value': { status: 422, title: 'A value the answer cannot carry as JSON' },
   'sync-failed': { status: 502, title: 'The sync could not run' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

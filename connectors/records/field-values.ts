@@ -19,6 +19,7 @@ import type { FieldType } from '../../definitions/types.js';
 import { isoDateProblem, matchIsoDate, toEpochMillis } from '../../definitions/expression/iso-dates.js';
 import { ConnectorError } from '../connector-error.js';
 import { parseExactJson } from './exact-json.js';
+import { jsonValueProblem } from './json-value-problem.js';
 import {
   booleanFrom as booleanOf,
   doubleHolds,
@@ -230,7 +231,8 @@ function checkText(target: FieldTarget, raw: unknown): string {
 /**
  * A write value checked against its type, in the form records carry (see above); null stays null
  * (required fields are checked by the caller). Json values are returned as given, once known to
- * be JSON data.
+ * be JSON data that JSON text can carry whole (json-value-problem.ts: no Infinity, which JSON text
+ * would make null, and no nesting past MAX_JSON_DEPTH levels).
  */
 export function checkFieldValue(type: FieldType, raw: unknown, target: FieldTarget): unknown {
   if (raw === null || raw === undefined) return null;
@@ -269,7 +271,13 @@ export function checkFieldValue(type: FieldType, raw: unknown, target: FieldTarg
       return iso;
     }
     case 'Json': {
-      if ((JSON.stringify(raw) as string | undefined) === undefined) throw invalid(target, 'JSON data', raw);
+      if (typeof raw === 'function' || typeof raw === 'symbol') throw invalid(target, 'JSON data', raw);
+      const problem = jsonValueProblem(raw);
+      if (problem !== undefined) {
+        throw new ConnectorError('invalid-value', `${target.label}: expected JSON data, but ${problem}`, {
+          details: { field: target.label, expected: 'JSON data' },
+        });
+      }
       return raw;
     }
   }

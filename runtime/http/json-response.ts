@@ -6,6 +6,9 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { RecordData } from '../../connectors/connection.js';
+import { HttpProblem } from '../errors.js';
+import { answerJson } from '../request/answer-json.js';
+import type { Logger } from '../log.js';
 
 export async function sendRecords(
   ctx: Context,
@@ -17,31 +20,42 @@ export async function sendRecords(
   const firstRecords = first.done ? [] : first.value;
   ctx.type = 'application/json';
   if (first.done) {
-    ctx.body = `${wrap.before}${JSON.stringify(firstRecords)}${wrap.after}`;
+    ctx.body = `${wrap.before}${answerJson(firstRecords)}${wrap.after}`;
     return;
   }
   const second = await iterator.next();
   if (second.done) {
-    ctx.body = `${wrap.before}${JSON.stringify(firstRecords)}${wrap.after}`;
+    ctx.body = `${wrap.before}${answerJson(firstRecords)}${wrap.after}`;
     return;
   }
+  // Written before the status is sent, so a record JSON cannot carry in them is a problem answer.
+  const opening = recordsText([...firstRecords, ...(second.value as RecordData[])]);
   async function* chunks(): AsyncGenerator<string> {
-    yield `${wrap.before}[`;
-    let separator = '';
-    for (const page of [firstRecords, second.value as RecordData[]]) {
-      for (const record of page) {
-        yield separator + JSON.stringify(record);
-        separator = ',';
+    yield `${wrap.before}[${opening}`;
+    let separator = opening === '' ? '' : ',';
+    try {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        const text = recordsText(next.value);
+        if (text) yield separator + text;
+        if (next.value.length) separator = ',';
       }
-    }
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      const text = next.value.map((record) => JSON.stringify(record)).join(',');
-      if (text) yield separator + text;
-      if (next.value.length) separator = ',';
+    } catch (error) {
+      // The status line has gone out: the answer breaks off unfinished (its JSON does not parse),
+      // and the request log and metrics count it as the server error it is, not as a hang-up.
+      if (error instanceof HttpProblem && error.code === 'unanswerable-value') {
+        ctx.state.answerFailed = true;
+        (ctx.state.log as Logger | undefined)?.error({ err: error.cause, path: ctx.path }, error.detail);
+      }
+      throw error;
     }
     yield `]${wrap.after}`;
   }
   ctx.body = Readable.from(chunks());
+}
+
+/** Records as the comma-separated JSON of each (no brackets). */
+function recordsText(records: readonly RecordData[]): string {
+  return records.map((record) => answerJson(record)).join(',');
 }
 
 /** An AbortSignal that fires when the caller goes away before the answer is complete (or has already gone). */

@@ -12,6 +12,7 @@ import { Stream } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import { HttpProblem, toHttpProblem } from '../errors.js';
+import { answerJson, isJsonBody } from '../request/answer-json.js';
 import { requestIdOf, requestLogger } from './request-id.js';
 
 /** The status the request log and /metrics record for a request whose client went away. */
@@ -36,6 +37,8 @@ export function problemMiddleware(appLog: Logger, routesHint = apiRoutesHint): M
           headers: { Allow: String(ctx.response.get('Allow')) },
         });
       }
+      // Written here rather than by Koa after every middleware returned, so a failure is a problem.
+      if (isJsonBody(ctx.body)) ctx.body = answerJson(ctx.body);
     } catch (error) {
       const problem = toHttpProblem(error);
       if (clientGone(ctx)) {
@@ -60,12 +63,14 @@ export function problemMiddleware(appLog: Logger, routesHint = apiRoutesHint): M
  * The status a request ended with, for the request log and /metrics: known when the middleware
  * returns, except for a streamed answer (json-response.ts), which is sent after it; a client that
  * closes the connection during that ended the request as one gone before its answer (499), though
- * the status line it got said 200.
+ * the status line it got said 200; one the server broke off (a record it could not write as JSON,
+ * `answerFailed`) as the server error it is (500).
  */
 export function finalStatus(ctx: Context): number | Promise<number> {
   if (!(ctx.body instanceof Stream) || ctx.res.writableFinished) return ctx.status;
-  if (ctx.res.destroyed) return clientClosedStatus;
-  return new Promise((resolve) => ctx.res.once('close', () => resolve(ctx.res.writableFinished ? ctx.status : clientClosedStatus)));
+  const broken = () => (ctx.state.answerFailed === true ? 500 : clientClosedStatus);
+  if (ctx.res.destroyed) return broken();
+  return new Promise((resolve) => ctx.res.once('close', () => resolve(ctx.res.writableFinished ? ctx.status : broken())));
 }
 
 /** Whether the connection closed before the answer was sent: nothing can reach the client any more. */

@@ -51,6 +51,7 @@ import type { WebhookActionHandler, WebhookCall, WebhookRequest } from './webhoo
 import { checkRequestShape } from './request-shape.js';
 import { coerceTextFields, hasTextFields } from './text-fields.js';
 import { secretMatches } from './webhook-secret.js';
+import { answerJson } from '../request/answer-json.js';
 import { escapePointer, valueAt } from '../request/json-pointer.js';
 import { isWideIntegerText } from '../../connectors/records/exact-json.js';
 
@@ -116,6 +117,9 @@ export async function executeWebhook(
   let answer: Answer;
   try {
     answer = await stages(deps, entry, request, ticker, options);
+    // A body JSON cannot carry (a record's value nested thousands of levels deep) is found while
+    // the call can still answer and log a problem, not once the route writes it.
+    if (answer.body !== undefined && typeof answer.body !== 'string') answerJson(answer.body);
   } catch (error) {
     const problem = toHttpProblem(error);
     if (problem.status >= 500) deps.log.error({ err: problem.cause ?? error, webhookId: definition.id, callId }, 'webhook call failed');
