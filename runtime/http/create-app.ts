@@ -151,11 +151,13 @@ export function createApp(options: AppOptions): Koa {
   // After every route: it looks at the parameters the routes declare.
   refuseNulInPathParameters(api);
 
+  // First: webhooks authenticate by secret or signature, not by the /api router's bearer check,
+  // and no other router's allowedMethods may wrap them — it turned an unknown id's 404 to an
+  // OPTIONS call into a 200 listing every method, telling the caller the id does not exist.
+  // Only the exact webhook path matches here; everything else goes on.
+  app.use(webhookRouter(webhookOptions).routes());
   app.use(open.routes()).use(open.allowedMethods());
   app.use(consoleAssets(options.consoleDir ?? join(packageRoot(), 'dist', 'console')));
-  // Before the /api router and its bearer check: webhooks authenticate by secret or signature.
-  // Only the exact webhook path matches here; everything else under /api goes on to the check.
-  app.use(webhookRouter(webhookOptions).routes());
   app.use(api.routes()).use(api.allowedMethods());
   return app;
 }

@@ -56,13 +56,29 @@ export interface AttemptResult {
   now?: Date;
 }
 
+/**
+ * Longest message and source id an item keeps. maxErrors caps how many errors a run keeps, not
+ * their size: records keyed by 2 MB strings, with a mapping that refused them, made a 20 MB item
+ * (its every read and event resends it). What is cut says how much was.
+ */
+export const maxErrorMessageLength = 4000;
+export const maxErrorSourceIdLength = 1000;
+
+/** `text` cut to `max` characters, saying how many more there were; never between the halves of a surrogate pair. */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
 /** The stored form of new errors, after the item's earlier ones. */
 export function appendErrors(earlier: readonly ItemError[], added: readonly NewItemError[], now: Date): ItemError[] {
   return [
     ...earlier,
     ...added.map((error) => ({
-      message: error.message,
-      ...(error.sourceId === undefined ? {} : { sourceId: error.sourceId }),
+      message: clipped(error.message, maxErrorMessageLength),
+      ...(error.sourceId === undefined ? {} : { sourceId: clipped(error.sourceId, maxErrorSourceIdLength) }),
       at: (error.at ?? now).toISOString(),
     })),
   ];

@@ -73,8 +73,8 @@ function refuseContentEncoding(header: string | string[] | undefined): void {
 
 async function parseBody(contentType: string, raw: Buffer): Promise<unknown> {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  // Multipart parts carry their own; the others are read as UTF-8.
-  if (type !== 'multipart/form-data') refuseOtherCharset(contentType);
+  // Every body is read as UTF-8, multipart parts too (undici reads each field so).
+  refuseOtherCharset(contentType);
   if (type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type))
     return raw.length === 0 ? {} : parseJsonBody(raw, 'as-text');
   if (type === 'application/x-www-form-urlencoded') {
@@ -103,6 +103,13 @@ async function multipartFields(contentType: string, raw: Buffer): Promise<Fields
     if (typeof value !== 'string')
       throw new HttpProblem('unsupported-media-type', `Field ${name} is a file; a webhook accepts form fields only.`);
     entries.push([name, value]);
+  }
+  // Fields only, so every byte is field text: bytes that are no UTF-8 became U+FFFD in the values.
+  if (!isUtf8(raw)) {
+    throw new HttpProblem(
+      'invalid-request',
+      `The multipart/form-data body is not UTF-8 at byte ${firstInvalidUtf8(raw)} (a field sent as Latin-1 or Windows-1252?); form fields are read as UTF-8: send them so.`,
+    );
   }
   return fieldsOf(entries);
 }

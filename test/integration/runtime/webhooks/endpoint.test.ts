@@ -86,6 +86,23 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     response = await fetch(`${app.base}/api/webhooks/wh_plainOpen000001`, { method: 'POST', body: form });
     assert.equal(response.status, 415);
     assert.match(((await response.json()) as { detail: string }).detail, /upload is a file/);
+
+    // Field bytes that are no UTF-8 are refused, not passed on as U+FFFD; so is another charset.
+    const multipart = (bytes: number[], type = 'multipart/form-data; boundary=XX') =>
+      app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+        token: null,
+        raw: new Uint8Array([
+          ...Buffer.from('--XX\r\nContent-Disposition: form-data; name="event"\r\n\r\n'),
+          ...bytes,
+          ...Buffer.from('\r\n--XX--\r\n'),
+        ]),
+        headers: { 'content-type': type },
+      });
+    assertProblem(await multipart([0x63, 0x61, 0x66, 0xe9]), 400, 'invalid-request', /multipart\/form-data body is not UTF-8 at byte 57/);
+    assertProblem(await multipart([0x63], 'multipart/form-data; boundary=XX; charset=latin1'), 415, 'unsupported-media-type');
+    const utf8 = await multipart([...Buffer.from('café')]);
+    assert.equal(utf8.status, 200, utf8.text);
+    assert.deepEqual(utf8.json.received, { event: 'café' });
   });
 
   it('answers 415 for another content type, naming the accepted ones', async () => {
@@ -119,6 +136,8 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
     for (const id of ['wh_plainOpen000002', 'WH_PLAINOPEN000001', 'x']) {
       assertProblem(await post(id, {}), 404, 'unknown-webhook');
       assertProblem(await app.call('GET', `/api/webhooks/${id}`, { token: null }), 404, 'unknown-webhook');
+      // A preflight too: a known id answers 204, so a 200 here would tell the id does not exist.
+      assertProblem(await app.call('OPTIONS', `/api/webhooks/${id}`, { token: null }), 404, 'unknown-webhook');
     }
     // An unknown id with a broken body is still a 404: the id is judged first.
     assertProblem(
