@@ -36,6 +36,9 @@ export function createHttpServer(app: Koa, limits: ConnectionLimits, log: Logger
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.max(25, Math.floor(limits.headersTimeoutMs / 4))),
+      // Node's own refusal of an HTTP/1.1 request without Host is a bare 400 the request log never
+      // sees; the problem edge refuses it instead (problem-middleware.ts).
+      requireHostHeader: false,
     },
     app.callback(),
   );

@@ -25,6 +25,13 @@ export function problemMiddleware(appLog: Logger, routesHint = apiRoutesHint): M
   return async (ctx, next) => {
     const log = requestLogger(ctx, appLog);
     try {
+      // RFC 9112 §3.2. Node drops headers past its 2,000th, so a request with more can lose it too.
+      if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) {
+        throw new HttpProblem(
+          'invalid-request',
+          'An HTTP/1.1 request needs a Host header (send at most 2,000 headers; Node drops the rest).',
+        );
+      }
       await next();
       // The router answers a method it implements nowhere (TRACE, PROPFIND…) with a bare 501; the
       // route, or its absence, is what the caller needs to hear about, as for any other method.

@@ -19,6 +19,20 @@ export interface JsonTextFindings {
   duplicateKey?: { path: string; key: string };
   /** The whole numbers past ±(2^53 − 1), as [start, end) offsets with their JSON pointers. */
   wideIntegers: Array<{ start: number; end: number; path: string }>;
+  /**
+   * The numbers past a double's range, which JSON.parse makes Infinity (`1e400`) or 0 (`1e-400`),
+   * as [start, end) offsets with their JSON pointers, in text order.
+   */
+  outOfRange: Array<{ start: number; end: number; path: string }>;
+}
+
+/** Whether the number token text[start, end) is one JSON.parse makes Infinity, or 0 though it is not. */
+function outOfDoubleRange(text: string, start: number, end: number): boolean {
+  // Past 1.8e308 or below 5e-324 takes an exponent, or more than 300 characters of digits.
+  if (end - start < 300 && !/[eE]/.test(text.slice(start, end))) return false;
+  const token = text.slice(start, end);
+  const value = Number(token);
+  return !Number.isFinite(value) || (value === 0 && /[1-9]/.test(token.replace(/[eE].*$/, '')));
 }
 
 /** Where the scan is: an object (with its keys so far and the one being read) or an array. */
@@ -26,7 +40,7 @@ type Frame = { keys: Set<string>; key: string | undefined; expectsKey: boolean }
 
 /** Reads `text`, which JSON.parse has accepted, for what JSON.parse would take without a word. */
 export function scanJsonText(text: string, maxDepth: number): JsonTextFindings {
-  const findings: JsonTextFindings = { wideIntegers: [] };
+  const findings: JsonTextFindings = { wideIntegers: [], outOfRange: [] };
   const frames: Frame[] = [];
   const pointer = (): string => frames.map(pointerStep).join('');
   for (let at = 0; at < text.length; at += 1) {
@@ -70,6 +84,7 @@ export function scanJsonText(text: string, maxDepth: number): JsonTextFindings {
         if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
           const end = numberEnd(text, at);
           if (isWideIntegerToken(text, at, end)) findings.wideIntegers.push({ start: at, end, path: pointer() });
+          else if (outOfDoubleRange(text, at, end)) findings.outOfRange.push({ start: at, end, path: pointer() });
           at = end - 1;
         }
     }

@@ -131,8 +131,18 @@ export function parseJsonBody(raw: Buffer, wideIntegers: WideIntegers = 'refuse'
     throw new HttpProblem('invalid-request', message, { errors: [{ path: lone, message }] });
   }
   const [wide] = found.wideIntegers;
+  const [outside] = found.outOfRange;
+  if (wide === undefined && outside === undefined) return parsed;
+  if (wideIntegers === 'as-text') {
+    const spans = [...found.wideIntegers, ...found.outOfRange].sort((a, b) => a.start - b.start);
+    return JSON.parse(quoteSpans(text, spans));
+  }
+  if (outside !== undefined && (wide === undefined || outside.start < wide.start)) {
+    const number = text.slice(outside.start, outside.end);
+    const message = `The number ${number.length > 40 ? `${number.slice(0, 40)}…` : number} (at ${outside.path || 'the body'}) is past the range of a JSON number as read here, which would make it ${Number(number)}; send it as a string of its digits.`;
+    throw new HttpProblem('invalid-request', message, { errors: [{ path: outside.path, message }] });
+  }
   if (wide === undefined) return parsed;
-  if (wideIntegers === 'as-text') return JSON.parse(quoteSpans(text, found.wideIntegers));
   const digits = text.slice(wide.start, wide.end);
   const message = `The number ${digits} (at ${wide.path || 'the body'}) is past 2^53, where a JSON number is read as the nearest integer a double holds (this one as ${Number(digits)}), so neighbouring ids read alike; send it as a string of its exact digits.`;
   throw new HttpProblem('invalid-request', message, { errors: [{ path: wide.path, message }] });

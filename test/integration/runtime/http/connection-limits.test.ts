@@ -155,6 +155,15 @@ describe('syncline serve connection limits', () => {
       assert.match(oversized.received(), /^HTTP\/1\.1 431 /);
       const body = oversized.received().split('\r\n\r\n')[1]!;
       assert.equal(JSON.parse(body).type, 'urn:syncline:problem:headers-too-large');
+      // Without Host, an HTTP/1.1 request is refused as problem+json too (Node's own refusal was a bare 400).
+      const hostless = await open(port);
+      hostless.socket.write('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+      await hostless.closed;
+      assert.match(hostless.received(), /^HTTP\/1\.1 400 /);
+      assert.match(
+        hostless.received(),
+        /"type":"urn:syncline:problem:invalid-request".*"detail":"An HTTP\/1\.1 request needs a Host header/,
+      );
       const healthy = await open(port);
       assert.match(await healthy.get('/healthz'), /^HTTP\/1\.1 200 /, 'the server goes on answering');
       healthy.socket.destroy();

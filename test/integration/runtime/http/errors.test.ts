@@ -249,6 +249,26 @@ describe('error answers', () => {
       assert.equal(double.status, 200, double.text);
     });
 
+    it("refuses a number past a double's range, which JSON.parse would make Infinity or 0 (1E-400 updated record 0)", async () => {
+      for (const [number, becomes] of [
+        ['1E-400', '0'],
+        ['-1e400', '-Infinity'],
+      ]) {
+        const raw = `{"name":"Customer","columns":[{"name":"id","columnType":"Integer","value":${number}}]}`;
+        const answer = await app.call('POST', '/api/RunConnectionSetData/crm/Customer', {
+          raw,
+          headers: { 'content-type': 'application/json' },
+        });
+        assertProblem(
+          answer,
+          400,
+          'invalid-request',
+          new RegExp(`The number ${number} \\(at /columns/0/value\\) is past the range .* make it ${becomes}; send it as a string`),
+        );
+        assert.equal(answer.json.errors[0].path, '/columns/0/value');
+      }
+    });
+
     it('refuses half of a surrogate pair, which would be stored as U+FFFD, and takes a whole pair', async () => {
       const lone = await app.call('POST', bodyRoutes[0]!, {
         raw: '[{"name":"GETDATA_WHERE","value":"name = \'\\udc00\'"}]',

@@ -189,6 +189,13 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
       headers: { 'content-type': 'application/json' },
     });
     assert.deepEqual(open.json.received, { id: '9007199254740993' });
+    // So does a number past a double's range, which JSON.parse would make Infinity or 0.
+    const outside = await app.call('POST', '/api/webhooks/wh_plainOpen000001', {
+      token: null,
+      raw: '{"id": 1, "big": 1e400, "tiny": [-1E-400, 0.5]}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.deepEqual(outside.json.received, { id: 1, big: '1e400', tiny: ['-1E-400', 0.5] });
   });
 
   it('converts query and form text to the numbers the schema declares before validating', async () => {

@@ -46,6 +46,19 @@ describe('scanJsonText', () => {
     assert.deepEqual(scan('[-9007199254740991, 0, 4.5e-7]').wideIntegers, []);
   });
 
+  it("finds numbers past a double's range, which JSON.parse makes Infinity or 0, and only those", () => {
+    const long = `1${'0'.repeat(400)}.5`;
+    const text = `{"big":1e400,"tiny":[1,-1E-400],"zero":0e-999,"fine":[1e308,5e-324,1.5e-7,0.0],"long":${long},"s":"1e400"}`;
+    assert.deepEqual(
+      scan(text).outOfRange.map(({ start, end, path }) => [text.slice(start, end), path]),
+      [
+        ['1e400', '/big'],
+        ['-1E-400', '/tiny/1'],
+        [long, '/long'],
+      ],
+    );
+  });
+
   it('stops at nesting past the limit, at the bracket that opens it', () => {
     assert.equal(scan('[[[1]]]', 2).tooDeepAt, 2);
     assert.equal(scan('[[{"a":[]}]]', 4).tooDeepAt, undefined);
