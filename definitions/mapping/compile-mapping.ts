@@ -78,9 +78,41 @@ class CompiledMapping implements jsonata.Expression {
   }
 }
 
-/** Parses `text` (throwing JSONata's syntax error as `jsonata(text)` does) and compiles what it can. */
-export function compileMapping(text: string): jsonata.Expression {
-  return new CompiledMapping(jsonata(text));
+/**
+ * Bounds on one evaluation by JSONata, so a mapping that never ends fails the record it was
+ * evaluated for, with JSONata's own error, instead of holding the process: a recursion without
+ * a base case that is no tail call (`1 + $f($x)`) grew the heap until the process died, and one
+ * that is (`$f($x)`) ran forever. `stack` counts nested evaluation steps (an ordinary mapping
+ * takes tens; D1011), `timeout` the milliseconds of one evaluation (D1012).
+ */
+export const evaluationLimits = { timeout: 10_000, stack: 5_000 } as const;
+
+/**
+ * JSONata evaluates every step in promises, so a long evaluation keeps the microtask queue full
+ * and nothing else of the process runs — no timer (a sync's timeout, a lease's heartbeat), no
+ * request, no signal. Every this many steps it waits for the event loop's next turn instead.
+ */
+const stepsBetweenTurns = 1_000;
+let steps = 0;
+
+/** JSONata's hook before each evaluation step (jsonata.js `evaluate`), bound under this symbol. */
+const evaluateEntry = Symbol.for('jsonata.__evaluate_entry');
+
+function letTheProcessRun(): Promise<void> | undefined {
+  steps += 1;
+  if (steps < stepsBetweenTurns) return undefined;
+  steps = 0;
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Parses `text` (throwing JSONata's syntax error as `jsonata(text)` does) and compiles what it can;
+ * `limits` other than evaluationLimits are for tests.
+ */
+export function compileMapping(text: string, limits: { timeout: number; stack: number } = evaluationLimits): jsonata.Expression {
+  const expression = jsonata(text, limits);
+  expression.assign(evaluateEntry as unknown as string, letTheProcessRun);
+  return new CompiledMapping(expression);
 }
 
 /** True when `mapping` came from compileMapping and its closures are in use. */

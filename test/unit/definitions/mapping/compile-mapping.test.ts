@@ -348,3 +348,38 @@ describe('the Expression shape', () => {
     assert.equal((compileMapping('a').ast() as { type: string }).type, 'path');
   });
 });
+
+describe('a mapping that never ends', () => {
+  it('recursing without a tail call fails with a stack overflow instead of growing the heap until the process dies', async () => {
+    const mapping = compileMapping('($f := function($x){ 1 + $f($x) }; { "n": $f(1) })');
+    await assert.rejects(mapping.evaluate({}), (error: { code?: string; message?: string }) => {
+      assert.equal(error.code, 'D1011');
+      assert.match(String(error.message), /Stack overflow.*non-terminating recursive function/);
+      return true;
+    });
+  });
+
+  it('looping forever stops at the time limit, and lets timers and I/O run meanwhile', async () => {
+    const mapping = compileMapping('($f := function($x){ $f($x + 1) }; $f(1))', { timeout: 400, stack: 5_000 });
+    let fired = 0;
+    const timer = setInterval(() => (fired += 1), 20);
+    try {
+      const started = performance.now();
+      await assert.rejects(mapping.evaluate({}), (error: { code?: string; message?: string }) => {
+        assert.equal(error.code, 'D1012');
+        assert.match(String(error.message), /Evaluation timeout after 400 milliseconds/);
+        return true;
+      });
+      assert.ok(performance.now() - started < 5_000, 'stopped near its limit');
+      // Starved of the event loop, the interval would not have fired at all.
+      assert.ok(fired >= 3, `the interval fired ${fired} times during the evaluation`);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
+  it('the default limits leave ordinary deep work alone', async () => {
+    const mapping = compileMapping('($f := function($n){ $n = 0 ? 0 : 1 + $f($n - 1) }; { "depth": $f(200), "sum": $sum([1..100000]) })');
+    assert.deepEqual({ ...((await mapping.evaluate({})) as object) }, { depth: 200, sum: 5000050000 });
+  });
+});
