@@ -85,6 +85,20 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
     const { line, column } = firstUndecodable(text, bytes);
     return at(line, column, 'not-utf8', 'the file is not UTF-8 here (saved as Latin-1 or Windows-1252?); save it as UTF-8');
   }
+  // YAML ends a line at CR too, but a comment runs to the next LF: a file of lone CRs that opens
+  // with a comment was one long comment, loaded as no definitions at all.
+  const loneReturn = /\r(?!\n)/.exec(text);
+  if (loneReturn !== null) {
+    const before = text.slice(0, loneReturn.index);
+    const line = before.split('\n').length;
+    const column = loneReturn.index - (before.lastIndexOf('\n') + 1) + 1;
+    return at(
+      line,
+      column,
+      'yaml-syntax',
+      'a line ends with a carriage return alone (classic Mac line endings); save the file with LF or CRLF line endings',
+    );
+  }
   return parseDefinitionText(file, text);
 }
 
@@ -149,6 +163,14 @@ export function documentValue(source: SourceDocument): { value: unknown } | { pr
     const { line, column } = positionAtOffset(source, complexKey.range?.[0] ?? source.document.range[0]);
     const message = 'this key is a list or a map; keys are names (text): write it as one';
     return { problem: { file: source.file, line, column, kind: source.kind, id: source.id, code: 'yaml-syntax', message } };
+  }
+  // The library would build a value that holds itself, which every later reader of it (the
+  // schema check, JSON Schema compilation, a test file's comparison) fails on with a stack.
+  const looping = selfAlias(source.document);
+  if (looping !== undefined) {
+    const { line, column } = positionAtOffset(source, looping.range?.[0] ?? source.document.range[0]);
+    const message = `alias *${looping.source} is inside the value &${looping.source} names, so that value would contain itself without end; write the inner part out`;
+    return { problem: { file: source.file, line, column, kind: source.kind, id: source.id, code: 'yaml-aliases', message } };
   }
   try {
     return { value: source.document.toJS({ maxAliasCount }) };
@@ -234,6 +256,20 @@ function excessiveAlias(document: Document.Parsed): Alias | undefined {
     },
   });
   return culprit;
+}
+
+/** The first alias inside the very node its anchor is on (`&s {child: *s}`). */
+function selfAlias(document: Document.Parsed): Alias | undefined {
+  let found: Alias | undefined;
+  visit(document, {
+    Alias(_, alias, path) {
+      const target = alias.resolve(document);
+      if (target === undefined || !path.includes(target as never)) return undefined;
+      found = alias;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** The first key of a map that is itself a list or a map (`? [a, b]`), which JSON cannot hold. */

@@ -10,6 +10,7 @@ import type { RuntimeDatabase } from '../database/open-database.js';
 import { claim } from '../queue/claim.js';
 import { getItem } from '../queue/get-item.js';
 import { onLocalWork } from '../queue/notify.js';
+import { reap } from '../queue/reap.js';
 import type { QueueRow } from '../queue/queue-item.js';
 import { WakeSignal } from './wake-signal.js';
 
@@ -23,11 +24,24 @@ export interface TurnOptions {
   pollMs?: number;
 }
 
+/**
+ * How often a waiting start takes back the items of workers that stopped renewing their leases
+ * (queue/reap.ts), as daemons do: with no daemon running, a killed `syncline run` left its item
+ * InProgress, and every later start of that sync waited behind it for good.
+ */
+const reapEveryMs = 2_000;
+
 /** Waits until `item` (Pending) is held by `workerId` or taken by another worker; answers it as it then stands. */
 export async function awaitTurn(item: QueueRow, options: TurnOptions): Promise<QueueRow> {
+  let reapedAt = Date.now();
   return watch(item, options, async () => {
     const [claimed] = await claim(options.db, { workerId: options.workerId, leaseMs: options.leaseMs, limit: 1, ids: [item.id] });
     if (claimed !== undefined) return claimed;
+    if (Date.now() - reapedAt >= reapEveryMs) {
+      reapedAt = Date.now();
+      // Reaping announces the freed work, which wakes this wait to claim again.
+      await reap(options.db);
+    }
     const current = await getItem(options.db, item.id);
     return current === undefined || current.status !== 'Pending' ? (current ?? item) : undefined;
   });

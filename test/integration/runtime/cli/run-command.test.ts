@@ -140,8 +140,30 @@ describe('syncline run', () => {
       assert.equal(cancelled!.status, 'Failed');
       assert.equal(Number(cancelled!.attempts), 0, 'it never ran');
       assert.match(cancelled!.errors, /interrupted by the operator while waiting in line/);
+
+      // A holder whose lease ran out (a killed run, with no daemon to reap it): the waiting run
+      // takes the item back itself, then runs.
+      await runtime('queue_items').where('id', '00000000-0000-4000-8000-00000000000b').update({ status: 'Complete' });
+      await holdElsewhere('00000000-0000-4000-8000-00000000000c');
+      await runtime('queue_items')
+        .where('id', '00000000-0000-4000-8000-00000000000c')
+        .update({ lease_until: new Date(Date.now() - 1000).toISOString() });
+      const behindDead = startCli(['run', 'crm-customers-to-erp'], { env });
+      assert.equal((await behindDead.exited).code, 0, behindDead.stderr());
+      const [lost] = (await runtime('queue_items').where('id', '00000000-0000-4000-8000-00000000000c')) as Array<{
+        status: string;
+        errors: string;
+      }>;
+      assert.equal(lost!.status, 'Failed');
+      assert.match(lost!.errors, /lost its worker a-daemon-elsewhere/);
     } finally {
-      await runtime('queue_items').whereIn('id', ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b']).delete();
+      await runtime('queue_items')
+        .whereIn('id', [
+          '00000000-0000-4000-8000-00000000000a',
+          '00000000-0000-4000-8000-00000000000b',
+          '00000000-0000-4000-8000-00000000000c',
+        ])
+        .delete();
       await runtime.destroy();
     }
   });
