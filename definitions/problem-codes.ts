@@ -55,6 +55,7 @@ const descriptions: Readonly<Record<string, string>> = {
   'jsonata-syntax': 'A JSONata mapping does not compile',
   'unknown-function': 'A JSONata mapping calls a function that neither JSONata nor the mapping defines',
   'duplicate-mapping-key': 'A JSONata mapping gives one key twice in an object, which JSONata refuses whenever it builds it',
+  'slow-regex': 'A regular expression in a mapping repeats a group whose every part repeats, which takes exponential time on some inputs',
   'query-placeholder': 'A query statement has a placeholder other than #FlowFilter#, which is not replaced',
   'query-cut-by-comment': "An unquoted YAML value was cut short at ' #', which starts a comment",
   // Syncs, flows, schedules

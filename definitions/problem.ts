@@ -45,7 +45,20 @@ export function problemJson(problem: Problem): Problem & { severity: Severity } 
 export function formatProblem(problem: Problem): string {
   const owner = problem.kind ? `${problem.kind}/${problem.id ?? '?'}: ` : '';
   const severity = problem.severity === 'warning' ? 'warning: ' : '';
-  return `${problem.file}:${problem.line}:${problem.column}: ${severity}${owner}${problem.message}`;
+  return printable(`${problem.file}:${problem.line}:${problem.column}: ${severity}${owner}${problem.message}`);
+}
+
+/**
+ * Control characters (an ESC that clears a terminal or colours a forged "all valid", a line break
+ * that starts a fake problem line, NUL) and the marks that reorder text (U+202E) as `\u001b`: a
+ * definition's id or value is the file author's text, and a problem line goes to a terminal or a
+ * CI log as it is.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** "3 problems (1 warning) in 2 files", for the end of a report. */

@@ -6,6 +6,7 @@
 import type { Expression as Mapping } from 'jsonata';
 import { isScalar } from 'yaml';
 import { ExpressionSyntaxError, parseExpression, type Expression } from '../expression/index.js';
+import { slowRegexes } from '../mapping/slow-regexes.js';
 import { compileMapping } from '../mapping/compile-mapping.js';
 import { duplicateKeys } from '../mapping/duplicate-keys.js';
 import { unknownFunctionCalls, unknownFunctionMessage } from '../mapping/unknown-functions.js';
@@ -170,6 +171,15 @@ export class CheckContext {
       const mapping = compileMapping(text);
       for (const call of unknownFunctionCalls(mapping.ast())) {
         this.report(source, path, 'unknown-function', unknownFunctionMessage(displayPath(path), call), { offsetInValue: call.start });
+      }
+      for (const regex of slowRegexes(mapping.ast(), text)) {
+        this.report(
+          source,
+          path,
+          'slow-regex',
+          `${displayPath(path)}: the regular expression repeats ${regex.part}, a group whose every part repeats, so some inputs take exponential time, and nothing else of the process runs meanwhile; repeat the inner part once or give each repetition a required character`,
+          { offsetInValue: regex.start },
+        );
       }
       for (const key of duplicateKeys(mapping.ast(), text)) {
         this.report(

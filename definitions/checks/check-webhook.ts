@@ -8,6 +8,7 @@ import { collectFields, collectPlaceholders, type Expression } from '../expressi
 import type { WebhookEntry } from '../snapshot.js';
 import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';
 import type { Expression as Mapping } from 'jsonata';
+import { exponentialPart } from './backtracking-pattern.js';
 import { objectShape, type CheckContext, type FieldShape, type Registered } from './check-context.js';
 import { checkMappingTarget, keysOf } from './check-mapping.js';
 import type { PathSegment, SourceDocument } from '../load/source-document.js';
@@ -421,6 +422,17 @@ function compileSchema(
       }
       return undefined;
     }
+    const slow = backtrackingPattern(schema, [key]);
+    if (slow !== undefined) {
+      context.report(
+        source,
+        slow.path,
+        'json-schema',
+        `${displayPath(slow.path)}: the pattern repeats ${slow.part}, a group whose every part repeats, so some inputs take exponential time (${'`'}^(a+)+$${'`'} on 30 a's and a '!' takes seconds, and the server answers nothing else meanwhile); repeat the inner part once (${'`'}^a+$${'`'}) or give each repetition a required character (${'`'}^([a-z]+\\.)*$${'`'})`,
+        slow.key ? { key: true } : undefined,
+      );
+      return undefined;
+    }
     return remember(text, ajv.compile(schema));
   } catch (error) {
     const { path, message } = compileError(ajv, schema, (error as Error).message);
@@ -429,6 +441,38 @@ function compileSchema(
     });
     return undefined;
   }
+}
+
+/**
+ * The first regular expression of a schema — a `pattern`, a key of `patternProperties` — that
+ * exponentialPart finds, with its path (`key` when the pattern is the key itself).
+ */
+function backtrackingPattern(schema: unknown, path: PathSegment[]): { path: PathSegment[]; part: string; key: boolean } | undefined {
+  if (Array.isArray(schema)) {
+    for (const [index, item] of schema.entries()) {
+      const found = backtrackingPattern(item, [...path, index]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  for (const [name, value] of Object.entries(schema)) {
+    if (name === 'pattern' && typeof value === 'string') {
+      const part = exponentialPart(value);
+      if (part !== undefined) return { path: [...path, name], part, key: false };
+    }
+    if (name === 'patternProperties' && typeof value === 'object' && value !== null) {
+      for (const pattern of Object.keys(value)) {
+        const part = exponentialPart(pattern);
+        if (part !== undefined) return { path: [...path, name, pattern], part, key: true };
+      }
+    }
+    // Values given as data, not as schemas: a `pattern` inside them is text.
+    if (name === 'const' || name === 'enum' || name === 'default' || name === 'examples') continue;
+    const found = backtrackingPattern(value, [...path, name]);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**

@@ -405,3 +405,21 @@ test('a directory without definition files is a problem, not an empty valid set'
     [[empty, 1, 1, 'no-definitions']],
   );
 });
+
+test('a problem line shows control characters and reordering marks of the file as escapes, never raw', async () => {
+  const dir = definitionsDir({
+    'clients.yaml': `kind: ApiClient\nid: "x\\e[2J\\e[31mFAKE: all valid\\e[0m\\u202Ecba"\ntokenSha256: ${'0'.repeat(64)}\nscopes: [queue:read]\n`,
+  });
+  const result = await loadDefinitions([dir], { connectors, env: {} });
+  assert.ok(!result.ok);
+  const lines = result.problems.map(formatProblem);
+  assert.ok(lines.length > 0);
+  for (const line of lines) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not be there.
+    assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u202e]/, line);
+  }
+  assert.ok(
+    lines.some((line) => line.includes('ApiClient/x\\u001b[2J\\u001b[31mFAKE: all valid\\u001b[0m\\u202ecba')),
+    lines.join('\n'),
+  );
+});
