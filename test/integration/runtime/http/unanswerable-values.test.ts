@@ -116,6 +116,19 @@ responseSchema: { type: array }
     );
   });
 
+  it('a free query answering the value is a 422 naming it, not a 16 KB row called over the size limit', async () => {
+    const answer = await app.post('/api/RunConnectionGetQueryData/docs', {
+      columns: [
+        { Name: 'id', ColumnType: 'Integer' },
+        { Name: 'payload', ColumnType: 'Json' },
+      ],
+      Statement: 'SELECT id, payload FROM docs WHERE id = 5000',
+    });
+    assert.equal(answer.status, 422, answer.text.slice(0, 500));
+    assert.equal(answer.json.type, 'urn:syncline:problem:unanswerable-value', answer.text.slice(0, 500));
+    assert.match(answer.json.detail, /records\[0\]\.payload(\.a)*….a\.a is nested more than 1000 levels deep/);
+  });
+
   it('a readWithSystem webhook answers 422 and logs its call with that status', async () => {
     const answer = await app.post(`/api/webhooks/${webhook}`, { id: 5000 }, null);
     assertUnanswerable(answer);
@@ -130,7 +143,9 @@ responseSchema: { type: array }
       headers: { 'Content-Type': 'application/json' },
     });
     assert.equal(answer.status, 400, answer.text);
-    assert.match(answer.json.detail, /Doc\.payload: expected JSON data, but Infinity at v\[1\] is no number JSON can hold/);
+    // Refused as the body is read; a value reaching the write otherwise (a source record) is
+    // refused there (test/integration/runtime/sync/unwritable-json.test.ts).
+    assert.match(answer.json.detail, /The number 1e400 \(at \/payload\/v\/1\) is past the range of a JSON number/);
     assert.equal(await docs('docs').where({ id: 9001 }).first(), undefined);
   });
 });
