@@ -4,10 +4,11 @@
  * process runs meanwhile — a webhook's requestSchema `pattern` is tried on what any caller sends.
  *
  * The shape found is the classic one: a group repeated without bound with an alternative whose
- * every required part is itself repeated without bound (`(a+)+`, `(\s*\w+)*`, `(\w+\s?)*`,
- * `(x|a+)+`), so the engine can split a run of characters between the iterations in exponentially
- * many ways. An alternative with a required part of its own (`([a-z]+\.)*`: each iteration ends
- * at a dot) splits one way only and is left alone. It is a guard against the common mistake, not
+ * every required part is itself repeated a varying number of times (`(a+)+`, `(\s*\w+)*`,
+ * `(\w+\s?)*`, `(x|a+)+`, `(\d{1,3},?)+`), so the engine can split a run of characters between
+ * the iterations in exponentially many ways. An alternative with a required part of its own (`([a-z]+\.)*`: each iteration ends
+ * at a dot) splits one way only and is left alone. Alternatives that overlap ((a|aa)+, (\w|\d)+)
+ * are exponential too and not found: it is a guard against the common mistake, not
  * a proof that every pattern is fast.
  */
 
@@ -26,12 +27,16 @@ interface Frame {
   ambiguous: boolean;
   /** Every earlier alternative was anchored. */
   allAnchored: boolean;
+  /** A lookahead or lookbehind. */
+  zeroWidth: boolean;
 }
 
 interface Quantifier {
   min: number;
-  /** `*`, `+`, `{n,}`, or a maximum of manyRepeats or more. */
+  /** `*`, `+`, `{n,}`, or a maximum of manyRepeats or more: what an outer repeat must be to blow up. */
   unbounded: boolean;
+  /** The count can vary (`?`, `{1,3}`, and every unbounded one): an inner part that can be split. */
+  varies: boolean;
   /** Just past it, a lazy `?` included. */
   end: number;
 }
@@ -41,12 +46,16 @@ const manyRepeats = 10;
 
 /** The part of `pattern` that repeats such a group (`(a+)+`), or undefined when none does. */
 export function exponentialPart(pattern: string): string | undefined {
-  const frames: Frame[] = [{ start: 0, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true }];
+  const frames: Frame[] = [
+    { start: 0, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true, zeroWidth: false },
+  ];
   for (let at = 0; at < pattern.length; ) {
     const character = pattern[at]!;
     if (character === '(') {
-      frames.push({ start: at, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true });
       const prefix = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(at + 1));
+      // A lookaround matches no characters: it is never a required part of its alternative.
+      const zeroWidth = prefix !== null && /^\?(?:=|!|<=|<!)$/.test(prefix[0]);
+      frames.push({ start: at, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true, zeroWidth });
       at += 1 + (prefix?.[0].length ?? 0);
       continue;
     }
@@ -62,22 +71,23 @@ export function exponentialPart(pattern: string): string | undefined {
       if (frames.length === 1) return undefined; // not a pattern a schema would hold
       const frame = frames.pop()!;
       close(frame);
-      atom = { start: frame.start, ambiguous: frame.ambiguous, anchored: frame.allAnchored, end: at + 1 };
+      atom = { start: frame.start, ambiguous: frame.ambiguous, anchored: frame.allAnchored && !frame.zeroWidth, end: at + 1 };
     } else if (character === '^' || character === '$') {
       at += 1;
       continue;
-    } else if (character === '\\') atom = { start: at, ambiguous: false, anchored: true, end: Math.min(at + 2, pattern.length) };
+    } else if (character === '\\') atom = { start: at, ambiguous: false, anchored: true, end: escapeEnd(pattern, at) };
     else if (character === '[') atom = { start: at, ambiguous: false, anchored: true, end: classEnd(pattern, at) };
     else atom = { start: at, ambiguous: false, anchored: true, end: at + 1 };
 
     const quantifier = quantifierAt(pattern, atom.end);
     const branch = frames.at(-1)!.branch;
-    if (quantifier?.unbounded) {
-      if (atom.ambiguous) return pattern.slice(atom.start, quantifier.end);
-      // Every enclosing alternative now holds a repeat.
+    if (quantifier?.unbounded && atom.ambiguous) return pattern.slice(atom.start, quantifier.end);
+    // A part repeated a varying number of times (`+`, `*`, `{1,3}`; not `?`, which takes it once
+    // or not at all) can be split between the iterations of a repeat around it.
+    if (quantifier?.varies && (quantifier.unbounded || quantifierMax(pattern, atom.end) > 1)) {
       for (const frame of frames) frame.branch.repeats = true;
     } else if ((quantifier === undefined || quantifier.min > 0) && atom.anchored) branch.anchored = true;
-    // A group repeated within bounds, or not at all, passes its repeats on to the one around it.
+    // A group repeated at most once, or not at all, passes its repeats on to the one around it.
     if (!quantifier?.unbounded && atom.ambiguous) for (const frame of frames) frame.branch.repeats = true;
     at = quantifier?.end ?? atom.end;
   }
@@ -93,25 +103,39 @@ function close(frame: Frame): void {
 function quantifierAt(pattern: string, at: number): Quantifier | undefined {
   const character = pattern[at];
   let quantifier: Quantifier | undefined;
-  if (character === '*') quantifier = { min: 0, unbounded: true, end: at + 1 };
-  else if (character === '+') quantifier = { min: 1, unbounded: true, end: at + 1 };
-  else if (character === '?') quantifier = { min: 0, unbounded: false, end: at + 1 };
+  if (character === '*') quantifier = { min: 0, unbounded: true, varies: true, end: at + 1 };
+  else if (character === '+') quantifier = { min: 1, unbounded: true, varies: true, end: at + 1 };
+  else if (character === '?') quantifier = { min: 0, unbounded: false, varies: true, end: at + 1 };
   else if (character === '{') {
     const braces = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
     if (braces === null) return undefined;
     const min = Number(braces[1]);
     const max = braces[2] === undefined ? min : braces[3] === '' ? Number.POSITIVE_INFINITY : Number(braces[3]);
-    quantifier = { min, unbounded: max >= manyRepeats, end: at + braces[0].length };
+    // `{64}` matches one length only: repeated, it splits one way.
+    quantifier = { min, unbounded: max >= manyRepeats && max > min, varies: max > min, end: at + braces[0].length };
   }
   if (quantifier !== undefined && pattern[quantifier.end] === '?') quantifier.end += 1;
   return quantifier;
 }
 
-/** Just past the character class that opens at `start`. */
+/** The most times `{n,m}` at `at` repeats (Infinity for `*`, `+`, `{n,}`; 1 for `?`). */
+function quantifierMax(pattern: string, at: number): number {
+  const braces = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
+  if (braces === null) return pattern[at] === '?' ? 1 : Number.POSITIVE_INFINITY;
+  return braces[2] === undefined ? Number(braces[1]) : braces[3] === '' ? Number.POSITIVE_INFINITY : Number(braces[3]);
+}
+
+/** Just past the escape at `start`: `\p{L}`, `\u0061`, `\u{1F600}`, `\x61`, `\cJ` and `\k<name>` are one atom each. */
+function escapeEnd(pattern: string, start: number): number {
+  const rest = pattern.slice(start);
+  const long = /^\\(?:[pP]\{[^}]*\}|u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|c[A-Za-z]|k<[^>]*>)/.exec(rest);
+  return Math.min(start + (long?.[0].length ?? 2), pattern.length);
+}
+
+/** Just past the character class that opens at `start` (JavaScript's: `[]` matches nothing, `[^]` anything). */
 function classEnd(pattern: string, start: number): number {
   let at = start + 1;
   if (pattern[at] === '^') at += 1;
-  if (pattern[at] === ']') at += 1;
   for (; at < pattern.length; at += 1) {
     if (pattern[at] === '\\') at += 1;
     else if (pattern[at] === ']') return at + 1;

@@ -80,29 +80,60 @@ class CompiledMapping implements jsonata.Expression {
 
 /**
  * Bounds on one evaluation by JSONata, so a mapping that never ends fails the record it was
- * evaluated for, with JSONata's own error, instead of holding the process: a recursion without
- * a base case that is no tail call (`1 + $f($x)`) grew the heap until the process died, and one
- * that is (`$f($x)`) ran forever. `stack` counts nested evaluation steps (an ordinary mapping
- * takes tens; D1011), `timeout` the milliseconds of one evaluation (D1012).
+ * evaluated for instead of holding the process: a recursion without a base case that is no tail
+ * call (`1 + $f($x)`) grew the heap until the process died, and one that is (`$f($x)`) ran
+ * forever. `stack` counts nested evaluation steps (an ordinary mapping takes tens; JSONata's own
+ * D1011), `timeout` the milliseconds one evaluation may compute (D1012), not counting the turns
+ * it gives the rest of the process (below) — under load, a mapping is not failed for others' work.
  */
 export const evaluationLimits = { timeout: 10_000, stack: 5_000 } as const;
 
 /**
  * JSONata evaluates every step in promises, so a long evaluation keeps the microtask queue full
  * and nothing else of the process runs — no timer (a sync's timeout, a lease's heartbeat), no
- * request, no signal. Every this many steps it waits for the event loop's next turn instead.
+ * request, no signal. Every this many steps an evaluation waits for the event loop's next turn.
+ * The hook costs an `await` per step: mappings in compile-ast.ts's subset never reach it.
  */
 const stepsBetweenTurns = 1_000;
-let steps = 0;
 
-/** JSONata's hook before each evaluation step (jsonata.js `evaluate`), bound under this symbol. */
+/** JSONata's hook before each evaluation step (jsonata.js `evaluate`), looked up under this symbol. */
 const evaluateEntry = Symbol.for('jsonata.__evaluate_entry');
 
-function letTheProcessRun(): Promise<void> | undefined {
-  steps += 1;
-  if (steps < stepsBetweenTurns) return undefined;
-  steps = 0;
-  return new Promise((resolve) => setImmediate(resolve));
+/** One evaluation's steps and computing time, by its environment (jsonata.js `environment.base`). */
+interface EvaluationClock {
+  steps: number;
+  /** Milliseconds computed before the last turn given away. */
+  spent: number;
+  /** When it last took up computing again. */
+  since: number;
+}
+
+/** The hook for mappings under `timeoutMs`. */
+function turnTaker(timeoutMs: number) {
+  const clocks = new WeakMap<object, EvaluationClock>();
+  return (_node: unknown, _input: unknown, environment: { base?: object }): Promise<void> | undefined => {
+    const evaluation = environment.base ?? environment;
+    let clock = clocks.get(evaluation);
+    if (clock === undefined) {
+      clock = { steps: 0, spent: 0, since: performance.now() };
+      clocks.set(evaluation, clock);
+    }
+    clock.steps += 1;
+    if (clock.steps % stepsBetweenTurns !== 0) return undefined;
+    const now = performance.now();
+    clock.spent += now - clock.since;
+    if (clock.spent > timeoutMs) {
+      // JSONata's own error for it, as its `timeout` option would throw.
+      throw { code: 'D1012', value: timeoutMs, message: `Evaluation timeout after ${timeoutMs} milliseconds. Check for infinite loop` };
+    }
+    const running = clock;
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        running.since = performance.now();
+        resolve();
+      }),
+    );
+  };
 }
 
 /**
@@ -110,8 +141,8 @@ function letTheProcessRun(): Promise<void> | undefined {
  * `limits` other than evaluationLimits are for tests.
  */
 export function compileMapping(text: string, limits: { timeout: number; stack: number } = evaluationLimits): jsonata.Expression {
-  const expression = jsonata(text, limits);
-  expression.assign(evaluateEntry as unknown as string, letTheProcessRun);
+  const expression = jsonata(text, { stack: limits.stack });
+  expression.assign(evaluateEntry as unknown as string, turnTaker(limits.timeout));
   return new CompiledMapping(expression);
 }
 

@@ -26,8 +26,10 @@ export interface TurnOptions {
 
 /**
  * How often a waiting start takes back the items of workers that stopped renewing their leases
- * (queue/reap.ts), as daemons do: with no daemon running, a killed `syncline run` left its item
- * InProgress, and every later start of that sync waited behind it for good.
+ * (queue/reap.ts), as daemons do — only those under its own concurrency key, the ones it waits
+ * behind: with no daemon running, a killed `syncline run` left its item InProgress, and every
+ * later start of that sync waited behind it for good. An item taken back with attempts left is
+ * Pending again, ahead in line, for a daemon to run.
  */
 const reapEveryMs = 2_000;
 
@@ -37,10 +39,11 @@ export async function awaitTurn(item: QueueRow, options: TurnOptions): Promise<Q
   return watch(item, options, async () => {
     const [claimed] = await claim(options.db, { workerId: options.workerId, leaseMs: options.leaseMs, limit: 1, ids: [item.id] });
     if (claimed !== undefined) return claimed;
-    if (Date.now() - reapedAt >= reapEveryMs) {
+    if (item.concurrencyKey !== null && Date.now() - reapedAt >= reapEveryMs) {
       reapedAt = Date.now();
-      // Reaping announces the freed work, which wakes this wait to claim again.
-      await reap(options.db);
+      // Reaping announces the freed work, which wakes this wait to claim again. A reap that
+      // fails (the database busy a moment) is tried again next time, as a daemon's is.
+      await reap(options.db, { concurrencyKey: item.concurrencyKey }).catch(() => undefined);
     }
     const current = await getItem(options.db, item.id);
     return current === undefined || current.status !== 'Pending' ? (current ?? item) : undefined;

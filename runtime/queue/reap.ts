@@ -47,8 +47,11 @@ export function lostWorkerMessage(lost: { lockedBy: string; leaseUntil: Date; at
   return `${what} after ${plural(lost.attempts, 'attempt')}; failed because the retry limit of ${plural(lost.maxAttempts, 'attempt')} is reached`;
 }
 
-/** Reaps up to `limit` items whose lease ended before `now`. */
-export async function reap(db: RuntimeDatabase, options: { now?: Date; limit?: number } = {}): Promise<ReapResult> {
+/** Reaps up to `limit` items whose lease ended before `now`; with `concurrencyKey`, only the items under that key. */
+export async function reap(
+  db: RuntimeDatabase,
+  options: { now?: Date; limit?: number; concurrencyKey?: string } = {},
+): Promise<ReapResult> {
   const now = options.now ?? new Date();
   const time = (value: Date) => toDatabaseTime(db.dialect, value);
   const result = await writeTransaction(db, async (trx) => {
@@ -56,6 +59,9 @@ export async function reap(db: RuntimeDatabase, options: { now?: Date; limit?: n
       .select('id', 'attempts', 'max_attempts', 'locked_by', 'lease_until', 'errors')
       .where('status', 'InProgress')
       .andWhere('lease_until', '<', time(now))
+      .modify((query) => {
+        if (options.concurrencyKey !== undefined) query.andWhere('concurrency_key', options.concurrencyKey);
+      })
       .orderBy('lease_until')
       .limit(options.limit ?? 100);
     if (db.engine.rowLocks) select.forUpdate().skipLocked();
