@@ -8,7 +8,7 @@ import { collectFields, collectPlaceholders, type Expression } from '../expressi
 import type { WebhookEntry } from '../snapshot.js';
 import type { ObjectDefinition, SyncDefinition, WebhookAction, WebhookDefinition } from '../types.js';
 import type { Expression as Mapping } from 'jsonata';
-import { exponentialPart } from './backtracking-pattern.js';
+import { exponentialPart } from '../regex/backtracking-pattern.js';
 import { objectShape, type CheckContext, type FieldShape, type Registered } from './check-context.js';
 import { checkMappingTarget, keysOf } from './check-mapping.js';
 import type { PathSegment, SourceDocument } from '../load/source-document.js';

@@ -1,11 +1,11 @@
 /**
  * Regular expression literals of a mapping (`$match(email, /…/)`) that take exponential time on
- * some inputs (definitions/checks/backtracking-pattern.ts): a mapping runs on what a webhook's
+ * some inputs (definitions/regex/backtracking-pattern.ts): a mapping runs on what a webhook's
  * caller or a source system sends, and such a match holds the whole process while it lasts —
  * JSONata's time limit is only looked at between steps, and one match is one step.
  */
 import type { ExprNode } from 'jsonata';
-import { exponentialPart } from '../checks/backtracking-pattern.js';
+import { exponentialPart } from '../regex/backtracking-pattern.js';
 import { eachNode } from './ast-nodes.js';
 
 export interface SlowRegex {

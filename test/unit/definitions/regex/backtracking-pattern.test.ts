@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exponentialPart } from '../../../../definitions/checks/backtracking-pattern.js';
+import { exponentialPart } from '../../../../definitions/regex/backtracking-pattern.js';
 
 describe('exponentialPart', () => {
   it('finds a group repeated without bound whose alternative only repeats', () => {
