@@ -68,6 +68,13 @@ describe('webhook endpoint: reading, statuses and the auth boundary', () => {
       });
     assertProblem(await form('id=2&event=%FF'), 400, 'invalid-request', /The form body holds '%FF'/);
     assertProblem(await form(new Uint8Array([0x61, 0x3d, 0xff])), 400, 'invalid-request', /The form body is not UTF-8 at byte 2/);
+    // More fields than a webhook reads are refused before they are read.
+    const many = Array(1001).fill('a=1').join('&');
+    assertProblem(await form(many), 400, 'invalid-request', /The form body has more than 1000 fields/);
+    const longQuery = await app.call('GET', `/api/webhooks/wh_plainOpen000001?${many}`, { token: null });
+    assertProblem(longQuery, 400, 'invalid-request', /The query string has more than 1000 fields/);
+    const enough = await form(Array(1000).fill('a=1').join('&'));
+    assert.equal(enough.status, 200, enough.text);
     // A % that starts no escape is the character itself, as form readers take it.
     const percent = await form('rate=100%&name=J%C3%BCrgen');
     assert.equal(percent.status, 200, percent.text);
