@@ -18,6 +18,7 @@ const descriptions: Readonly<Record<string, string>> = {
   'not-utf8': 'A definition file is not UTF-8 text',
   'yaml-syntax': 'The YAML does not parse',
   'yaml-aliases': 'The YAML uses more aliases than allowed (alias expansion is bounded)',
+  'yaml-warning': 'The YAML reader ignored something the file says (an unknown tag); a warning',
   'not-a-definition': 'A YAML document is not a mapping with kind and id',
   'missing-kind': "A definition has no 'kind'",
   'unknown-kind': "A definition's kind is none of System, Sync, Webhook, Flow, ApiClient",

@@ -146,6 +146,19 @@ export function parseDefinitionText(file: DefinitionFile, text: string): ParsedF
       broken.push(source);
       return;
     }
+    // What the library reads past with a warning (an unknown tag such as `!evil`, whose value is
+    // then read as if it had none) is said, not dropped: the author meant something by it.
+    for (const warning of document.warnings) {
+      const { line, column } = positionAtOffset(source, warning.pos[0]);
+      problems.push({
+        file: file.displayPath,
+        line,
+        column,
+        code: 'yaml-warning',
+        severity: 'warning',
+        message: `YAML: ${firstLine(warning.message)}; it is ignored and the value read as written: remove it`,
+      });
+    }
     documents.push(source);
   });
   return { documents, problems, broken, text };

@@ -423,3 +423,17 @@ test('a problem line shows control characters and reordering marks of the file a
     lines.join('\n'),
   );
 });
+
+test('a tag YAML does not know is a warning at the tag, and the value is read as written', async () => {
+  const dir = definitionsDir({
+    'clients.yaml': `kind: ApiClient\nid: reporting\ntokenSha256: !evil ${'0'.repeat(64)}\nscopes: [queue:read]\n`,
+  });
+  const result = await loadDefinitions([dir], { connectors, env: {} });
+  assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+  assert.deepEqual(
+    result.problems.map((problem) => [problem.line, problem.column, problem.code, problem.severity]),
+    [[3, 14, 'yaml-warning', 'warning']],
+  );
+  assert.match(result.problems[0]!.message, /Unresolved tag: !evil; it is ignored/);
+  assert.equal(result.snapshot.apiClients.get('reporting')?.definition.tokenSha256, '0'.repeat(64));
+});
