@@ -33,6 +33,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * The `connection` block for a System definition loaded outside `baseDirectory` (a snapshot made
+ * in the test): a SQLite file named by its absolute path.
+ */
+export function absoluteConnection(database: TestDatabase): Record<string, unknown> {
+  const connection = { ...database.connection };
+  if (database.engine === 'sqlite') connection.filename = join(database.baseDirectory, String(connection.filename));
+  return connection;
+}
+
 export interface DatabaseTarget {
   engine: Engine;
   label: string;

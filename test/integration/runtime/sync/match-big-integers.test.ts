@@ -8,13 +8,13 @@
  * of a free query binds such an id exactly too: it read its neighbour's record, or none.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import { planSync } from '../../../../runtime/sync/plan-sync.js';
 import type { PlannedRecord } from '../../../../runtime/sync/planned-record.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { absoluteConnection } from '../../../support/databases.js';
 import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -36,8 +36,7 @@ await describeEachRuntimeDatabase('batched match on integers past 2^53', (runtim
       table.bigInteger('ref');
       table.string('name', 20);
     });
-    const connection = { ...database().connection };
-    if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
+    const connection = absoluteConnection(database());
     snapshot = await definitionsSnapshot(
       `kind: System
 id: flakes

@@ -6,10 +6,10 @@
  * over the other's row.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { absoluteConnection } from '../../../support/databases.js';
 import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -27,8 +27,7 @@ await describeEachRuntimeDatabase('batched match by exact key', (runtime, databa
       table.string('code', 20).primary();
       table.string('label', 20);
     });
-    const connection = { ...database().connection };
-    if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
+    const connection = absoluteConnection(database());
     const snapshot = await definitionsSnapshot(
       `kind: System
 id: cases

@@ -18,6 +18,7 @@ import type { RunOutcome } from '../../../../runtime/execution/process-run.js';
 import { readRecords } from '../../../../runtime/record-store/read-records.js';
 import { storeRecords } from '../../../../runtime/record-store/store-record.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { absoluteConnection } from '../../../support/databases.js';
 import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -93,8 +94,7 @@ await describeEachRuntimeDatabase('a NUL character in one source record', (runti
       table.string('code', 20);
       table.string('label', 20);
     });
-    const connection = { ...database().connection };
-    if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
+    const connection = absoluteConnection(database());
     snapshot = await definitionsSnapshot(definitions(connection));
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
   });

@@ -5,11 +5,11 @@
  * (leaving its item InProgress), and one that was ran forever, deaf to timeouts and signals.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { absoluteConnection } from '../../../support/databases.js';
 import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -52,8 +52,7 @@ await describeEachRuntimeDatabase('a mapping that never ends for one record', (r
       table.integer('n');
     });
     await admin()('runaway_source').insert([{ id: 1 }, { id: 2 }, { id: 3 }]);
-    const connection = { ...database().connection };
-    if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
+    const connection = absoluteConnection(database());
     snapshot = await definitionsSnapshot(definitions(connection));
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
   });

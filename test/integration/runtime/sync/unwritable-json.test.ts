@@ -7,11 +7,11 @@
  * Infinity was stored as null.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
 import { runProcess } from '../../../../runtime/sync/run-process.js';
+import { absoluteConnection } from '../../../support/databases.js';
 import { definitionsSnapshot } from '../../../support/definitions-snapshot.js';
 import { describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -54,8 +54,7 @@ await describeEachRuntimeDatabase('a Json value JSON text cannot carry, in one s
         columns.text('payload', 'mediumtext');
       });
     }
-    const connection = { ...database().connection };
-    if (database().engine === 'sqlite') connection.filename = join(database().baseDirectory, String(connection.filename));
+    const connection = absoluteConnection(database());
     snapshot = await definitionsSnapshot(definitions(connection));
     connections = new ConnectionPool({ baseDirectory: database().baseDirectory });
   });
