@@ -89,9 +89,7 @@ export async function parseDefinitionFile(file: DefinitionFile): Promise<ParsedF
   // with a comment was one long comment, loaded as no definitions at all.
   const loneReturn = /\r(?!\n)/.exec(text);
   if (loneReturn !== null) {
-    const before = text.slice(0, loneReturn.index);
-    const line = before.split('\n').length;
-    const column = loneReturn.index - (before.lastIndexOf('\n') + 1) + 1;
+    const { line, column } = lineAndColumn(text, loneReturn.index);
     return at(
       line,
       column,
@@ -107,11 +105,15 @@ function firstUndecodable(text: string, bytes: Buffer): { line: number; column: 
   for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
     const offset = Buffer.byteLength(text.slice(0, index));
     if (bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd) continue;
-    const before = text.slice(0, index);
-    const lineStart = before.lastIndexOf('\n') + 1;
-    return { line: before.split('\n').length, column: index - lineStart + 1 };
+    return lineAndColumn(text, index);
   }
   return { line: 1, column: 1 };
+}
+
+/** Line and column (from 1, lines ended by LF) of `text[index]`, before the YAML library has counted lines. */
+function lineAndColumn(text: string, index: number): { line: number; column: number } {
+  const before = text.slice(0, index);
+  return { line: before.split('\n').length, column: index - (before.lastIndexOf('\n') + 1) + 1 };
 }
 
 export function parseDefinitionText(file: DefinitionFile, text: string): ParsedFile {

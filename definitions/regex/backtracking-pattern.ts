@@ -14,7 +14,7 @@
 
 /** One alternative of a group (or of the whole pattern) so far. */
 interface Branch {
-  /** Some part repeats without bound. */
+  /** Some part repeats a varying number of times. */
   repeats: boolean;
   /** Some required part is not an unbounded repeat: a character, a class, an anchored group. */
   anchored: boolean;
@@ -33,10 +33,8 @@ interface Frame {
 
 interface Quantifier {
   min: number;
-  /** `*`, `+`, `{n,}`, or a maximum of manyRepeats or more: what an outer repeat must be to blow up. */
-  unbounded: boolean;
-  /** The count can vary (`?`, `{1,3}`, and every unbounded one): an inner part that can be split. */
-  varies: boolean;
+  /** Infinity for `*`, `+`, `{n,}`. */
+  max: number;
   /** Just past it, a lazy `?` included. */
   end: number;
 }
@@ -44,18 +42,33 @@ interface Quantifier {
 /** Repeats of at least this many count as without bound: `{1,1000}` splits as many ways as `+`. */
 const manyRepeats = 10;
 
+/** `*`, `+`, `{n,}`, or a maximum of manyRepeats or more: what an outer repeat must be to blow up. */
+function unbounded(quantifier: Quantifier | undefined): boolean {
+  return quantifier !== undefined && quantifier.max >= manyRepeats && quantifier.max > quantifier.min;
+}
+
+/**
+ * A part repeated a varying number of times (`+`, `*`, `{1,3}`; not `?`, which takes it once or
+ * not at all, nor `{64}`, one length only) can be split between the iterations of a repeat around it.
+ */
+function splits(quantifier: Quantifier | undefined): boolean {
+  return quantifier !== undefined && quantifier.max > quantifier.min && quantifier.max > 1;
+}
+
+function frameAt(start: number, zeroWidth: boolean): Frame {
+  return { start, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true, zeroWidth };
+}
+
 /** The part of `pattern` that repeats such a group (`(a+)+`), or undefined when none does. */
 export function exponentialPart(pattern: string): string | undefined {
-  const frames: Frame[] = [
-    { start: 0, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true, zeroWidth: false },
-  ];
+  const frames: Frame[] = [frameAt(0, false)];
   for (let at = 0; at < pattern.length; ) {
     const character = pattern[at]!;
     if (character === '(') {
       const prefix = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(at + 1));
       // A lookaround matches no characters: it is never a required part of its alternative.
       const zeroWidth = prefix !== null && /^\?(?:=|!|<=|<!)$/.test(prefix[0]);
-      frames.push({ start: at, branch: { repeats: false, anchored: false }, ambiguous: false, allAnchored: true, zeroWidth });
+      frames.push(frameAt(at, zeroWidth));
       at += 1 + (prefix?.[0].length ?? 0);
       continue;
     }
@@ -81,14 +94,12 @@ export function exponentialPart(pattern: string): string | undefined {
 
     const quantifier = quantifierAt(pattern, atom.end);
     const branch = frames.at(-1)!.branch;
-    if (quantifier?.unbounded && atom.ambiguous) return pattern.slice(atom.start, quantifier.end);
-    // A part repeated a varying number of times (`+`, `*`, `{1,3}`; not `?`, which takes it once
-    // or not at all) can be split between the iterations of a repeat around it.
-    if (quantifier?.varies && (quantifier.unbounded || quantifierMax(pattern, atom.end) > 1)) {
+    if (unbounded(quantifier) && atom.ambiguous) return pattern.slice(atom.start, quantifier!.end);
+    if (splits(quantifier)) {
       for (const frame of frames) frame.branch.repeats = true;
     } else if ((quantifier === undefined || quantifier.min > 0) && atom.anchored) branch.anchored = true;
-    // A group repeated at most once, or not at all, passes its repeats on to the one around it.
-    if (!quantifier?.unbounded && atom.ambiguous) for (const frame of frames) frame.branch.repeats = true;
+    // A group repeated within bounds, or not at all, passes its repeats on to the one around it.
+    if (!unbounded(quantifier) && atom.ambiguous) for (const frame of frames) frame.branch.repeats = true;
     at = quantifier?.end ?? atom.end;
   }
   return undefined;
@@ -103,26 +114,18 @@ function close(frame: Frame): void {
 function quantifierAt(pattern: string, at: number): Quantifier | undefined {
   const character = pattern[at];
   let quantifier: Quantifier | undefined;
-  if (character === '*') quantifier = { min: 0, unbounded: true, varies: true, end: at + 1 };
-  else if (character === '+') quantifier = { min: 1, unbounded: true, varies: true, end: at + 1 };
-  else if (character === '?') quantifier = { min: 0, unbounded: false, varies: true, end: at + 1 };
+  if (character === '*') quantifier = { min: 0, max: Number.POSITIVE_INFINITY, end: at + 1 };
+  else if (character === '+') quantifier = { min: 1, max: Number.POSITIVE_INFINITY, end: at + 1 };
+  else if (character === '?') quantifier = { min: 0, max: 1, end: at + 1 };
   else if (character === '{') {
     const braces = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
     if (braces === null) return undefined;
     const min = Number(braces[1]);
     const max = braces[2] === undefined ? min : braces[3] === '' ? Number.POSITIVE_INFINITY : Number(braces[3]);
-    // `{64}` matches one length only: repeated, it splits one way.
-    quantifier = { min, unbounded: max >= manyRepeats && max > min, varies: max > min, end: at + braces[0].length };
+    quantifier = { min, max, end: at + braces[0].length };
   }
   if (quantifier !== undefined && pattern[quantifier.end] === '?') quantifier.end += 1;
   return quantifier;
-}
-
-/** The most times `{n,m}` at `at` repeats (Infinity for `*`, `+`, `{n,}`; 1 for `?`). */
-function quantifierMax(pattern: string, at: number): number {
-  const braces = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
-  if (braces === null) return pattern[at] === '?' ? 1 : Number.POSITIVE_INFINITY;
-  return braces[2] === undefined ? Number(braces[1]) : braces[3] === '' ? Number.POSITIVE_INFINITY : Number(braces[3]);
 }
 
 /** Just past the escape at `start`: `\p{L}`, `\u0061`, `\u{1F600}`, `\x61`, `\cJ` and `\k<name>` are one atom each. */

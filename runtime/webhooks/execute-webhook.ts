@@ -85,6 +85,8 @@ export interface WebhookResult {
   status: number;
   headers: Record<string, string>;
   body?: unknown;
+  /** The body as sent, written once (webhook-route.ts webhookResponseBody). */
+  bodyText?: string;
   callId: string;
   /** The (first) queue item the action created (start sync): the console's test stream follows its run. */
   queueItemId?: string;
@@ -117,9 +119,10 @@ export async function executeWebhook(
   let answer: Answer;
   try {
     answer = await stages(deps, entry, request, ticker, options);
-    // A body JSON cannot carry (a record's value nested thousands of levels deep) is found while
-    // the call can still answer and log a problem, not once the route writes it.
-    if (answer.body !== undefined && typeof answer.body !== 'string') answerJson(answer.body);
+    // Written here, once: a body JSON cannot carry (a record's value nested thousands of levels
+    // deep) is found while the call can still answer and log a problem, not once the route sends it.
+    const bodyText = responseText(answer);
+    if (bodyText !== undefined) answer = { ...answer, bodyText };
   } catch (error) {
     const problem = toHttpProblem(error);
     if (problem.status >= 500) deps.log.error({ err: problem.cause ?? error, webhookId: definition.id, callId }, 'webhook call failed');
@@ -145,9 +148,16 @@ export async function executeWebhook(
     status: answer.status,
     headers: answer.headers,
     ...(answer.body === undefined ? {} : { body: answer.body }),
+    ...(answer.bodyText === undefined ? {} : { bodyText: answer.bodyText }),
     callId,
     ...(answer.queueItemId === undefined ? {} : { queueItemId: answer.queueItemId }),
   };
+}
+
+/** The answer's body as sent: text as it is, anything else as JSON (answerJson: a problem when JSON cannot carry it); undefined for none. */
+export function responseText(answer: Pick<WebhookResult, 'body' | 'headers'>): string | undefined {
+  if (answer.body === undefined) return undefined;
+  return typeof answer.body === 'string' && /^text\//.test(answer.headers['Content-Type'] ?? '') ? answer.body : answerJson(answer.body);
 }
 
 /** The entry for `id`; the digest comparison runs whether or not the lookup found one. */

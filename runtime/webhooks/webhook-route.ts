@@ -12,7 +12,7 @@ import type { RuntimeDatabase } from '../database/open-database.js';
 import { HttpProblem } from '../errors.js';
 import type { ConnectionProvider } from '../../connectors/connection-pool.js';
 import type { Logger } from '../log.js';
-import { executeWebhook, type WebhookDeps, type WebhookResult } from './execute-webhook.js';
+import { executeWebhook, responseText, type WebhookDeps, type WebhookResult } from './execute-webhook.js';
 import type { WebhookCallRecord } from './log/record-call.js';
 import { readWebhookRequest } from './read-webhook-body.js';
 import type { WebhookActionHandler, WebhookRequest } from './webhook-call.js';
@@ -85,12 +85,9 @@ export function depsFor(snapshot: Snapshot, options: Omit<WebhookRouteOptions, '
   };
 }
 
-/** The answer's body as sent: text as it is, anything else as JSON; undefined for none. */
-export function webhookResponseBody(result: Pick<WebhookResult, 'body' | 'headers'>): string | undefined {
-  if (result.body === undefined) return undefined;
-  return typeof result.body === 'string' && /^text\//.test(result.headers['Content-Type'] ?? '')
-    ? result.body
-    : JSON.stringify(result.body);
+/** The answer's body as sent: as executeWebhook wrote it, or (a problem answer) written now; undefined for none. */
+export function webhookResponseBody(result: Pick<WebhookResult, 'body' | 'bodyText' | 'headers'>): string | undefined {
+  return result.bodyText ?? responseText(result);
 }
 
 /**
