@@ -44,6 +44,30 @@ describe('webhook form bodies', () => {
   });
 });
 
+describe('webhook multipart bodies', () => {
+  const multipart = (boundary: string, count: number) =>
+    Buffer.from(
+      `${Array.from({ length: count }, (_, index) => `--${boundary}\r\nContent-Disposition: form-data; name="f${index}"\r\n\r\nv\r\n`).join('')}--${boundary}--\r\n`,
+    );
+
+  it('reads as many parts as a form may hold fields, under a quoted boundary too', async () => {
+    const plain = await bodyOf('multipart/form-data; boundary=XyZ', multipart('XyZ', maxFormFields));
+    assert.equal(Object.keys(plain.data as object).length, maxFormFields);
+    const quoted = await bodyOf('multipart/form-data; boundary="a b"', multipart('a b', 3));
+    assert.deepEqual({ ...(quoted.data as object) }, { f0: 'v', f1: 'v', f2: 'v' });
+  });
+
+  it('refuses a body of more parts before parsing any', async () => {
+    for (const count of [maxFormFields + 1, 50_000]) {
+      await assert.rejects(bodyOf('multipart/form-data; charset=utf-8; boundary=XyZ', multipart('XyZ', count)), (error: HttpProblem) => {
+        assert.equal(error.status, 400);
+        assert.match(error.message, /The multipart\/form-data body has more than 1000 parts; a webhook reads at most 1000 fields/);
+        return true;
+      });
+    }
+  });
+});
+
 describe('webhook body encodings', () => {
   it('refuses JSON that is not UTF-8 with 400 at its first such byte, and any charset but UTF-8 with 415', async () => {
     await assert.rejects(bodyOf('application/json', Buffer.from('{"name": "Jos\u00e9"}', 'latin1')), (error: HttpProblem) => {
