@@ -46,6 +46,7 @@ import { tickerBus, type TickerMessage } from '../webhooks/ticker.js';
 import type { WebhookRequest } from '../webhooks/webhook-call.js';
 import { getItem } from '../queue/get-item.js';
 import { requireScope, type Principal } from './auth.js';
+import { ConsoleVisibility } from './console-visibility.js';
 import { openEventStream, type EventStream } from './event-stream.js';
 import { relayItem, type EventStreamSlots } from './item-events.js';
 import { mayRead } from './resolve-process.js';
@@ -186,12 +187,19 @@ export function webhookConsoleRoutes(
   };
 }
 
-/** The webhook named in the path, for a client with the `console` scope. */
+/**
+ * The webhook named in the path, for a client with the `console` scope that may see it (its sync,
+ * flow and system on the client's allow-lists, console-visibility.ts). One it may not see is
+ * answered as an unknown id: its log holds what others sent, and its test and replay run its
+ * action — a process or system the client may not start or write otherwise.
+ */
 function consoleWebhook(ctx: Context): WebhookEntry {
-  requireScope(ctx, 'console');
+  const principal = requireScope(ctx, 'console');
   const id = ctx.params.webhookId!;
-  const webhook = (ctx.state.snapshot as Snapshot).webhooks.get(id);
-  if (!webhook) throw new HttpProblem('unknown-webhook', `No webhook ${JSON.stringify(id)} is defined.`);
+  const snapshot = ctx.state.snapshot as Snapshot;
+  const webhook = snapshot.webhooks.get(id);
+  if (!webhook || !new ConsoleVisibility(principal, snapshot).webhook(webhook))
+    throw new HttpProblem('unknown-webhook', `No webhook ${JSON.stringify(id)} is defined.`);
   return webhook;
 }
 

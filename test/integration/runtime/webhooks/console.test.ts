@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readEventStream } from '../../../../runtime/cli/read-event-stream.js';
+import { sha256 } from '../../../../runtime/http/auth.js';
 import { quickstartApp, tokens, type HttpApp } from '../../../support/http-app.js';
 import { logWebhookFiles, quickstartSecret, record, webhooks } from './log-fixture.js';
 import { standInEndpoint } from './stand-in-endpoint.js';
@@ -18,10 +19,36 @@ interface Received {
   atMs: number;
 }
 
+/** Console clients with allow-lists: one that may not start the quickstart webhooks' sync, one that may. */
+const otherSyncsToken = 'other-syncs-console-token-0123456789-never-logged';
+const ownSyncToken = 'own-sync-console-token-0123456789-never-logged';
+const restrictedClients = `kind: ApiClient
+id: test-other-syncs-console
+tokenSha256: ${sha256(otherSyncsToken).toString('hex')}
+scopes: [console, queue:read]
+syncs: []
+---
+kind: ApiClient
+id: test-own-sync-console
+tokenSha256: ${sha256(ownSyncToken).toString('hex')}
+scopes: [console]
+syncs: [crm-customers-to-erp]
+`;
+
 describe('webhook console routes', () => {
   let app: HttpApp;
+  let calls = 0;
   before(async () => {
-    app = await quickstartApp({ files: logWebhookFiles, runWebhook: standInEndpoint });
+    app = await quickstartApp({
+      files: { ...logWebhookFiles, 'console-clients.yaml': restrictedClients },
+      runWebhook: (parts) => {
+        const run = standInEndpoint(parts);
+        return (...args) => {
+          calls += 1;
+          return run(...args);
+        };
+      },
+    });
   });
   after(() => app.close());
 
@@ -152,6 +179,36 @@ describe('webhook console routes', () => {
     assert.equal((await app.get('/api/console/webhooks/wh_unknown/log')).status, 404);
     assert.equal((await app.get(`/api/console/webhooks/${webhooks.quickstart}/log/nope`)).json.title, 'Unknown log entry');
     assert.equal((await app.post(`/api/console/webhooks/${webhooks.quickstart}/log/nope/pin`)).status, 404);
+  });
+
+  it("answers a webhook whose sync is off the client's allow-list as unknown on every route, and runs nothing", async () => {
+    const id = await record(app, webhooks.quickstart);
+    const path = `/api/console/webhooks/${webhooks.quickstart}/log/${id}`;
+    await app.post(`${path}/pin`);
+    const base = `/api/console/webhooks/${webhooks.quickstart}`;
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', `${base}/log`],
+      ['GET', path],
+      ['POST', `${path}/pin`],
+      ['DELETE', `${path}/pin`],
+      ['POST', `${path}/replay`],
+      ['POST', `${base}/test`, { data: { id: 1 } }],
+      ['POST', `${base}/test`, { pin: id }],
+    ];
+    const before = calls;
+    for (const [method, route, body] of routes) {
+      const refused = await app.call(method, route, { token: otherSyncsToken, ...(body === undefined ? {} : { body }) });
+      assert.equal(refused.status, 404, `${method} ${route}: ${refused.text}`);
+      assert.equal(refused.json.title, 'Unknown webhook');
+    }
+    assert.equal(calls, before, 'no test or replay ran the webhook');
+    assert.equal((await app.get(path)).json.pinned, true, 'the pin stays as it was');
+    const allowed = await app.call('GET', `${base}/log`, { token: ownSyncToken });
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.ok(allowed.json.entries.some((entry: { id: string }) => entry.id === id));
+    const replay = await app.call('POST', `${path}/replay`, { token: ownSyncToken });
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(calls, before + 1);
   });
 
   it('needs a token (401) with the console scope (403) on every route', async () => {
