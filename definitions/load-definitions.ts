@@ -11,7 +11,8 @@ import { CheckContext, type Registered } from './checks/check-context.js';
 import { checkApiClient } from './checks/check-api-client.js';
 import { checkCapabilities } from './checks/check-capabilities.js';
 import { checkConcurrencyGroups } from './checks/check-concurrency.js';
-import { checkFlow, checkFlowGraph } from './checks/check-flow.js';
+import { checkDurations } from './checks/check-durations.js';
+import { checkFlow, checkFlowGraph, checkProcessIds } from './checks/check-flow.js';
 import { checkSync } from './checks/check-sync.js';
 import { checkSystem } from './checks/check-system.js';
 import { checkWebhook } from './checks/check-webhook.js';
@@ -323,6 +324,9 @@ function runChecks(context: CheckContext, connectors: ConnectorSpecs): Compiled 
     const hash = checkApiClient(context, entry);
     if (hash) compiled.tokens.set(entry.definition.id, hash);
   }
+  for (const kind of definitionKinds)
+    for (const entry of valid<unknown>(context.registry[kind] as Map<string, Registered<unknown>>)) checkDurations(context, kind, entry);
+  checkProcessIds(context);
   return compiled;
 }
 

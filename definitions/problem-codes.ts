@@ -23,7 +23,7 @@ const descriptions: Readonly<Record<string, string>> = {
   'missing-kind': "A definition has no 'kind'",
   'unknown-kind': "A definition's kind is none of System, Sync, Webhook, Flow, ApiClient",
   'missing-id': "A definition has no usable 'id'",
-  'duplicate-id': 'Two definitions of one kind share an id',
+  'duplicate-id': 'Two definitions of one kind share an id, or a Flow has the id of a Sync',
   // Substitution
   'env-unset': 'A ${env:NAME} names an unset variable and gives no default',
   substitution: 'A ${env:..} or ${file:..} substitution is malformed',
@@ -67,10 +67,12 @@ const descriptions: Readonly<Record<string, string>> = {
   'unsupported-capability': "A definition needs an operation its System's connector cannot do",
   'flow-first-step': "A flow's first step does not read the record store the flow starts from",
   'flow-cycle': 'Flows call each other in a cycle',
+  'flow-depth': 'Flows nest more levels deep than flows may',
   'concurrency-group': 'Members of one concurrency group disagree on its settings',
   schedule: 'A schedule gives neither or both of every and cron',
   cron: 'A cron expression or time zone is not valid',
   'invalid-limit': "A System's limits are out of range",
+  'duration-range': 'A duration is zero where that stops every run, or longer than its timer or a date can hold',
   // Webhooks
   'webhook-id': 'A webhook id is too short or has characters a URL segment cannot hold',
   'webhook-setting': 'A webhook lacks a setting its action needs',

@@ -111,6 +111,45 @@ describe('generated invalid definitions', () => {
     return dir;
   };
 
+  /** `count` flows, each running the next, the last a sync: flow-0 → flow-1 → … → sync. */
+  const flowChain = (count: number): string =>
+    [
+      'kind: Sync\nid: orders-from-store\nsource: { recordStore: true }\ntarget: { system: erp, object: Account }\nmapping: \'{ "AccountName": name }\'\n',
+      ...Array.from(
+        { length: count },
+        (_, index) =>
+          `kind: Flow\nid: flow-${index}\nsteps:\n  - ${index === count - 1 ? 'sync: orders-from-store' : `flow: flow-${index + 1}`}\n`,
+      ),
+    ].join('---\n');
+  const systems = readFileSync(join(fixtures, 'flow-cycle', 'systems.yaml'), 'utf8');
+
+  test('flows nesting 32 levels load; 33 or 3,000 levels are refused once, at the top, not with a stack overflow', async () => {
+    const fits = caseDir('flows-32', { 'systems.yaml': systems, 'flows.yaml': flowChain(32) });
+    assert.equal((await loadDefinitions([fits], { connectors, env })).ok, true);
+    for (const count of [33, 3000]) {
+      const dir = caseDir(`flows-${count}`, { 'systems.yaml': systems, 'flows.yaml': flowChain(count) });
+      assertProblems(dir, await problemsOf(dir), [
+        {
+          code: 'flow-depth',
+          file: 'flows.yaml',
+          line: 10,
+          column: 3,
+          message: `steps: flows nest ${count} levels deep here (flow-0 → flow-1 → flow-2 → … → flow-${count - 2} → flow-${count - 1}); flows nest at most 32 levels`,
+        },
+      ]);
+    }
+  });
+
+  test('a chain of 3,000 flows into a cycle is reported as the cycle', async () => {
+    const chain = flowChain(3000).replace('sync: orders-from-store\n', 'flow: flow-2998\n');
+    const dir = caseDir('flows-into-cycle', { 'systems.yaml': systems, 'flows.yaml': chain });
+    const problems = await problemsOf(dir);
+    assert.deepEqual(
+      problems.map((problem) => [problem.code, problem.message.replace(/^Flow\/\S+: /, '')]),
+      [['flow-cycle', 'steps[0].flow: flows call each other in a cycle: flow-2998 → flow-2999 → flow-2998']],
+    );
+  });
+
   test('a 10 MB file is refused before it is parsed', async () => {
     const line = '# padding that makes this file far larger than any definition file should be\n';
     const text = `kind: System\nid: huge\n${line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))}`;

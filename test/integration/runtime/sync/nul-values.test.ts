@@ -10,7 +10,6 @@
  * expression, record by record) and no match at all (every record created).
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { ConnectionPool } from '../../../../connectors/connection-pool.js';
 import type { Snapshot } from '../../../../definitions/snapshot.js';
