@@ -104,13 +104,17 @@ export async function serveCommand(flags: ServeCommandFlags): Promise<number> {
   // about one drain time, not the sum of the steps.
   const workersStopped = workers?.stop();
   try {
+    const closed = once(server, 'close');
     server.close();
     server.closeIdleConnections();
-    // Requests in flight (direct runs among them) finish before the database closes under them.
-    await once(server, 'close');
-    // Direct runs that already answered 202 get the drain time, then go back to the queue.
+    // Direct runs — those whose request still waits for them, and those that already answered
+    // 202 — get the drain time, then go back to the queue. Started with the close, not after it:
+    // a request waiting for its run (up to SYNCLINE_SYNC_TIME_LIMIT) would otherwise hold the
+    // close, and the drain would only begin once it answered.
     const released = await stopDirectRuns(queue.drainMs, log);
     if (released > 0) log.info({ released }, 'released interrupted direct runs back to Pending');
+    // Requests in flight finish before the database closes under them.
+    await closed;
   } finally {
     await workersStopped;
     await closeAll();

@@ -76,7 +76,9 @@ export async function runDirect(runner: ItemRunner, snapshot: Snapshot, item: Ne
         'a direct run that outlived its request failed',
       );
   });
-  return { finished: false, item: (await getItem(runner.db, held.id)) ?? held };
+  // Read after the limit: the run may have ended in between, and then it is answered as finished.
+  const now = (await getItem(runner.db, held.id)) ?? held;
+  return { finished: now.status === 'Complete' || now.status === 'Failed', item: now };
 }
 
 /** How long interrupted runs get to wind down before their items are released anyway. */

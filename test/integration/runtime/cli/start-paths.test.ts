@@ -2,14 +2,19 @@
  * The quickstart sync started the ways an integration engineer starts it, through real processes:
  * `syncline serve` with its in-process daemon (StartProcessAdHoc, AddAction polled to Complete),
  * and `serve --no-daemon` next to a `syncline daemon` started later (items wait Pending until a
- * daemon runs, as the seed says). Direct runs, ExecuteProcess and `syncline run` have their own tests.
+ * daemon runs, as the seed says). Direct runs, ExecuteProcess and `syncline run` have their own tests;
+ * here, only how `serve` stops while an ExecuteProcess request still waits for its run.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import knexFactory from 'knex';
 import { createSqliteFromScript } from '../../../../examples/quickstart/sql-script.js';
 import { projectRoot, startCli, type CliProcess } from '../../../support/cli-process.js';
 
@@ -93,6 +98,81 @@ describe('quickstart sync through the queue, with real processes', () => {
       'customer 1 is updated now, the other active ones created or updated, the one without email skipped',
     );
     assert.equal((await processes[0]!.stop('SIGTERM')).code, 0);
+  });
+
+  it('stops within its drain time while an ExecuteProcess request waits for its run, handing the run back', async () => {
+    // A source that never answers: the run waits on it until it is interrupted.
+    const stalled = createServer(() => {});
+    stalled.listen(0, '127.0.0.1');
+    await once(stalled, 'listening');
+    try {
+      const folder = join(dir, 'stalled');
+      await mkdir(folder);
+      await writeFile(
+        join(folder, 'stalled.yaml'),
+        `kind: System
+id: stalled
+connector: http
+connection: { baseUrl: "http://127.0.0.1:${(stalled.address() as AddressInfo).port}/" }
+objects:
+  Thing:
+    list: { path: /things }
+    key: [id]
+    fields:
+      id: { type: Integer }
+---
+kind: System
+id: store
+connector: sql
+connection: { client: sqlite3, filename: ${JSON.stringify(join(dir, 'erp.sqlite'))} }
+objects:
+  Account:
+    table: accounts
+    key: [AccountNumber]
+    fields:
+      AccountNumber: { type: String }
+---
+kind: Sync
+id: stalled-to-store
+source: { system: stalled, object: Thing }
+target: { system: store, object: Account }
+mapping: '{ "AccountNumber": $string(id) }'
+---
+kind: ApiClient
+id: operator
+token: \${env:QUICKSTART_API_TOKEN}
+scopes: [queue:read, queue:write]
+`,
+      );
+      const server = startCli(
+        ['serve', '--definitions', folder, '--port', '0', '--no-daemon', '--db', `sqlite:${join(dir, 'stalled.db')}`],
+        {
+          env: { ...env, SYNCLINE_DRAIN_TIME: '1s', SYNCLINE_SYNC_TIME_LIMIT: '60s' },
+        },
+      );
+      processes.push(server);
+      const base = (await server.waitForLog((entry) => /^serving on /.test(entry.msg))).msg.replace('serving on ', '');
+      const answer = call(base, 'POST', '/api/ExecuteProcess/stalled-to-store', { StartType: 'manual' });
+      await server.waitForLog((entry) => entry.msg === 'item started');
+      const stopping = Date.now();
+      const exited = server.stop('SIGTERM');
+      const { status, json } = await answer;
+      // Before, the close waited for the request, which waited its 60 s for the run.
+      assert.equal((await exited).code, 0);
+      assert.ok(Date.now() - stopping < 30_000, `stopped after ${Date.now() - stopping} ms, not within its drain time`);
+      assert.equal(status, 202, JSON.stringify(json));
+      assert.equal(json.Status, 'InProgress', 'answered as it stood when interrupted');
+      const db = knexFactory({ client: 'sqlite3', connection: { filename: join(dir, 'stalled.db') }, useNullAsDefault: true });
+      try {
+        const [row] = await db('queue_items').where({ id: json.ID }).select('status', 'attempts');
+        assert.deepEqual(row, { status: 'Pending', attempts: 0 }, 'handed back to the queue, its attempt given back');
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      stalled.closeAllConnections();
+      stalled.close();
+    }
   });
 
   it('serve --no-daemon leaves items Pending until a daemon starts', async () => {
