@@ -63,8 +63,10 @@ function toProblem(source: SourceDocument, error: ErrorObject): Problem {
   const params = error.params as SchemaValue;
   const parent = (error.parentSchema ?? {}) as SchemaValue;
   const schema = error.schema as SchemaValue;
-  // A substituted value is where secrets live: name where it came from instead of printing it.
-  const secret = substitutedFrom(source, path);
+  // A substituted value is where secrets live: name where it came from instead of printing it. A
+  // value written into the file under a secret's name, or a URL's password, is not printed either:
+  // problems go to CI logs and to the console's clients, who need not read the file.
+  const secret = substitutedFrom(source, path) ?? literalSecret(path, error.data);
   const quoted = (value: unknown) => secret ?? `'${String(value)}'`;
   const described = (value: unknown) => secret ?? describe(value);
   switch (error.keyword) {
@@ -185,6 +187,24 @@ function substitutedFrom(source: SourceDocument, path: readonly PathSegment[]): 
   const { node, complete } = locate(source, path);
   if (!complete || !node || !source.substituted.has(node) || !node.range) return undefined;
   return `the value of ${source.text.slice(node.range[0], node.range[1]).trim()}`;
+}
+
+/** Names of properties that hold secrets: password, token, secret, clientSecret, apiKey, privateKey… (not tokenUrl). */
+const secretName = /(password|passphrase|secret|token|api_?key|private_?key|credentials?)$/i;
+
+/**
+ * How a problem names a secret written literally in the file: a value under a secret's name by its
+ * type ("the number given"), a URL with a password as that URL with the password starred.
+ */
+function literalSecret(path: readonly PathSegment[], value: unknown): string | undefined {
+  const name = [...path].reverse().find((segment): segment is string => typeof segment === 'string');
+  if (name !== undefined && secretName.test(name)) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'mapping' : typeof value;
+    return `the ${kind} given`;
+  }
+  if (typeof value !== 'string') return undefined;
+  const withPassword = /^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)[^@\s]*@/i.exec(value);
+  return withPassword === null ? undefined : `'${withPassword[1]}***@${value.slice(withPassword[0].length)}'`;
 }
 
 /** "PostgreSQL or …" keeps its capital; "A name …" becomes "a name …". */
