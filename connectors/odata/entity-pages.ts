@@ -58,7 +58,17 @@ export function collectionOf(web: WebClient, response: WebResponse): { entities:
       });
     }
   }
-  return { entities: value.filter((entity): entity is Entity => entity !== null && typeof entity === 'object'), next };
+  // An entry that is no entity is the service failing, not a record to leave out: dropped, it made
+  // the page look short, so the read ended there and the run was Complete without the rest.
+  const broken = value.findIndex((entity) => entity === null || typeof entity !== 'object' || Array.isArray(entity));
+  if (broken !== -1) {
+    throw new ConnectorError(
+      'unavailable',
+      `system '${web.systemId}' answered ${response.url.pathname} with value[${broken}] ${value[broken] === null ? 'null' : `a ${Array.isArray(value[broken]) ? 'list' : typeof value[broken]}`}, not an entity; the read was stopped`,
+      { details: { system: web.systemId, path: response.url.pathname } },
+    );
+  }
+  return { entities: value as Entity[], next };
 }
 
 /** Empty pages in a row, each with a next link, after which the paging is judged stuck. */

@@ -88,6 +88,18 @@ describe('next links', () => {
     assert.ok(things().length <= 4, String(things().length));
   });
 
+  test('an entry that is no entity stops the read, where dropping it ended the read early and lost the rest', async () => {
+    // The page is full ($top 2) only with the null: left out, the page looked like the last one.
+    serve((hit, res) => json(res, 200, { value: hit.url.includes('skip') ? [{ id: 3, name: 'c' }] : [{ id: 1, name: 'a' }, null] }));
+    await rejectsWith(
+      readAll(connect(), { pageSize: 2 }),
+      'unavailable',
+      /^system 'fake' answered \/svc\/Things with value\[1\] null, not an entity/,
+    );
+    serve((_hit, res) => json(res, 200, { value: [{ id: 1, name: 'a' }, [2]] }));
+    await rejectsWith(readAll(connect()), 'unavailable', /value\[1\] a list, not an entity/);
+  });
+
   test('a free query stops reading pages once it has Limit rows', async () => {
     let n = 0;
     serve((_hit, res) =>
