@@ -31,7 +31,11 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     const target = await resolveSystem(ctx, connections, ctx.params.system!, 'systems:read');
     const object = resolveObject(target, ctx.params.object!);
     const parameters = parseReadParameters(await optionalBody(ctx), object, target.system, { total: true });
-    const signal = requestSignal(ctx);
+    // Stopped with the request, and also when one of the read and the count fails: the answer is
+    // then the failure, and the other would go on without anyone waiting (against a system that
+    // pages on and on, for ever).
+    const bothDone = new AbortController();
+    const signal = AbortSignal.any([requestSignal(ctx), bothDone.signal]);
     const read = async () => {
       const records: RecordData[] = [];
       for await (const page of target.connection.read(object.name, { ...parameters, signal })) records.push(...page);
@@ -43,7 +47,10 @@ export function connectionRoutes(router: Router, { connections, bodyLimit }: Con
     const [records, total] = await Promise.all([
       read(),
       counted ? target.connection.count(object.name, { filter: parameters.filter, signal }) : undefined,
-    ]);
+    ]).catch((error: unknown) => {
+      bothDone.abort(error);
+      throw error;
+    });
     ctx.body = { ...metadata(target.system.definition.id, object), total: total ?? records.length, records };
   });
 

@@ -79,6 +79,14 @@ objects:
   Thing: { list: { path: /failing }, key: [id], fields: { id: { type: Integer } } }
   Slow: { list: { path: /slow }, key: [id], fields: { id: { type: Integer } } }
   Huge: { list: { path: /huge }, key: [id], fields: { id: { type: Integer } } }
+  Endless:
+    list: { path: /endless }
+    paging: { style: offset, pageSize: 2 }
+    total: { header: X-Total-Count }
+    filters: [{ field: id, op: ">=", param: id_gte }]
+    sort: { param: sort, fields: [id] }
+    key: [id]
+    fields: { id: { type: Integer } }
 ---
 kind: Sync
 id: rest-customers-to-erp
@@ -119,6 +127,7 @@ const read = (name: string, value: string) => ({ name, value });
 await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOptions, (server) => {
   let app: HttpApp;
   let failing: FixtureServer;
+  let endlessPages = 0;
 
   before(async () => {
     failing = await startFixtureServer();
@@ -136,6 +145,14 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
         Array.from({ length: 500 }, (_, id) => ({ id })),
       ),
     );
+    // Sorted, the answer comes in another order (the read fails at once); unsorted — a count of a
+    // filter, by reading — it pages on and on.
+    failing.route('GET', '/endless', (request, response) => {
+      if (request.query.has('sort')) return sendJson(response, 200, [{ id: 2 }, { id: 1 }]);
+      endlessPages += 1;
+      const offset = Number(request.query.get('offset') ?? 0);
+      setTimeout(() => sendJson(response, 200, [{ id: offset }, { id: offset + 1 }]), 10);
+    });
     app = await quickstartApp({
       files: { 'rest.yaml': restYaml },
       env: { REST_URL: server().base, BROKEN_URL: failing.base, BROKEN_TOKEN: SECRET },
@@ -281,6 +298,18 @@ await describeWithJsonServer('the http connector served', crmDb, crmJsonServerOp
     assert.doesNotMatch(answer.text, /Traceback/);
     assert.doesNotMatch(answer.text, new RegExp(SECRET));
     assert.doesNotMatch(JSON.stringify(app.logs), new RegExp(SECRET), 'nor in the log');
+  });
+
+  it('RunConnectionGetData whose read fails stops its count too, which would page on for ever', async () => {
+    const answer = await app.post('/api/RunConnectionGetData/broken/Endless', [
+      read('GETDATA_WHERE', 'id >= 0'),
+      read('GETDATA_ORDER', 'id asc'),
+    ]);
+    assert.equal(answer.json.type, 'urn:syncline:problem:definition-mismatch', answer.text);
+    const atAnswer = endlessPages;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The page asked for as the answer went out may still be fetched; none after it.
+    assert.ok(endlessPages <= atAnswer + 1, `the count went on: ${atAnswer} pages at the answer, ${endlessPages} half a second later`);
   });
 
   it('a request past limits.statementTimeout is 504, an answer over maxResponseBytes 422', async () => {
