@@ -35,8 +35,20 @@ function answerOf(response: Record<string, unknown>): BatchAnswer | undefined {
     for (const [name, value] of Object.entries(given)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
   }
   const body = response.body;
-  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  const text = body === undefined ? '' : typeof body === 'string' ? body : bodyText(body);
   return { status, headers, body: typeof body === 'string' ? parsedBody(body) : body, text };
+}
+
+/**
+ * An answer's body as text, for the log. One nested past what JSON.stringify can walk (20,000
+ * levels) threw a bare RangeError out of the whole write, whose outcome the batch answer did say.
+ */
+function bodyText(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return '[a body nested too deeply to keep as text]';
+  }
 }
 
 /**

@@ -101,6 +101,17 @@ describe('JSON $batch', () => {
     assert.deepEqual(readJsonBatch({ responses: [] }, changesets), [undefined, undefined]);
   });
 
+  test('an answer whose body nests 20,000 levels is read, its text a note instead of a RangeError', () => {
+    let deep: unknown = { id: 10 };
+    for (let level = 0; level < 20_000; level += 1) deep = { inner: deep };
+    const outcomes = readJsonBatch({ responses: [{ id: 'r1-0', status: 201, body: deep }] }, changesets)!;
+    assert.equal(outcome(outcomes[1]).ok, true);
+    assert.equal(
+      outcomes[1] !== undefined && outcomes[1] !== 'unknown' && outcomes[1].ok && outcomes[1].answers[0]!.text,
+      '[a body nested too deeply to keep as text]',
+    );
+  });
+
   test('a changeset answered in part, or without a readable status, has an unknown outcome; one not mentioned has none', () => {
     const partly = readJsonBatch({ responses: [{ id: 'r0-0', status: 200, atomicityGroup: 'g0', body: {} }] }, changesets)!;
     assert.deepEqual(partly, ['unknown', undefined]);
