@@ -82,6 +82,13 @@ export function quoteSpans(text: string, spans: ReadonlyArray<{ start: number; e
 /** Whether `text` is a whole number (digits, maybe a minus) past ±(2^53 − 1); `1.5`, `1e20` chose a double. */
 export function isWideIntegerText(text: string): boolean {
   if (!/^-?\d+$/.test(text)) return false;
+  // Counted, not parsed: BigInt takes time past linear, a minute for 33 million digits.
+  let at = text.charCodeAt(0) === 0x2d ? 1 : 0;
+  while (at < text.length - 1 && text.charCodeAt(at) === 0x30) at += 1;
+  const digits = text.length - at;
+  if (digits <= safeDigits) return false;
+  // 2^53 − 1 has 16 digits: a longer number is past it, one as long is compared exactly.
+  if (digits > safeDigits + 1) return true;
   const value = BigInt(text);
   return value > maxSafe || value < -maxSafe;
 }

@@ -30,15 +30,32 @@ import {
 
 const WHOLE_NUMBER = /^\s*[-+]?\d+\s*$/;
 
-/** The whole number a text spells (digits, a sign, spaces around), exactly; else undefined. */
-export function integerOfText(text: string): bigint | undefined {
-  return WHOLE_NUMBER.test(text) ? BigInt(text.trim()) : undefined;
+/**
+ * The whole number a text spells (digits, a sign, spaces around) as its canonical text — no `+`, no
+ * leading zeros, `0` for `-0` — else undefined. Worked out on the characters, in one pass: BigInt's
+ * parse and print are not linear, and one integer of 33 million digits in a peer's answer held the
+ * process for over a minute.
+ */
+export function wholeNumberText(text: string): string | undefined {
+  if (!WHOLE_NUMBER.test(text)) return undefined;
+  const trimmed = text.trim();
+  const signed = trimmed[0] === '-' || trimmed[0] === '+';
+  let at = signed ? 1 : 0;
+  while (at < trimmed.length - 1 && trimmed.charCodeAt(at) === 0x30) at += 1;
+  const digits = trimmed.slice(at);
+  return trimmed[0] === '-' && digits !== '0' ? `-${digits}` : digits;
 }
 
+/** Digits of the largest safe integer, 9007199254740991. */
+const SAFE_DIGITS = 16;
+
 function integerFromText(raw: string): number | string | null {
-  const big = integerOfText(raw);
-  if (big === undefined) return null;
-  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+  const whole = wholeNumberText(raw);
+  if (whole === undefined) return null;
+  const digits = whole.length - (whole[0] === '-' ? 1 : 0);
+  if (digits > SAFE_DIGITS) return whole;
+  const number = Number(whole);
+  return Number.isSafeInteger(number) ? number : whole;
 }
 
 function isoDateTime(raw: unknown): string | null {

@@ -22,7 +22,7 @@
  * (read.ts).
  */
 import type { RecordData } from '../connection.js';
-import { integerOfText } from '../records/field-values.js';
+import { wholeNumberText } from '../records/field-values.js';
 import { compareWithConstant } from './compare-column.js';
 import { resolveOrder, type ObjectScope, type ResolvedOrder } from './record-query.js';
 import { textForm } from './sql-dialect.js';
@@ -83,7 +83,7 @@ export function canSeekPast(scope: ObjectScope, order: SeekOrder, last: RecordDa
     const type = scope.object.fields.get(term.field)?.type ?? '';
     // An integer past 2^53 is text in the record, compared exactly (compare-column.ts binds it
     // through engine.exactNumber, as the BIGINT an index serves).
-    if (type === 'Integer') return typeof value === 'number' || (typeof value === 'string' && integerOfText(value) !== undefined);
+    if (type === 'Integer') return typeof value === 'number' || (typeof value === 'string' && wholeNumberText(value) !== undefined);
     const canonical = CANONICAL[type];
     return canonical === undefined || (typeof value === 'string' && canonical.test(value));
   });

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { SystemLimits } from '../../../definitions/system-limits.js';
 import type { FieldType } from '../../../definitions/types.js';
 import type { ConnectionContext } from '../../connection.js';
-import { integerOfText } from '../../records/field-values.js';
+import { wholeNumberText } from '../../records/field-values.js';
 import type { DriverSession } from '../read-only-session.js';
 import type { SqlFragment } from '../sql-fragment.js';
 
@@ -175,9 +175,11 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** The text of a whole number a 64-bit integer holds (what a BIGINT column can hold), trimmed; else undefined. */
 export function int64Text(text: string): string | undefined {
-  const whole = integerOfText(text);
-  if (whole === undefined) return undefined;
-  return whole >= INT64_MIN && whole <= INT64_MAX ? whole.toString() : undefined;
+  const whole = wholeNumberText(text);
+  // 2^63 has 19 digits: a longer number is out of range, and never given to BigInt.
+  if (whole === undefined || whole.length > 20) return undefined;
+  const value = BigInt(whole);
+  return value >= INT64_MIN && value <= INT64_MAX ? whole : undefined;
 }
 
 function ignore(): void {}

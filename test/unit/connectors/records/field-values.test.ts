@@ -1,10 +1,20 @@
 /**
  * Whether two canonical values of one field are the same value: scalars by their text (7 and '7'
- * for an Integer), objects and arrays by their content, whatever the order of their properties.
+ * for an Integer), objects and arrays by their content, whatever the order of their properties;
+ * and how whole numbers are read, safe ones as numbers and the rest as canonical text.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkFieldValue, decodeValue, sameFieldValue } from '../../../../connectors/records/field-values.js';
+import { isWideIntegerText, parseExactJson } from '../../../../connectors/records/exact-json.js';
+import {
+  checkFieldValue,
+  decodeValue,
+  decoderFor,
+  type FieldTarget,
+  sameFieldValue,
+  wholeNumberText,
+} from '../../../../connectors/records/field-values.js';
+import { int64Text } from '../../../../connectors/sql/engines/engine.js';
 
 test('scalars are the same when their text is', () => {
   assert.ok(sameFieldValue(7, '7'));
@@ -103,4 +113,35 @@ test('Number: exact text has one spelling per value, so the same value read from
   // A double holds 2^60, but prints (and a driver binds) it as 1152921504606847000: text it stays.
   assert.equal(decodeValue('Number', 2n ** 60n), '1152921504606846976');
   assert.equal(decodeValue('Number', 2n ** 50n), 2 ** 50);
+});
+
+test('Integer: a whole number is read as a number while safe, else as its canonical text', () => {
+  const decode = decoderFor('Integer');
+  const cases: Array<[string, unknown]> = [
+    ['9007199254740991', 9007199254740991],
+    ['1000000000000000', 1000000000000000],
+    ['9007199254740992', '9007199254740992'],
+    ['-9007199254740993', '-9007199254740993'],
+    ['0009007199254740993', '9007199254740993'],
+    ['+12', 12],
+    ['-0', 0],
+    [' 42 ', 42],
+    ['-000', 0],
+  ];
+  for (const [text, expected] of cases) assert.deepEqual(decode(text), expected, text);
+  assert.equal(wholeNumberText('-0000123'), '-123');
+  assert.equal(wholeNumberText('12.0'), undefined);
+  assert.equal(int64Text('9223372036854775807'), '9223372036854775807');
+  assert.equal(int64Text('-9223372036854775809'), undefined);
+});
+
+// The timeout only stops a run that would take minutes (BigInt's parse and print were not linear).
+test('Integer: one of 20 million digits is read, checked and measured against 64 bits as text', { timeout: 30_000 }, () => {
+  const digits = `-${'7'.repeat(20_000_000)}`;
+  const [record] = parseExactJson(`[{"id":${digits}}]`) as Array<{ id: unknown }>;
+  const read = decoderFor('Integer')(record!.id);
+  assert.equal(read, digits);
+  assert.equal(checkFieldValue('Integer', read, { label: 'id' } as FieldTarget), digits);
+  assert.equal(int64Text(digits), undefined);
+  assert.equal(isWideIntegerText(digits), true);
 });
