@@ -18,11 +18,34 @@ const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
 /** Whole numbers of at most 15 digits are all safe; longer ones are compared exactly. */
 const safeDigits = 15;
 const longDigitRun = /\d{16}/;
+/** An exponent of three digits or more: where a number past a double's range (1e400, 1e-400) can be. */
+const longExponent = /[eE][+-]?\d{3}/;
 
-/** `text` parsed as JSON (throws as JSON.parse does), whole numbers a double does not hold as the text of their digits. */
+/** Whether `text` may hold a number JSON.parse would not give exactly: the scan for them is skipped otherwise. */
+function mayHoldInexact(text: string): boolean {
+  return longDigitRun.test(text) || longExponent.test(text);
+}
+
+/**
+ * Whether the number token text[start, end) is past a double's range: JSON.parse makes it Infinity
+ * (1e400) or 0 (1e-400, not zero). Past 1.8e308 or below 5e-324 takes an exponent, or more than
+ * 300 characters of digits.
+ */
+export function outOfDoubleRange(text: string, start: number, end: number): boolean {
+  if (end - start < 300 && !/[eE]/.test(text.slice(start, end))) return false;
+  const token = text.slice(start, end);
+  const value = Number(token);
+  return !Number.isFinite(value) || (value === 0 && /[1-9]/.test(token.replace(/[eE].*$/, '')));
+}
+
+/**
+ * `text` parsed as JSON (throws as JSON.parse does), whole numbers a double does not hold as the
+ * text of their digits, and numbers past a double's range as their text (a String field kept
+ * `1e400` as "Infinity", and `1e-400` became 0).
+ */
 export function parseExactJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (!longDigitRun.test(text)) return value;
+  if (!mayHoldInexact(text)) return value;
   const spans = inexactIntegerSpans(text);
   return spans.length === 0 ? value : JSON.parse(quoteSpans(text, spans));
 }
@@ -39,7 +62,7 @@ export function parseExactJson(text: string): unknown {
  */
 export function parseMarkedJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (!longDigitRun.test(text)) return value;
+  if (!mayHoldInexact(text)) return value;
   const spans = inexactIntegerSpans(text);
   if (spans.length === 0) return value;
   const mark = MARKS.find((candidate) => !text.includes(`\\u00${candidate}`));
@@ -53,7 +76,10 @@ export function parseMarkedJson(text: string): unknown {
 /** Control characters whose JSON escape is spelled with digits only (so one `includes` finds it) and that have no short escape. */
 const MARKS = ['00', '01', '02', '03', '04', '05', '06', '07', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19'];
 
-/** The number tokens of JSON `text` (which JSON.parse accepts) that are whole numbers a double does not hold exactly, as [start, end) offsets. */
+/**
+ * The number tokens of JSON `text` (which JSON.parse accepts) that are whole numbers a double does
+ * not hold exactly, or past a double's range, as [start, end) offsets.
+ */
 export function inexactIntegerSpans(text: string): Array<{ start: number; end: number }> {
   const spans: Array<{ start: number; end: number }> = [];
   for (let at = 0; at < text.length; at += 1) {
@@ -61,7 +87,8 @@ export function inexactIntegerSpans(text: string): Array<{ start: number; end: n
     if (code === 0x22) at = stringEnd(text, at);
     else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
       const end = numberEnd(text, at);
-      if (isWideIntegerToken(text, at, end) && !doubleHolds(text.slice(at, end))) spans.push({ start: at, end });
+      if ((isWideIntegerToken(text, at, end) && !doubleHolds(text.slice(at, end))) || outOfDoubleRange(text, at, end))
+        spans.push({ start: at, end });
       at = end - 1;
     }
   }

@@ -8,7 +8,7 @@
  * Keys are compared as JSON reads them (`"a"` and `"\u0061"` are one key). What counts as a whole
  * number past 2^53 is exact-json.ts's rule, the one JSON read from systems follows.
  */
-import { isWideIntegerToken, numberEnd, stringEnd } from '../../connectors/records/exact-json.js';
+import { isWideIntegerToken, numberEnd, outOfDoubleRange, stringEnd } from '../../connectors/records/exact-json.js';
 import { escapePointer } from './json-pointer.js';
 
 /** What the scan of a body's text found; it stops at the first nesting too deep or key given twice. */
@@ -24,15 +24,6 @@ export interface JsonTextFindings {
    * as [start, end) offsets with their JSON pointers, in text order.
    */
   outOfRange: Array<{ start: number; end: number; path: string }>;
-}
-
-/** Whether the number token text[start, end) is one JSON.parse makes Infinity, or 0 though it is not. */
-function outOfDoubleRange(text: string, start: number, end: number): boolean {
-  // Past 1.8e308 or below 5e-324 takes an exponent, or more than 300 characters of digits.
-  if (end - start < 300 && !/[eE]/.test(text.slice(start, end))) return false;
-  const token = text.slice(start, end);
-  const value = Number(token);
-  return !Number.isFinite(value) || (value === 0 && /[1-9]/.test(token.replace(/[eE].*$/, '')));
 }
 
 /** Where the scan is: an object (with its keys so far and the one being read) or an array. */

@@ -18,6 +18,18 @@ test('whole numbers a double does not hold arrive as the text of their digits, w
   assert.deepEqual(parseExactJson(`[${huge}]`), [huge]);
 });
 
+test("numbers past a double's range arrive as their text, not as the Infinity or 0 JSON.parse makes of them", () => {
+  assert.deepEqual(parseExactJson('{"a":1e400,"b":[-1E+400,1.5e-400],"c":"1e400","d":1e300,"e":0e-400}'), {
+    a: '1e400',
+    b: ['-1E+400', '1.5e-400'],
+    c: '1e400',
+    d: 1e300,
+    e: 0,
+  });
+  const marked = parseMarkedJson('{"a":1e400}') as { a: JsonNumberText };
+  assert.deepEqual(marked.a, new JsonNumberText('1e400'));
+});
+
 test('every other number is what JSON.parse makes of it', () => {
   for (const text of [
     '[9007199254740991,-9007199254740991]',
