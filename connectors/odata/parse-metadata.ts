@@ -8,6 +8,10 @@
  * namespace, and a type definition to its underlying primitive type, so that every type name the
  * connector meets is either `Edm.*` or a qualified name of this model. A base type's keys,
  * properties and navigation properties are inherited, base first.
+ *
+ * A document past the limits below is refused. Each type holds its inherited members in maps of its
+ * own, which the connector reads whole: a BaseType chain of 30,000 types, 3 MB of XML, would hold
+ * 450 million of them.
  */
 import { XMLParser } from 'fast-xml-parser';
 
@@ -56,6 +60,24 @@ export class MetadataFormatError extends Error {
   override name = 'MetadataFormatError';
 }
 
+/** A document past one of the limits on a model's size, which no real service's model comes near. */
+export class MetadataLimitError extends MetadataFormatError {
+  override name = 'MetadataLimitError';
+}
+
+/** Most BaseType levels above a type; a real model has a handful (Microsoft Graph v1.0: 4). */
+export const maxInheritanceDepth = 100;
+
+/** Most entity and complex types in a document (Microsoft Graph v1.0 declares 2,962). */
+export const maxStructuredTypes = 50_000;
+
+/**
+ * Most properties and navigation properties the types hold together, an inherited one counted in
+ * every type that inherits it: the size of the model in memory and the work of building it
+ * (Microsoft Graph v1.0: 17,683).
+ */
+export const maxHeldProperties = 1_000_000;
+
 type Node = Record<string, unknown>;
 
 /** Elements that may repeat; everything else is a single child. */
@@ -88,6 +110,8 @@ const list = (value: unknown): Node[] => (Array.isArray(value) ? (value as Node[
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 const COLLECTION = /^Collection\((.+)\)$/;
+
+const figure = (count: number): string => count.toLocaleString('en');
 
 interface RawType {
   node: Node;
@@ -144,16 +168,14 @@ export function parseMetadata(xml: string): ServiceModel {
     return { type: definitions.get(element) ?? element, collection: match !== null };
   };
 
-  const types = new Map<string, EdmStructuredType>();
-  const resolving = new Set<string>();
-  const resolve = (name: string): EdmStructuredType | undefined => {
-    const done = types.get(name);
-    if (done !== undefined) return done;
-    const source = raw.get(name);
-    if (source === undefined || resolving.has(name)) return undefined;
-    resolving.add(name);
-    const base = text(source.node.BaseType);
-    const inherited = base === undefined ? undefined : resolve(qualify(base));
+  if (raw.size > maxStructuredTypes) {
+    throw new MetadataLimitError(
+      `the document declares ${figure(raw.size)} entity and complex types, over the limit of ${figure(maxStructuredTypes)}`,
+    );
+  }
+
+  /** A type with what it inherits, its own members declared after (or over) its base's. */
+  const build = (name: string, source: RawType, inherited: EdmStructuredType | undefined): EdmStructuredType => {
     const structured: EdmStructuredType = {
       name,
       kind: source.kind,
@@ -176,11 +198,49 @@ export function parseMetadata(xml: string): ServiceModel {
       const { type, collection } = typeName(declared);
       structured.navigations.set(name, { name, type, collection, nullable: collection || text(navigation.Nullable) !== 'false' });
     }
-    resolving.delete(name);
-    types.set(name, structured);
     return structured;
   };
-  for (const name of raw.keys()) resolve(name);
+
+  // Bases are built before what derives from them: each type's chain is walked up in a list, not by
+  // recursion, to the first type already built, so no chain costs stack or is walked twice. A chain
+  // that comes back to a type of its own walk (a cycle) inherits nothing where it closes.
+  const types = new Map<string, EdmStructuredType>();
+  const depths = new Map<string, number>();
+  let held = 0;
+  for (const start of raw.keys()) {
+    if (types.has(start)) continue;
+    const chain: string[] = [];
+    const walked = new Set<string>();
+    let above: string | undefined = start;
+    while (above !== undefined && !types.has(above) && !walked.has(above) && raw.has(above)) {
+      chain.push(above);
+      walked.add(above);
+      const base = text(raw.get(above)!.node.BaseType);
+      above = base === undefined ? undefined : qualify(base);
+    }
+    let inherited = above === undefined ? undefined : types.get(above);
+    let depth = inherited === undefined ? 0 : depths.get(inherited.name)! + 1;
+    // Refused before any of the chain is built: the first type walked is its deepest.
+    const deepest = depth + chain.length - 1;
+    if (deepest > maxInheritanceDepth) {
+      throw new MetadataLimitError(
+        `type ${start} has ${figure(deepest)} levels of BaseType above it, over the limit of ${figure(maxInheritanceDepth)}`,
+      );
+    }
+    for (const name of chain.reverse()) {
+      const structured = build(name, raw.get(name)!, inherited);
+      held += structured.properties.size + structured.navigations.size;
+      if (held > maxHeldProperties) {
+        throw new MetadataLimitError(
+          `the types hold more than the limit of ${figure(maxHeldProperties)} properties and navigation properties (an inherited one counted in each type that inherits it)`,
+        );
+      }
+      types.set(name, structured);
+      depths.set(name, depth);
+      inherited = structured;
+      depth += 1;
+    }
+  }
 
   const entitySets = new Map<string, EdmEntitySet>();
   for (const schema of schemas) {

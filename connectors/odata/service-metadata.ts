@@ -9,7 +9,7 @@
 import { ConnectorError } from '../connector-error.js';
 import type { WebClient } from '../web/index.js';
 import { bindObject, type BoundObject, type ODataObject } from './object-model.js';
-import { MetadataFormatError, parseMetadata, type ServiceModel } from './parse-metadata.js';
+import { MetadataFormatError, MetadataLimitError, parseMetadata, type ServiceModel } from './parse-metadata.js';
 
 export class ServiceMetadata {
   private model: Promise<ServiceModel> | undefined;
@@ -58,9 +58,14 @@ export class ServiceMetadata {
       return parseMetadata(response.text());
     } catch (error) {
       if (!(error instanceof MetadataFormatError)) throw error;
+      // A model past the parser's limits is no real service's either, so the fix is the same.
+      const problem =
+        error instanceof MetadataLimitError
+          ? "is past the odata connector's limits on a service's model"
+          : 'is not an OData v4 service description';
       throw new ConnectorError(
         'unavailable',
-        `system '${this.systemId}': its $metadata is not an OData v4 service description (${error.message}); check connection.baseUrl, which must be the service root`,
+        `system '${this.systemId}': its $metadata ${problem} (${error.message}); check connection.baseUrl, which must be the service root`,
         { cause: error, details: { system: this.systemId } },
       );
     }

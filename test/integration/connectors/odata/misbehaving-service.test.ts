@@ -2,7 +2,8 @@
  * The odata connector against a service that misbehaves, played by a loopback server (SAP CAP
  * never does these things): next links that go round in circles, pages past the $top asked for,
  * matches so broad that their lookup would page on and on, /$count answers that are no count,
- * creates answered without the entity, and answers of a shape that would make a raw TypeError.
+ * creates answered without the entity, answers of a shape that would make a raw TypeError, and a
+ * $metadata past the limits on a model.
  * Each is answered through the Connection in our words, with the requests it took counted.
  */
 import assert from 'node:assert/strict';
@@ -215,5 +216,26 @@ describe('answers of the wrong shape', () => {
     );
     assert.ok(error.cause instanceof TypeError);
     assert.doesNotMatch(logged({ message: error.message }), /bad/);
+  });
+});
+
+describe('$metadata', () => {
+  test('a BaseType chain past the limit is unavailable naming it, and no request for the records is sent', async () => {
+    const chain = Array.from(
+      { length: 102 },
+      (_, index) =>
+        `<EntityType Name="C${index}"${index === 0 ? '' : ` BaseType="T.C${index - 1}"`}><Property Name="p${index}" Type="Edm.String"/></EntityType>`,
+    ).join('');
+    service.answerWith((_hit, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(METADATA.replace('<EntityContainer', `${chain}<EntityContainer`));
+    });
+    service.hits.length = 0;
+    await rejectsWith(
+      readAll(connect()),
+      'unavailable',
+      /^system 'fake': its \$metadata is past the odata connector's limits on a service's model \(type T\.C101 has 101 levels of BaseType above it, over the limit of 100\); check connection\.baseUrl/,
+    );
+    assert.equal(things().length, 0);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * $metadata read into the connector's model (a fixture with aliases, inheritance, a type
- * definition, an enumeration, complex collections and navigations), objects joined to it with the
- * definition's mistakes reported as 'definition-mismatch', and discover's objects.
+ * definition, an enumeration, complex collections and navigations), documents past the limits on a
+ * model's size refused, objects joined to it with the definition's mistakes reported as
+ * 'definition-mismatch', and discover's objects.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,13 @@ import { describe, test } from 'node:test';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
 import { discoverObjects } from '../../../../connectors/odata/discover.js';
 import { bindObject, buildODataObjects } from '../../../../connectors/odata/object-model.js';
-import { MetadataFormatError, parseMetadata } from '../../../../connectors/odata/parse-metadata.js';
+import {
+  MetadataFormatError,
+  maxHeldProperties,
+  maxInheritanceDepth,
+  maxStructuredTypes,
+  parseMetadata,
+} from '../../../../connectors/odata/parse-metadata.js';
 import type { SystemDefinition } from '../../../../definitions/types.js';
 
 const xml = readFileSync(join(import.meta.dirname, '../../../fixtures/odata-metadata/shop.xml'), 'utf8');
@@ -29,6 +36,20 @@ function mismatch(definition: SystemDefinition, message: RegExp): void {
     () => bindObject(object, model),
     (error: unknown) => error instanceof ConnectorError && error.code === 'definition-mismatch' && message.test(error.message),
   );
+}
+
+/** A $metadata of schema S declaring `types`. */
+const schema = (types: string[]) =>
+  `<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices><Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">${types.join('')}</Schema></edmx:DataServices></edmx:Edmx>`;
+
+/** Entity types T0 (keyed by p0) to T<count-1>, each deriving from the one before and declaring p<i>. */
+function chain(count: number, order: 'base first' | 'deepest first'): string {
+  const types = Array.from({ length: count }, (_, index) =>
+    index === 0
+      ? '<EntityType Name="T0"><Key><PropertyRef Name="p0"/></Key><Property Name="p0" Type="Edm.Int32" Nullable="false"/></EntityType>'
+      : `<EntityType Name="T${index}" BaseType="S.T${index - 1}"><Property Name="p${index}" Type="Edm.String"/></EntityType>`,
+  );
+  return schema(order === 'base first' ? types : types.reverse());
 }
 
 describe('parseMetadata', () => {
@@ -53,6 +74,62 @@ describe('parseMetadata', () => {
     assert.throws(() => parseMetadata('<html><body>Sign in</body></html>'), MetadataFormatError);
     assert.throws(() => parseMetadata('{"value": []}'), MetadataFormatError);
     assert.throws(() => parseMetadata('<edmx:Edmx Version="1.0" xmlns:edmx="x"><edmx:DataServices/></edmx:Edmx>'), /version 1.0/);
+  });
+
+  test('a BaseType chain as deep as the limit is read, its deepest type holding every key and property above it, base first', () => {
+    const deepest = parseMetadata(chain(maxInheritanceDepth + 1, 'deepest first')).types.get(`S.T${maxInheritanceDepth}`)!;
+    assert.deepEqual(deepest.key, ['p0']);
+    assert.deepEqual(
+      [...deepest.properties.keys()],
+      Array.from({ length: maxInheritanceDepth + 1 }, (_, index) => `p${index}`),
+    );
+    assert.deepEqual(deepest.properties.get('p0'), { name: 'p0', type: 'Edm.Int32', collection: false, nullable: false });
+  });
+
+  test('a BaseType chain one level deeper is refused, naming its deepest type', () => {
+    assert.throws(() => parseMetadata(chain(maxInheritanceDepth + 2, 'base first')), {
+      name: 'MetadataLimitError',
+      message: 'type S.T101 has 101 levels of BaseType above it, over the limit of 100',
+    });
+  });
+
+  test('a chain of 30,000 types, deepest first, is walked whole without recursion and refused naming its deepest type', () => {
+    assert.throws(() => parseMetadata(chain(30_000, 'deepest first')), {
+      name: 'MetadataLimitError',
+      message: 'type S.T29999 has 29,999 levels of BaseType above it, over the limit of 100',
+    });
+  });
+
+  test('a BaseType cycle inherits nothing where it closes', () => {
+    const model = parseMetadata(
+      schema([
+        '<ComplexType Name="A" BaseType="S.B"><Property Name="a" Type="Edm.String"/></ComplexType>',
+        '<ComplexType Name="B" BaseType="S.A"><Property Name="b" Type="Edm.String"/></ComplexType>',
+        '<ComplexType Name="C" BaseType="S.C"><Property Name="c" Type="Edm.String"/></ComplexType>',
+      ]),
+    );
+    assert.deepEqual([...model.types.get('S.A')!.properties.keys()], ['b', 'a']);
+    assert.deepEqual([...model.types.get('S.B')!.properties.keys()], ['b']);
+    assert.deepEqual([...model.types.get('S.C')!.properties.keys()], ['c']);
+  });
+
+  test('more types than the limit are refused, counted', () => {
+    const types = Array.from({ length: maxStructuredTypes + 1 }, (_, index) => `<ComplexType Name="C${index}"/>`);
+    assert.throws(() => parseMetadata(schema(types)), {
+      name: 'MetadataLimitError',
+      message: 'the document declares 50,001 entity and complex types, over the limit of 50,000',
+    });
+  });
+
+  test('types holding more properties than the limit, inherited ones counted in each heir, are refused', () => {
+    // 1,000 properties inherited by 1,000 types: 80 kB of XML, a million properties held.
+    const inherited = Array.from({ length: 1000 }, (_, index) => `<Property Name="p${index}" Type="Edm.String"/>`).join('');
+    const heirs = Array.from({ length: maxHeldProperties / 1000 }, (_, index) => `<ComplexType Name="H${index}" BaseType="S.Base"/>`);
+    assert.throws(() => parseMetadata(schema([`<ComplexType Name="Base">${inherited}</ComplexType>`, ...heirs])), {
+      name: 'MetadataLimitError',
+      message:
+        'the types hold more than the limit of 1,000,000 properties and navigation properties (an inherited one counted in each type that inherits it)',
+    });
   });
 });
 
