@@ -14,14 +14,19 @@
  * - id: a GET of the object's `get` path (404: none), or else the list narrowed by the key's `=`
  *   parameters and searched.
  *
- * Pages stream: without an in-memory order, one page of the API is held at a time.
+ * Pages stream: without an in-memory order, one page of the API is held at a time. A record whose
+ * key the read passed on already is passed over, and pages that keep bringing records sent already
+ * stop the read (records/repeated-records.ts has the rule): an API ignoring its paging would
+ * otherwise be read until the sync's time limit.
  */
 import type { PlaceholderValues, ReadRequest, RecordData } from '../connection.js';
+import type { ConnectorError } from '../connector-error.js';
 import { countInMemory, pagesInMemory, planMemoryRead, type MemoryRead } from '../records/in-memory-read.js';
 import { checkId } from '../records/record-id.js';
+import { describeKey, RepeatedRecords, type RepeatedPage } from '../records/repeated-records.js';
 import type { WebClient, WebResponse } from '../web/index.js';
 import { equalityParameters, filterParameters } from './filter-mapping.js';
-import type { HttpObject } from './http-object.js';
+import type { HttpObject, Paging } from './http-object.js';
 import { getRecord, listPage, mismatch, type AnswerContext } from './list-answer.js';
 import { Pager, PagingLoopError, PagingSizeError, type PageRequest, type PagerWindow } from './pager.js';
 import { fillPathTemplate } from './path-template.js';
@@ -66,20 +71,17 @@ export async function* listAnswers(
 ): AsyncGenerator<Array<Record<string, unknown>>> {
   const { object } = scope;
   const pager = new Pager(object.paging, window);
+  const repeats = new RepeatedRecords(object.key);
   let request: PageRequest | undefined = pager.first();
   let first = true;
-  let previousOpening: string | undefined;
   while (request !== undefined) {
     signal?.throwIfAborted();
     const { response, context } = await askList(scope, request, query, signal);
     const page = await listPage(object, response, context);
-    // An API that ignores the paging parameters answers the same page again and again.
-    const opening = page.records.length > 0 ? JSON.stringify(page.records[0]) : undefined;
-    if (opening !== undefined && opening === previousOpening) {
-      throw mismatch(context, `with the same page twice, as if it ignored the parameters of objects.${object.name}.paging`);
-    }
-    previousOpening = opening;
-    yield first && pager.drop > 0 ? page.records.slice(pager.drop) : page.records;
+    // An API that ignores the paging parameters answers the same records again and again; the
+    // pager still counts every record received, since offsets and ends are positions in the list.
+    const received = first && pager.drop > 0 ? page.records.slice(pager.drop) : page.records;
+    yield repeats.fresh(received, (repeat) => repeatedRecords(context, repeat));
     first = false;
     try {
       request = pager.next({ count: page.records.length, total: page.total, cursor: page.cursor, next: page.next });
@@ -97,6 +99,33 @@ export async function* listAnswers(
       throw error;
     }
   }
+}
+
+/** Why an API would repeat its records, for the message: the paging it seems to ignore. */
+function pagingCause(paging: Paging): string {
+  switch (paging.style) {
+    case 'offset':
+      return `as if it ignored the ${paging.offsetParam} parameter`;
+    case 'page':
+      return `as if it ignored the ${paging.pageParam} parameter`;
+    case 'cursor':
+      return `as if it ignored the ${paging.cursorParam} parameter`;
+    // none: one request, so never a page after another.
+    case 'link':
+    case 'none':
+      return 'as if its next links led back to records it had sent';
+  }
+}
+
+function repeatedRecords(context: AnswerContext, repeat: RepeatedPage): ConnectorError {
+  const { object } = context;
+  const named = repeat.key === undefined ? 'records without a key value' : `the first ${describeKey(object.name, object.key, repeat.key)}`;
+  return mismatch(
+    context,
+    `with records it had sent already, page after page (${repeat.repeated} of the ${repeat.count} of the last page, ${named}), ${pagingCause(object.paging)}, or objects.${object.name}.paging is not how it pages`,
+    undefined,
+    { reason: 'repeated-records' },
+  );
 }
 
 /** The list's records decoded, page by page. */

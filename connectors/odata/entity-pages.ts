@@ -8,9 +8,14 @@
  *
  * A page that comes back short without a next link is the last one. A service whose next links go
  * round in circles — a link followed already, or page after page empty with a link on — is
- * stopped ('unavailable', NextLinks) instead of being followed for ever.
+ * stopped ('unavailable', NextLinks) instead of being followed for ever. So is one that ignores
+ * `$skip` and answers entities it sent already, page after page: an entity whose key the read
+ * passed on already is passed over (one moved a page on by an insert during the read is the same
+ * entity), and pages that keep bringing mostly such entities stop the read
+ * (records/repeated-records.ts has the rule).
  */
 import { ConnectorError } from '../connector-error.js';
+import { describeKey, RepeatedRecords, type RepeatedPage } from '../records/repeated-records.js';
 import type { QueryParameters, WebClient, WebResponse } from '../web/index.js';
 
 export interface CollectionQuery {
@@ -18,6 +23,13 @@ export interface CollectionQuery {
   path: string;
   /** `$select`, `$filter`, `$orderby`…; `$top` and `$skip` are the pager's. */
   options: QueryParameters;
+  /** The object read, for messages. */
+  object: string;
+  /**
+   * The service's key, by which an entity sent again is known: the service keeps it unique (the
+   * declared key need not be), `$select` always asks for it and pages are ordered by it.
+   */
+  key: readonly string[];
 }
 
 export interface PageWindow {
@@ -126,9 +138,19 @@ async function get(
   return response;
 }
 
+function repeatedEntities(web: WebClient, query: CollectionQuery, repeat: RepeatedPage): ConnectorError {
+  const named = repeat.key === undefined ? 'entities without a key value' : `the first ${describeKey(query.object, query.key, repeat.key)}`;
+  return new ConnectorError(
+    'unavailable',
+    `system '${web.systemId}' answered ${query.path} with entities it had sent already, page after page (${repeat.repeated} of the ${repeat.count} of the last page, ${named}), as if it ignored $skip; the read was stopped`,
+    { details: { system: web.systemId, object: query.object, reason: 'repeated-entities' } },
+  );
+}
+
 /** The collection's entities in the window, as pages of at most `pageSize` (each a request, or several when the service pages itself). */
 export async function* entityPages(web: WebClient, query: CollectionQuery, window: PageWindow): AsyncGenerator<Entity[]> {
   const { signal, pageSize } = window;
+  const repeats = new RepeatedRecords(query.key);
   let offset = window.skip;
   let remaining = window.limit;
   while (remaining > 0) {
@@ -147,7 +169,9 @@ export async function* entityPages(web: WebClient, query: CollectionQuery, windo
     }
     // A service whose next link forgets the $top asked for may send more: the rest is the next page's.
     if (entities.length > wanted) entities = entities.slice(0, wanted);
-    if (entities.length > 0) yield entities;
+    const fresh = repeats.fresh(entities, (repeat) => repeatedEntities(web, query, repeat));
+    if (fresh.length > 0) yield fresh;
+    // $skip counts positions in the collection: every entity received moves it, sent again or not.
     if (entities.length < wanted) return;
     offset += entities.length;
     remaining -= entities.length;

@@ -21,7 +21,7 @@ import { countInMemory, pagesInMemory, planMemoryRead, type MemoryRead } from '.
 import { checkId } from '../records/record-id.js';
 import type { WebClient } from '../web/index.js';
 import { decodeEntity } from './decode-entity.js';
-import { entityOf, entityPages } from './entity-pages.js';
+import { entityOf, entityPages, type CollectionQuery } from './entity-pages.js';
 import { and, filterText, TRUE, type Condition } from './filter/filter-condition.js';
 import { keyPredicate } from './odata-literals.js';
 import type { BoundObject } from './object-model.js';
@@ -48,6 +48,11 @@ function plan(scope: ReadScope, request: ReadRequest): ReadPlan {
   const filter = filterCondition(scope.bound, request);
   const condition = id === undefined ? filter : and([idCondition(scope.bound, id), filter]);
   return { memory, condition, id, order: orderBy(scope.bound, request.order) };
+}
+
+/** The object's entity set as entityPages reads it, its entities known by the service's key. */
+function collection(bound: BoundObject): Omit<CollectionQuery, 'options'> {
+  return { path: bound.entitySet, object: bound.object.name, key: bound.serviceKey.map((part) => part.name) };
 }
 
 function decodedPages(scope: ReadScope, pages: AsyncIterable<Array<Record<string, unknown>>>): AsyncGenerator<RecordData[]> {
@@ -85,7 +90,7 @@ export async function* readRecords(scope: ReadScope, request: ReadRequest = {}):
   const options = { ...selectOptions(scope.bound), ...(condition === TRUE ? {} : { $filter: filterText(condition) }) };
   if (condition.exact && order !== undefined) {
     const window = { skip, limit, pageSize: Math.min(pageSize, scope.maxPageSize), ...(signal ? { signal } : {}) };
-    const pages = entityPages(scope.web, { path: scope.bound.entitySet, options: { ...options, $orderby: order } }, window);
+    const pages = entityPages(scope.web, { ...collection(scope.bound), options: { ...options, $orderby: order } }, window);
     // Pages of the service's size are regrouped into the caller's (they differ when maxPageSize is smaller).
     yield* pagesInMemory(
       decodedPages(scope, pages),
@@ -96,7 +101,7 @@ export async function* readRecords(scope: ReadScope, request: ReadRequest = {}):
   }
   const narrowed = entityPages(
     scope.web,
-    { path: scope.bound.entitySet, options: { ...options, $orderby: order ?? keyOrder(scope.bound) } },
+    { ...collection(scope.bound), options: { ...options, $orderby: order ?? keyOrder(scope.bound) } },
     { skip: 0, limit: Number.POSITIVE_INFINITY, pageSize: scope.maxPageSize, ...(signal ? { signal } : {}) },
   );
   const selects = condition.exact ? () => true : memory.selects;
@@ -138,7 +143,7 @@ export async function countRecords(
   const narrowed = entityPages(
     scope.web,
     {
-      path: scope.bound.entitySet,
+      ...collection(scope.bound),
       options: { ...selectOptions(scope.bound), $filter: filterText(condition), $orderby: keyOrder(scope.bound) },
     },
     { skip: 0, limit: Number.POSITIVE_INFINITY, pageSize: scope.maxPageSize, ...(signal ? { signal } : {}) },

@@ -2,12 +2,15 @@
  * Each paging style against a server that pages that way: what is asked page after page, where a
  * read ends, skip and limit pushed into the paging where nothing is filtered in memory, and the
  * paging faults — a cursor that comes round again, a next link to another origin (never followed:
- * the credentials would go with it).
+ * the credentials would go with it), pages that repeat records sent already (stopped, while a
+ * record moved a page on by an insert during the read is only passed over).
  */
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { ConnectorError } from '../../../../connectors/connector-error.js';
 import { parseExpression } from '../../../../definitions/expression/index.js';
+import { parseOrder } from '../../../../definitions/order/parse-order.js';
 import { sendJson, startFixtureServer, type FixtureServer } from '../../../support/rest-fixture-server.js';
 import { ids, itemConnection, items, readAll } from './fixture-system.js';
 
@@ -279,15 +282,6 @@ test('a next link that comes round again fails the read instead of reading forev
   );
 });
 
-test('an API that ignores the paging parameters fails the read instead of answering its first page forever', async () => {
-  const connection = itemConnection(server.base, { list: { path: '/all' }, paging: { style: 'page', pageSize: 5 } });
-  await assert.rejects(
-    () => readAll(connection),
-    (error: unknown) =>
-      error instanceof ConnectorError && error.code === 'definition-mismatch' && /the same page twice/.test(error.message),
-  );
-});
-
 test('a next link to another origin is not followed', async () => {
   const connection = itemConnection(server.base, { list: { path: '/elsewhere' }, paging: { style: 'link' } });
   const error = await readAll(connection).then(
@@ -298,4 +292,122 @@ test('a next link to another origin is not followed', async () => {
   assert.match(error.message, /another host, scheme or port than connection\.baseUrl/);
   assert.doesNotMatch(error.message, new RegExp(foreign.base.replace(/[.:/]/g, '\\$&')));
   assert.equal(foreign.requests.length, 0, 'nothing was sent to the other origin');
+});
+
+describe('an API whose pages repeat', () => {
+  const deepText = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  /** Items `ids` with a property nested `depth` levels deep, as JSON text: JSON.stringify of it would overflow the stack. */
+  const deepItems = (ids: readonly (number | null)[], depth: number) =>
+    `[${ids.map((id) => `{"id":${id},"name":"deep ${id}","history":${deepText(depth)}}`).join(',')}]`;
+  const sendText = (response: ServerResponse, text: string) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    response.end(text);
+  };
+  let growing: Array<Record<string, unknown>> = [];
+
+  before(() => {
+    // Ignores the offset but for its parity of pages: items 1-6, 7-12, 1-6, 7-12…
+    server.route('GET', '/alternate', (request, response) => {
+      const turn = Math.floor(Number(request.query.get('offset') ?? 0) / 6) % 2;
+      sendJson(response, 200, slice(turn * 6, 6));
+    });
+    // A new record ahead of the same five, page after page.
+    server.route('GET', '/one-new', (request, response) => {
+      const offset = Number(request.query.get('offset') ?? 0);
+      sendJson(response, 200, [{ id: 100 + offset, name: 'new' }, ...slice(0, 5)]);
+    });
+    // Next links that change, over the same five records.
+    server.route('GET', '/new-links', (request, response) => {
+      const page = Number(request.query.get('p') ?? 1);
+      sendJson(response, 200, slice(0, 5), { link: `<${server.base}/new-links?p=${page + 1}>; rel="next"` });
+    });
+    // Two records inserted at the front after the second request: the last page holds records read already.
+    server.route('GET', '/growing', (request, response) => {
+      const offset = Number(request.query.get('offset') ?? 0);
+      const limit = Number(request.query.get('limit'));
+      sendJson(response, 200, growing.slice(offset, offset + limit));
+      if (asked('/growing').length === 2) growing.unshift({ id: 101, name: 'inserted' }, { id: 102, name: 'inserted' });
+    });
+    server.route('GET', '/deep', (request, response) => {
+      const offset = Number(request.query.get('offset') ?? 0);
+      sendText(response, deepItems([1, 2, 3, 4, 5].slice(offset, offset + 2), 5000));
+    });
+    // Records without their key, nested deep, the same page whatever the offset.
+    server.route('GET', '/deep-keyless', (_request, response) => sendText(response, deepItems([null, null], 5000)));
+  });
+
+  const offset = (path: string) => ({ list: { path }, paging: { style: 'offset', pageSize: 10 } });
+  const stopped = (pattern: RegExp) => (error: unknown) => {
+    assert.ok(error instanceof ConnectorError && error.code === 'definition-mismatch', String(error));
+    assert.match(error.message, /^system 'api' answered GET \/[\w-]+ with records it had sent already, page after page \(/);
+    assert.match(error.message, pattern);
+    assert.doesNotMatch(error.message, /RangeError|call stack/);
+    assert.equal(error.details?.reason, 'repeated-records');
+    return true;
+  };
+
+  test('two pages in turn: the read stops at the second page of nothing new, streamed or ordered in memory', async () => {
+    server.requests.length = 0;
+    await assert.rejects(
+      () => readAll(itemConnection(server.base, offset('/alternate'))),
+      stopped(
+        /\(6 of the 6 of the last page, the first Item id 7\), as if it ignored the offset parameter, or objects\.Item\.paging is not how it pages/,
+      ),
+    );
+    assert.equal(asked('/alternate').length, 4, 'items 1-6, 7-12, then each again');
+    // An order made in memory holds every record read: it held copies until the time limit before.
+    await assert.rejects(
+      () => readAll(itemConnection(server.base, offset('/alternate')), { order: parseOrder('name desc') }),
+      stopped(/Item id 7/),
+    );
+  });
+
+  test('one page answered whatever the page number is stopped', async () => {
+    const connection = itemConnection(server.base, { list: { path: '/all' }, paging: { style: 'page', pageSize: 5 } });
+    await assert.rejects(
+      () => readAll(connection),
+      stopped(/\(23 of the 23 of the last page, the first Item id 1\), as if it ignored the page parameter/),
+    );
+  });
+
+  test('a new record ahead of those sent already is stopped too', async () => {
+    server.requests.length = 0;
+    await assert.rejects(
+      () => readAll(itemConnection(server.base, offset('/one-new'))),
+      stopped(/\(5 of the 6 of the last page, the first Item id 1\)/),
+    );
+    assert.equal(asked('/one-new').length, 3);
+  });
+
+  test('next links that change over the same records are stopped', async () => {
+    server.requests.length = 0;
+    const connection = itemConnection(server.base, { list: { path: '/new-links' }, paging: { style: 'link' } });
+    await assert.rejects(() => readAll(connection), stopped(/as if its next links led back to records it had sent/));
+    assert.equal(asked('/new-links').length, 3);
+  });
+
+  test('records moved a page on by inserts during the read come once, and the read ends as the list does', async () => {
+    growing = items(20);
+    server.requests.length = 0;
+    const { records } = await readAll(itemConnection(server.base, offset('/growing')));
+    assert.deepEqual(ids(records), ids(items(20)), 'items 19 and 20, moved into the third page, not twice');
+    assert.deepEqual(
+      asked('/growing').map((query) => query.offset),
+      ['0', '10', '20', '22'],
+      'a page of nothing new, then the empty page',
+    );
+  });
+
+  test('a record nested 5,000 levels deep in a property not declared reads as any other', async () => {
+    const { records } = await readAll(itemConnection(server.base, { list: { path: '/deep' }, paging: { style: 'offset', pageSize: 2 } }));
+    assert.deepEqual(ids(records), [1, 2, 3, 4, 5]);
+    assert.equal(records[0]?.name, 'deep 1');
+  });
+
+  test('records without a key, nested 5,000 levels deep, repeated: stopped by their content, not a RangeError', async () => {
+    await assert.rejects(
+      () => readAll(itemConnection(server.base, offset('/deep-keyless'))),
+      stopped(/\(2 of the 2 of the last page, records without a key value\)/),
+    );
+  });
 });

@@ -2,8 +2,9 @@
  * The odata connector against a service that misbehaves, played by a loopback server (SAP CAP
  * never does these things): next links that go round in circles, pages past the $top asked for,
  * matches so broad that their lookup would page on and on, /$count answers that are no count,
- * creates answered without the entity, answers of a shape that would make a raw TypeError, and a
- * $metadata past the limits on a model.
+ * creates answered without the entity, answers of a shape that would make a raw TypeError, pages
+ * of entities sent already (a service that ignores $skip), and a $metadata past the limits on a
+ * model.
  * Each is answered through the Connection in our words, with the requests it took counted.
  */
 import assert from 'node:assert/strict';
@@ -125,6 +126,42 @@ describe('next links', () => {
     serve((_hit, res) => json(res, 200, { value: [{ id: 1 }], '@odata.nextLink': 'http://[not a host/Things' }));
     const error = await rejectsWith(readAll(connect()), 'unavailable', /^system 'fake' sent a next link that is not a URL$/);
     assert.ok(error.cause instanceof TypeError, 'the raw error only as the cause');
+  });
+});
+
+describe('entities sent again', () => {
+  const skipOf = (hit: Hit) => Number(new URL(hit.url, service.origin).searchParams.get('$skip') ?? 0);
+  const entities = (ids: number[]) => ids.map((id) => ({ id, name: `n${id}` }));
+
+  test('a service that ignores $skip is stopped at the second page of nothing new', async () => {
+    serve((_hit, res) => json(res, 200, { value: entities([1, 2, 3, 4, 5]) }));
+    await rejectsWith(
+      readAll(connect({ maxPageSize: 5 })),
+      'unavailable',
+      /^system 'fake' answered Things with entities it had sent already, page after page \(5 of the 5 of the last page, the first Thing id 1\), as if it ignored \$skip; the read was stopped$/,
+    );
+    assert.equal(things().length, 3);
+  });
+
+  test('so is one that answers two pages in turn', async () => {
+    serve((hit, res) => json(res, 200, { value: entities(Math.floor(skipOf(hit) / 3) % 2 === 0 ? [1, 2, 3] : [4, 5, 6]) }));
+    await rejectsWith(readAll(connect({ maxPageSize: 3 })), 'unavailable', /the first Thing id 4\), as if it ignored \$skip/);
+    assert.equal(things().length, 4);
+  });
+
+  test('an entity moved a page on by an insert during the read comes once', async () => {
+    const stored = entities([1, 2, 3, 4, 5, 6, 7]);
+    serve((hit, res) => {
+      const skip = skipOf(hit);
+      json(res, 200, { value: stored.slice(skip, skip + 3) });
+      // Inserted ahead of the reading position after the first page: 3 comes again on the second.
+      if (skip === 0) stored.unshift({ id: 0, name: 'n0' });
+    });
+    const records = (await readAll(connect({ maxPageSize: 3 }))) as Array<{ id: number }>;
+    assert.deepEqual(
+      records.map((record) => record.id),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
   });
 });
 
