@@ -78,7 +78,10 @@ function decodeString(raw: unknown): unknown {
   if (raw === null || raw === undefined) return null;
   if (Buffer.isBuffer(raw)) return raw.toString('utf8');
   if (raw instanceof Date) return isoDateTime(raw) ?? String(raw);
-  return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
+  if (typeof raw !== 'object') return String(raw);
+  // An object JSON text cannot carry (nested past 1,000 levels: JSON.stringify's RangeError failed
+  // the whole read) stays as it is: a write of it then fails that record alone, as not text.
+  return jsonValueProblem(raw) === undefined ? JSON.stringify(raw) : raw;
 }
 
 function decodeInteger(raw: unknown): unknown {

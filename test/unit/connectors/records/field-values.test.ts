@@ -145,3 +145,16 @@ test('Integer: one of 20 million digits is read, checked and measured against 64
   assert.equal(int64Text(digits), undefined);
   assert.equal(isWideIntegerText(digits), true);
 });
+
+test('String: an object is read as its JSON text, and one nested past 1,000 levels as it is, failing only its write', () => {
+  const decode = decoderFor('String');
+  assert.equal(decode({ a: [1, 'x'] }), '{"a":[1,"x"]}');
+  let deep: unknown = 'bottom';
+  for (let level = 0; level < 5000; level += 1) deep = { inner: deep };
+  const read = decode(deep);
+  assert.equal(read, deep);
+  assert.throws(
+    () => checkFieldValue('String', read, { label: 'Thing.name' } as FieldTarget),
+    (error: Error) => /Thing\.name/.test(error.message) && /an object/.test(error.message),
+  );
+});
