@@ -1,16 +1,19 @@
 /**
  * Sending changesets in one `$batch` request, in the format the service takes. connection.batch
- * decides: `json` or `multipart` use that format; `auto` tries JSON first (compact, and read by
- * position-free ids), then multipart (which every v4 service must take), and remembers the one
- * that was taken for the connection's life; `never` sends no batch. A service that refuses both —
- * it answers 404, 405, 406, 415, 501 or a 400 that is not a batch answer: the batch was not
- * processed — is remembered as taking none, and the caller sends request by request.
+ * decides: `json` or `multipart` use that format; `never` sends no batch; `auto` learns the format
+ * once per connection, before the first changeset goes: a batch holding only a read (`GET <entity
+ * set>?$top=0`) in JSON first (compact, and read by position-free ids), then in multipart (which
+ * every v4 service must take). A service that refuses both — it answers 404, 405, 406, 415, 501 or
+ * a 400 — is remembered as taking none, and the caller sends request by request. The changesets
+ * themselves go once, in the format learned: a service that wrote a JSON batch and still answered
+ * 400 (a gateway failing the answer) had them sent again as multipart, and its creates made twice.
  *
  * `Prefer: odata.continue-on-error` asks the service to go on after a failed changeset; one that
  * stops anyway leaves the rest unanswered, and those changesets are sent again in another batch.
  * A changeset the answer speaks of without a readable outcome may have been written: it is never
  * sent again (a create would be made twice), and its outcome is an 'unavailable' error saying so.
  */
+import { randomUUID } from 'node:crypto';
 import { ConnectorError } from '../../connector-error.js';
 import { parseExactJson } from '../../records/exact-json.js';
 import type { WebClient, WebResponse } from '../../web/index.js';
@@ -21,7 +24,7 @@ import { multipartBatchBody, readMultipartBatch } from './multipart-batch.js';
 export type BatchSetting = 'auto' | 'json' | 'multipart' | 'never';
 type Format = 'json' | 'multipart';
 
-/** Answers meaning "no batch of this format here": nothing of it was processed. */
+/** Answers meaning "no batch of this format here", to a batch that only reads or to the first one of a set format. */
 const REFUSED = new Set([400, 404, 405, 406, 415, 501]);
 
 /** Most changesets in one batch request. */
@@ -75,34 +78,76 @@ export class BatchSender {
     return outcomes as Array<ChangesetOutcome | ConnectorError>;
   }
 
-  private formats(): Format[] {
-    if (this.setting === 'never' || this.learned === 'none') return [];
-    if (this.learned !== undefined) return [this.learned];
-    return this.setting === 'auto' ? ['json', 'multipart'] : [this.setting];
-  }
-
   private async sendOnce(
     changesets: ReadonlyArray<readonly BatchRequest[]>,
     signal?: AbortSignal,
   ): Promise<ChangesetReading[] | undefined> {
-    for (const format of this.formats()) {
-      const response = await this.post(format, changesets, signal);
-      const outcomes = response.ok ? this.read(format, response, changesets) : null;
-      if (outcomes !== null) {
-        this.learned = format;
-        return outcomes;
-      }
-      if (!REFUSED.has(response.status) || this.learned === format) throw response.ok ? unreadable(this.web, response) : response.failure();
-      if (this.setting !== 'auto') {
-        throw new ConnectorError(
-          'unavailable',
-          `system '${this.web.systemId}' refused a $batch in ${format} format (HTTP ${response.status}); set connection.batch to auto or never in the System definition '${this.web.systemId}'`,
-          { cause: response.failure().cause, details: { system: this.web.systemId, status: response.status } },
-        );
-      }
+    if (this.setting === 'auto' && this.learned === undefined) this.learned = await this.learn(changesets[0]![0]!, signal);
+    if (this.learned === 'none') return undefined;
+    const format = this.learned ?? (this.setting as Format);
+    const response = await this.post(format, changesets, signal);
+    const outcomes = response.ok ? this.read(format, response, changesets) : null;
+    if (outcomes !== null) {
+      this.learned = format;
+      return outcomes;
     }
-    this.learned = 'none';
-    return undefined;
+    if (this.setting !== 'auto' && this.learned === undefined && REFUSED.has(response.status)) {
+      throw new ConnectorError(
+        'unavailable',
+        `system '${this.web.systemId}' refused a $batch in ${format} format (HTTP ${response.status}); set connection.batch to auto or never in the System definition '${this.web.systemId}'`,
+        { cause: response.failure().cause, details: { system: this.web.systemId, status: response.status } },
+      );
+    }
+    // Anything else may come after the service wrote some of it: never sent again, in any format.
+    throw response.ok ? unreadable(this.web, response) : response.failure();
+  }
+
+  /**
+   * The format the service takes, asked with a batch that only reads (the entity set `request`
+   * writes, none of it), or 'none' when it refuses both. A failure that is no refusal (the service
+   * down, credentials refused) is thrown, and the next write asks again.
+   */
+  private async learn(request: BatchRequest, signal?: AbortSignal): Promise<Format | 'none'> {
+    const entitySet = /^[^(/?]+/.exec(request.url)?.[0] ?? request.url;
+    const read: BatchRequest = { method: 'GET', url: `${entitySet}?$top=0`, headers: { accept: 'application/json' } };
+    for (const format of ['json', 'multipart'] as const) {
+      const response = format === 'json' ? await this.post(format, [[read]], signal) : await this.postRead(read, signal);
+      if (response.ok && this.answersBatch(format, response)) return format;
+      if (!response.ok && !REFUSED.has(response.status)) throw response.failure();
+    }
+    return 'none';
+  }
+
+  /** Whether `response` is a batch answer of `format` at all, whatever its parts say. */
+  private answersBatch(format: Format, response: WebResponse): boolean {
+    if (format === 'multipart') return /^\s*multipart\/mixed\b/i.test(response.headers.get('content-type') ?? '');
+    try {
+      return Array.isArray((parseExactJson(response.text()) as { responses?: unknown } | null)?.responses);
+    } catch {
+      return false;
+    }
+  }
+
+  /** A multipart batch of one read, outside any changeset (a changeset holds writes only). */
+  private postRead(read: BatchRequest, signal?: AbortSignal): Promise<WebResponse> {
+    const boundary = `batch_${randomUUID()}`;
+    const part = [
+      'Content-Type: application/http',
+      'Content-Transfer-Encoding: binary',
+      '',
+      `GET ${read.url} HTTP/1.1`,
+      'Accept: application/json',
+      '',
+      '',
+    ];
+    return this.web.request({
+      method: 'POST',
+      path: '$batch',
+      body: `--${boundary}\r\n${part.join('\r\n')}\r\n--${boundary}--\r\n`,
+      headers: { 'content-type': `multipart/mixed; boundary=${boundary}` },
+      accept: 'multipart/mixed',
+      ...(signal ? { signal } : {}),
+    });
   }
 
   private post(format: Format, changesets: ReadonlyArray<readonly BatchRequest[]>, signal?: AbortSignal): Promise<WebResponse> {

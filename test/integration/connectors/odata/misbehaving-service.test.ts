@@ -186,6 +186,59 @@ describe('lookups of many writes', () => {
   });
 });
 
+describe('$batch formats', () => {
+  const batches = () => service.hits.filter((hit) => hit.url.startsWith('/svc/$batch'));
+  const writesIn = (hit: Hit) => /"method":"POST"|^POST /m.test(hit.body);
+  const creates = [{ values: { id: 1, name: 'a' } }, { values: { id: 2, name: 'b' } }];
+
+  test('auto asks with a batch that only reads; changesets a JSON batch was answered 400 for are not sent again as multipart', async () => {
+    // The service takes JSON batches, then writes one and answers it 400 (a gateway failing its answer).
+    serve((hit, res) => {
+      if (!hit.url.startsWith('/svc/$batch')) return json(res, 200, { value: [] });
+      if (writesIn(hit)) return json(res, 400, { error: { message: 'answer lost' } });
+      json(res, 200, { responses: [{ id: 'r0-0', status: 200, body: { value: [] } }] });
+    });
+    service.hits.length = 0;
+    const answers = await connect({ batch: 'auto' })
+      .writeMany('Thing', creates)
+      .catch((error: unknown) => [error]);
+    assert.ok(
+      answers.every((answer) => answer instanceof ConnectorError),
+      String(answers),
+    );
+    assert.deepEqual(
+      batches().map((hit) => [String(hit.headers['content-type']).split(';')[0], writesIn(hit)]),
+      [
+        ['application/json', false],
+        ['application/json', true],
+      ],
+      'the probe, then the changesets once, in JSON only',
+    );
+  });
+
+  test('auto sends the changesets as multipart only, once a service refused the JSON batch that only reads', async () => {
+    serve((hit, res) => {
+      if (!hit.url.startsWith('/svc/$batch')) return json(res, 200, { value: [] });
+      if (String(hit.headers['content-type']).startsWith('application/json'))
+        return json(res, 400, { error: { message: 'no JSON batch' } });
+      res.writeHead(200, { 'content-type': 'multipart/mixed; boundary=b' });
+      res.end('--b--\r\n');
+    });
+    service.hits.length = 0;
+    await connect({ batch: 'auto' })
+      .writeMany('Thing', creates)
+      .catch(() => undefined);
+    assert.deepEqual(
+      batches().map((hit) => [String(hit.headers['content-type']).split(';')[0], writesIn(hit)]),
+      [
+        ['application/json', false],
+        ['multipart/mixed', false],
+        ['multipart/mixed', true],
+      ],
+    );
+  });
+});
+
 describe('answers of the wrong shape', () => {
   test('a /$count that is not a whole number is refused as unreadable', async () => {
     for (const text of ['', ' ', '12abc', '1e3', '0x10', '-1', '3.5']) {
