@@ -69,7 +69,11 @@ function flowHeights(flows: Flows, nested: (id: string) => string[]): Map<string
   for (const id of flows.keys()) {
     const children = new Set(nested(id));
     waiting.set(id, children.size);
-    for (const child of children) callers.set(child, [...(callers.get(child) ?? []), id]);
+    for (const child of children) {
+      const known = callers.get(child);
+      if (known === undefined) callers.set(child, [id]);
+      else known.push(id);
+    }
   }
   const heights = new Map<string, number>();
   const ready = [...waiting].filter(([, count]) => count === 0).map(([id]) => id);
