@@ -111,7 +111,7 @@ export class BatchSender {
     const entitySet = /^[^(/?]+/.exec(request.url)?.[0] ?? request.url;
     const read: BatchRequest = { method: 'GET', url: `${entitySet}?$top=0`, headers: { accept: 'application/json' } };
     for (const format of ['json', 'multipart'] as const) {
-      const response = format === 'json' ? await this.post(format, [[read]], signal) : await this.postRead(read, signal);
+      const response = await this.postRead(format, read, signal);
       if (response.ok && this.answersBatch(format, response)) return format;
       if (!response.ok && !REFUSED.has(response.status)) throw response.failure();
     }
@@ -128,8 +128,17 @@ export class BatchSender {
     }
   }
 
-  /** A multipart batch of one read, outside any changeset (a changeset holds writes only). */
-  private postRead(read: BatchRequest, signal?: AbortSignal): Promise<WebResponse> {
+  /** A batch of one read, outside any changeset or atomicity group (those hold writes only). */
+  private postRead(format: Format, read: BatchRequest, signal?: AbortSignal): Promise<WebResponse> {
+    if (format === 'json') {
+      return this.web.request({
+        method: 'POST',
+        path: '$batch',
+        json: { requests: [{ id: 'read', method: 'GET', url: read.url, headers: read.headers }] },
+        accept: JSON_BATCH_TYPE,
+        ...(signal ? { signal } : {}),
+      });
+    }
     const boundary = `batch_${randomUUID()}`;
     const part = [
       'Content-Type: application/http',
