@@ -1,10 +1,10 @@
 /**
- * A source record whose Json value JSON text cannot carry — nested thousands of levels deep, or
- * holding a number past a double's range (1e400 parses to Infinity, which JSON.stringify writes as
- * null) — is that record's problem only: it fails with its source id and the reason, every other
- * record is written, and the run is Complete. Before, the deep value threw a RangeError in the
- * write's encoding, which failed the whole batch as a database error and was retried, and the
- * Infinity was stored as null.
+ * A source record whose Json value JSON text cannot carry — nested thousands of levels deep — is
+ * that record's problem only: it fails with its source id and the reason, every other record is
+ * written, and the run is Complete. Before, the deep value threw a RangeError in the write's
+ * encoding, which failed the whole batch as a database error and was retried. A number past a
+ * double's range in the stored JSON (1e400, which JSON.parse makes Infinity and JSON.stringify
+ * null) arrives as its text, as a wide integer does, and is written so: nothing is lost.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
@@ -76,24 +76,24 @@ await describeEachRuntimeDatabase('a Json value JSON text cannot carry, in one s
     ]);
     const outcome = await runProcess({ snapshot, connections, db: runtime() }, { processId: 'copy-docs' });
     assert.equal(outcome.status, 'Complete', JSON.stringify(outcome.errors).slice(0, 2000));
-    assert.deepEqual(outcome.statistics, { read: 5, created: 2, updated: 0, skipped: 0, failed: 3 });
+    assert.deepEqual(outcome.statistics, { read: 5, created: 3, updated: 0, skipped: 0, failed: 2 });
     const errors = [...outcome.errors].sort((a, b) => String(a.sourceId).localeCompare(String(b.sourceId)));
     assert.deepEqual(
       errors.map((error) => error.sourceId),
-      ['2', '3', '4'],
+      ['2', '4'],
     );
     assert.match(
       errors[0]!.message,
       /Target\.payload: expected JSON data, but the value at a\.a\.a\.a….a\.a is nested more than 1000 levels deep/,
     );
-    assert.match(errors[1]!.message, /Target\.payload: expected JSON data, but Infinity at v\[1\] is no number JSON can hold/);
-    assert.match(errors[2]!.message, /nested more than 1000 levels deep/);
+    assert.match(errors[1]!.message, /nested more than 1000 levels deep/);
     for (const error of errors) assert.ok(error.message.length < 500, error.message);
     const written = (await admin()('json_target').select('id', 'payload').orderBy('id')) as Array<{ id: number; payload: string }>;
     assert.deepEqual(
       written.map((row) => [Number(row.id), JSON.parse(row.payload)]),
       [
         [1, { v: 1 }],
+        [3, { v: [2, '1e400'] }],
         [5, [5]],
       ],
     );
