@@ -16,6 +16,7 @@
  */
 import type { Context } from 'koa';
 import { HttpProblem } from '../errors.js';
+import { boundaryOf } from '../../connectors/odata/batch/multipart-batch.js';
 import { isUtf8 } from 'node:buffer';
 import { firstInvalidUtf8, parseJsonBody, readRawBody, refuseOtherCharset } from '../request/read-body.js';
 import { brokenEscape } from '../request/refuse-malformed-path.js';
@@ -124,9 +125,9 @@ export const maxFormFields = 1000;
  * cannot be found is left to undici to refuse.
  */
 function refuseManyParts(contentType: string, raw: Buffer): void {
-  const boundary = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  if (boundary === null) return;
-  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const boundary = boundaryOf(contentType);
+  if (boundary === undefined) return;
+  const delimiter = Buffer.from(`--${boundary}`);
   // The closing delimiter is one more than the parts.
   let delimiters = 0;
   for (let at = raw.indexOf(delimiter); at !== -1 && delimiters <= maxFormFields + 1; at = raw.indexOf(delimiter, at + delimiter.length)) {
