@@ -54,9 +54,10 @@
  *
  * The ranking reads only the head of the line (headSize), so a claim costs the same whatever the
  * backlog; only a key at its limit with a long backlog ahead of everything else is stepped over
- * row by row (by the claim index), which happens when a run of that key ends. The daemon's claim
- * on PostgreSQL ranks a head of twice its size first, and the full head only when that yields too
- * few (migration 015 says why the choice is the same).
+ * row by row (by the claim index). The daemon's claim on PostgreSQL, where many daemons take
+ * turns at the claim lock, reads a short head of twice its size first and, when that yields too
+ * few, each waiting key's own line by an index of its own, so a full key costs a few rows, not its
+ * backlog (migrations 015 and 016 say why the choice is the same).
  *
  * `ids` narrows the claim to given items (a direct run claiming its own item when its key has
  * room); they are ranked among themselves, so a caller waiting in the request goes ahead of items
@@ -107,20 +108,35 @@ export function busyKeys(dialect: RuntimeDatabase['dialect']): string {
                  GROUP BY concurrency_key)`;
 }
 
+/** ` AND <alias>id IN (?, …)` for a claim narrowed to `only` given items; nothing for a claim of all. */
+function among(alias: string, only: number): string {
+  return only === 0 ? '' : ` AND ${alias}id IN (${Array.from({ length: only }, () => '?').join(', ')})`;
+}
+
 /** The query of claimable ids, with `?` for its values (see `claimableValues`). */
 export function claimableQuery(dialect: RuntimeDatabase['dialect'], only: number): string {
-  const among = (alias: string) => (only === 0 ? '' : ` AND ${alias}id IN (${Array.from({ length: only }, () => '?').join(', ')})`);
   return `
   WITH ${busyKeys(dialect)},
        head AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit, COALESCE(busy.running, 0) AS running
                   FROM queue_items q LEFT JOIN busy ON busy.busy_key = q.concurrency_key
-                 WHERE q.status = 'Pending' AND q.run_after <= ? AND q.concurrency_key IS NOT NULL${among('q.')}
+                 WHERE q.status = 'Pending' AND q.run_after <= ? AND q.concurrency_key IS NOT NULL${among('q.', only)}
                    AND COALESCE(busy.running, 0) < q.concurrency_limit
                  ORDER BY q.run_after, q.created_at
                  LIMIT ?)
-  SELECT free.id, free.run_after, free.created_at FROM (
+${claimRanking(only)}`;
+}
+
+/**
+ * The part of the choice after `head` (the items with a key that may qualify, each with its key's
+ * running count): the unkeyed items first in line, and of `head` each key's first
+ * (limit − running) items; of both, the oldest `limit`. Its `?` are the time, the ids of `only`,
+ * then `limit` twice. PostgreSQL's daemon claim builds its `head` in other ways (migration 016)
+ * and ranks with this.
+ */
+export function claimRanking(only = 0): string {
+  return `  SELECT free.id, free.run_after, free.created_at FROM (
          SELECT id, run_after, created_at FROM queue_items
-          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL${among('')}
+          WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL${among('', only)}
           ORDER BY run_after, created_at LIMIT ?) AS free
   UNION ALL
   SELECT ranked.id, ranked.run_after, ranked.created_at FROM (

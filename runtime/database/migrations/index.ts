@@ -14,6 +14,7 @@ import { queueClaimFunction } from './012-queue-claim-function.js';
 import { queueLookups } from './013-queue-lookups.js';
 import { cursorSources } from './014-cursor-sources.js';
 import { claimHead } from './015-claim-head.js';
+import { claimPastFullKeys } from './016-claim-past-full-keys.js';
 import type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = Object.freeze([
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   queueLookups,
   cursorSources,
   claimHead,
+  claimPastFullKeys,
 ]);

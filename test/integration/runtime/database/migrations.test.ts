@@ -33,6 +33,7 @@ const allMigrations = [
   '013-queue-lookups',
   '014-cursor-sources',
   '015-claim-head',
+  '016-claim-past-full-keys',
 ];
 
 await describeEachDatabase('runtime database migrations', (database) => {

@@ -81,6 +81,46 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     }
   });
 
+  test('PostgreSQL: with a key at its limit ahead of everything, the claim steps over its 3,000 waiting items, not through them', async (t) => {
+    if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
+    // The busy sync's limit is taken (its default is 1), and ten items of another sync wait behind
+    // its whole backlog: every claim of every daemon meets this while that sync works it off.
+    await db.knex('queue_items').update({ concurrency_limit: 1 });
+    const first = (await db.knex('queue_items').select('id').orderBy('run_after').first()) as { id: string };
+    await db
+      .knex('queue_items')
+      .where('id', first.id)
+      .update({ status: 'InProgress', locked_by: 'w0', attempts: 1, lease_until: toDatabaseTime(db.dialect, at(160)) });
+    const behind = Array.from({ length: limit }, (_, i) => ({
+      id: randomUUID(),
+      process_id: 'other-sync',
+      start_type: 'AdHoc',
+      status: 'Pending',
+      attempts: 0,
+      max_attempts: 1,
+      run_after: toDatabaseTime(db.dialect, at(50 + i)),
+      created_at: toDatabaseTime(db.dialect, at(50 + i)),
+      errors: '[]',
+      concurrency_key: 'process:other-sync',
+      concurrency_limit: 1,
+    }));
+    await db.knex('queue_items').insert(behind);
+    await db.knex('queue_items').where('id', behind[3]!.id).update({ concurrency_key: 'process:third-sync' });
+    const trx = await db.knex.transaction();
+    try {
+      const before = await rowsRead(trx);
+      const claimed = rawRows(
+        await trx.raw('SELECT id, process_id FROM syncline_claim(?, ?, false, 60000, ?, ?)', ['w1', at(100), limit, headSize(limit)]),
+      );
+      // One item each of the two other keys, their limit being 1; none of the busy sync's.
+      assert.deepEqual(claimed.map((row) => String(row.id)).sort(), [behind[0]!.id, behind[3]!.id].sort());
+      const read = (await rowsRead(trx)) - before;
+      assert.ok(read <= limit * 8, `the claim read ${read} rows to claim 2 behind ${backlog - 1} of a full key`);
+    } finally {
+      await trx.rollback();
+    }
+  });
+
   test('PostgreSQL: ending 10 of 3,000 running items reads those 10, not every running one', async (t) => {
     if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
     await db.knex('queue_items').update({

@@ -2,15 +2,17 @@
  * The PostgreSQL claim function carries the text of the claim; a change to queue/claim.ts's
  * statement must come with a new migration that replaces the function, or the daemons (which
  * claim through it) and direct runs (which claim through claim.ts) would choose differently.
- * Migration 012 made the function, 013 replaced its UPDATE, 015 ranks a short head first; all are
- * held to claim.ts. No database needed.
+ * Migration 012 made the function, 013 replaced its UPDATE, 015 ranks a short head first, 016
+ * builds its heads past full keys and ranks them with claim.ts's rule; all are held to claim.ts.
+ * No database needed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { claimFunctionChoice } from '../../../../runtime/database/migrations/012-queue-claim-function.js';
 import { claimFunctionUpdate } from '../../../../runtime/database/migrations/013-queue-lookups.js';
 import { claimChoiceWithHead, claimChosenUpdate } from '../../../../runtime/database/migrations/015-claim-head.js';
-import { claimableQuery, claimStatement } from '../../../../runtime/queue/claim.js';
+import { keyByKeyChoice, shortChoice } from '../../../../runtime/database/migrations/016-claim-past-full-keys.js';
+import { claimableQuery, claimRanking, claimStatement } from '../../../../runtime/queue/claim.js';
 
 const words = (sql: string) => sql.trim().split(/\s+/).join(' ');
 
@@ -45,4 +47,13 @@ test("the claim function of migration 015 claims the chosen ids with claim.ts's 
   const chosen = `ARRAY(SELECT due.id FROM (${named(claimableQuery('postgres', 0), choiceValues)}) AS due)`;
   assert.ok(statement.includes(chosen), 'claim.ts chooses the ids in its UPDATE');
   assert.equal(words(claimChosenUpdate), words(statement.replace(chosen, 'v_chosen')));
+});
+
+test('the claim function of migration 016 ranks both its heads with claim.ts’s rule, its values named', () => {
+  const ranking = words(named(claimRanking(), ['v_now', 'p_limit', 'p_limit']));
+  for (const choice of [shortChoice, keyByKeyChoice]) {
+    assert.ok(words(choice).endsWith(ranking), 'the choice ends with the ranking of claim.ts');
+    assert.match(choice, /COALESCE\(busy\.running, 0\) < \w+\.concurrency_limit/, 'keys at their limit are left out of the head');
+  }
+  assert.ok(words(claimableQuery('postgres', 0)).endsWith(words(claimRanking())), 'claim.ts ranks its own head with it');
 });
