@@ -41,7 +41,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -294,6 +294,59 @@ async function synclineQueueWorker(url: string, folder: string): Promise<void> {
 interface Drain {
   drainMs: number;
   drained: number;
+  /** CPU time the workers and the database server spent on the drain, in ms (Linux; undefined elsewhere). */
+  cpu?: { workersMs: number; serverMs: number };
+}
+
+const clockTicksPerSecond = 100;
+
+/** User + system CPU of a process so far, in ms, from /proc (undefined where there is none, or it has exited). */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU ms of every PostgreSQL process on this machine: the server is on loopback, so its backends are here. */
+function serverCpuMs(): number | undefined {
+  let total: number | undefined;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let name: string;
+      try {
+        name = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      } catch {
+        continue;
+      }
+      if (name !== 'postgres') continue;
+      total = (total ?? 0) + (processCpuMs(Number(entry)) ?? 0);
+    }
+  } catch {
+    return undefined;
+  }
+  return total;
+}
+
+/** Reads the CPU of `workers` and the server now; the returned function gives what each spent since. */
+function cpuSince(workers: readonly ChildProcess[]): () => Drain['cpu'] {
+  const workersAt = () =>
+    workers.reduce<number | undefined>((sum, worker) => {
+      const ms = worker.pid === undefined ? undefined : processCpuMs(worker.pid);
+      return sum === undefined || ms === undefined ? undefined : sum + ms;
+    }, 0);
+  const before = { workers: workersAt(), server: serverCpuMs() };
+  return () => {
+    const after = { workers: workersAt(), server: serverCpuMs() };
+    if (before.workers === undefined || before.server === undefined || after.workers === undefined || after.server === undefined)
+      return undefined;
+    return { workersMs: after.workers - before.workers, serverMs: after.server - before.server };
+  };
 }
 
 interface RoundResult {
@@ -320,7 +373,9 @@ async function measure(side: Side): Promise<RoundResult> {
     const warm: Drain[] = [];
     for (let round = 0; round < warmRounds; round += 1) {
       await side.enqueueAtOnce(items);
-      warm.push({ drained: items, drainMs: await drained(side, performance.now()) });
+      const cpu = cpuSince(workers);
+      const drainMs = await drained(side, performance.now());
+      warm.push({ drained: items, drainMs, cpu: cpu() });
     }
     return { enqueueMs, cold, warm };
   } finally {
@@ -370,6 +425,12 @@ async function main(): Promise<void> {
       await Promise.all(sides.map((side) => side.close()));
     }
     const rate = (drain: Drain) => drain.drained / (drain.drainMs / 1000);
+    const cpuPerItem = (list: RoundResult[], part: 'workersMs' | 'serverMs'): number | undefined => {
+      const drains = list.flatMap((r) => r.warm);
+      if (drains.some((drain) => drain.cpu === undefined)) return undefined;
+      return median(drains.map((drain) => (drain.cpu![part] * 1000) / drain.drained));
+    };
+    const µs = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
     const summary = sides.map((side) => {
       const list = results.get(side.name)!;
       return {
@@ -377,6 +438,9 @@ async function main(): Promise<void> {
         enqueuePerSecond: median(list.map((r) => items / (r.enqueueMs / 1000))),
         coldPerSecond: median(list.map((r) => rate(r.cold))),
         warmPerSecond: median(list.flatMap((r) => r.warm.map(rate))),
+        // CPU per item in the warm drains: the figure a shared machine disturbs least.
+        workersCpuPerItem: cpuPerItem(list, 'workersMs'),
+        serverCpuPerItem: cpuPerItem(list, 'serverMs'),
       };
     });
     type Summary = (typeof summary)[number];
@@ -386,8 +450,22 @@ async function main(): Promise<void> {
     );
     console.log(
       table(
-        ['queue', 'enqueue items/s', 'drain items/s, fresh processes', 'drain items/s, warm processes'],
-        summary.map((s) => [s.name, s.enqueuePerSecond.toFixed(0), s.coldPerSecond.toFixed(0), s.warmPerSecond.toFixed(0)]),
+        [
+          'queue',
+          'enqueue items/s',
+          'drain items/s, fresh processes',
+          'drain items/s, warm processes',
+          'CPU µs/item, warm: workers',
+          'server',
+        ],
+        summary.map((s) => [
+          s.name,
+          s.enqueuePerSecond.toFixed(0),
+          s.coldPerSecond.toFixed(0),
+          s.warmPerSecond.toFixed(0),
+          µs(s.workersCpuPerItem),
+          µs(s.serverCpuPerItem),
+        ]),
       ),
     );
     // The medians hide how far one side's drains spread on a shared machine; each is listed.
