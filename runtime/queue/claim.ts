@@ -33,11 +33,14 @@
  * count and acting on it must not overlap with another claim, or two claimers would each see a
  * free place and both take it; so claims take turns:
  *
- * - SQLite — one statement in a writer transaction (BEGIN IMMEDIATE); SQLite has one writer at a time:
+ * - SQLite — in a writer transaction (BEGIN IMMEDIATE); SQLite has one writer at a time. A claim of
+ *   given items is one statement:
  *     UPDATE queue_items
  *        SET status = 'InProgress', locked_by = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
  *      WHERE (status = 'Pending') IS TRUE AND id IN (SELECT id FROM (…which items…) AS due)
  *     RETURNING *
+ *   A claim of all due items chooses first, in one or two steps (sqliteShortChoice), then updates
+ *   the chosen ids with the same UPDATE.
  * - PostgreSQL — the same UPDATE, choosing by `id = ANY(ARRAY(SELECT due.id FROM (…) AS due))`
  *   (see claimStatement; `IS TRUE`: see stillPending), in a transaction that first locks the
  *   claim row:
@@ -54,9 +57,10 @@
  *
  * The ranking reads only the head of the line (headSize), so a claim costs the same whatever the
  * backlog; only a key at its limit with a long backlog ahead of everything else is stepped over
- * row by row (by the claim index). The daemon's claim on PostgreSQL, where many daemons take
- * turns at the claim lock, reads a short head of twice its size first and, when that yields too
- * few, each waiting key's own line by an index of its own, so a full key costs a few rows, not its
+ * row by row (by the claim index). That is the query above, which MariaDB's claims and every
+ * claim of given items run. The claims of all due items on PostgreSQL (the daemon's function) and
+ * SQLite read a short head of twice their size first and, when that yields too few, each waiting
+ * key's own line by an index that leads with the key, so a full key costs a few rows, not its
  * backlog (migrations 015 and 016 say why the choice is the same).
  *
  * `ids` narrows the claim to given items (a direct run claiming its own item when its key has
@@ -148,6 +152,61 @@ export function claimRanking(only = 0): string {
   LIMIT ?`;
 }
 
+/**
+ * SQLite's claim of every due item (the daemon's, and `serve`'s), in two steps as PostgreSQL's
+ * daemon claim (migration 016): the first `2 × limit` due items with a key, in line, of which
+ * those whose key has room; when that yields fewer than `limit`, each waiting key's own first
+ * `limit` due items, the keys found one index probe each. A key at its limit (a sync's default
+ * is 1) then costs a few rows instead of its whole backlog, which the full head read once per
+ * claim: 6 ms with 10,000 waiting, so the backlog took time quadratic in its length to work off.
+ * Values: the time and `2 × limit`, or the time and `limit`; then claimRanking's.
+ */
+export function sqliteShortChoice(): string {
+  return `
+  WITH ${busyKeys('sqlite')},
+       line AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit
+                  FROM queue_items q
+                 WHERE q.status = 'Pending' AND q.run_after <= ? AND q.concurrency_key IS NOT NULL
+                 ORDER BY q.run_after, q.created_at
+                 LIMIT ?),
+       head AS (SELECT line.id, line.run_after, line.created_at, line.concurrency_key, line.concurrency_limit, COALESCE(busy.running, 0) AS running
+                  FROM line LEFT JOIN busy ON busy.busy_key = line.concurrency_key
+                 WHERE COALESCE(busy.running, 0) < line.concurrency_limit)
+${claimRanking()}`;
+}
+
+/** The second step of sqliteShortChoice: key by key. */
+export function sqliteKeyByKeyChoice(): string {
+  return `
+  WITH RECURSIVE ${busyKeys('sqlite')},
+       waiting_keys (waiting_key) AS (
+         SELECT (SELECT w.concurrency_key FROM queue_items w
+                  WHERE w.status = 'Pending' AND w.concurrency_key IS NOT NULL
+                  ORDER BY w.concurrency_key LIMIT 1)
+         UNION ALL
+         SELECT (SELECT w.concurrency_key FROM queue_items w
+                  WHERE w.status = 'Pending' AND w.concurrency_key > waiting_keys.waiting_key
+                  ORDER BY w.concurrency_key LIMIT 1)
+           FROM waiting_keys WHERE waiting_keys.waiting_key IS NOT NULL),
+       head AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit, COALESCE(busy.running, 0) AS running
+                  FROM waiting_keys
+                  JOIN queue_items q ON q.id IN (SELECT k.id FROM queue_items k
+                                                  WHERE k.status = 'Pending' AND k.concurrency_key = waiting_keys.waiting_key AND k.run_after <= ?
+                                                  ORDER BY k.run_after, k.created_at
+                                                  LIMIT ?)
+                  LEFT JOIN busy ON busy.busy_key = q.concurrency_key
+                 WHERE COALESCE(busy.running, 0) < q.concurrency_limit)
+${claimRanking()}`;
+}
+
+/** SQLite's choice of every due item, in the two steps of sqliteShortChoice; answers the chosen ids. */
+async function sqliteChoice(executor: Knex, now: Knex.Value, limit: number): Promise<string[]> {
+  const ranking = [now, limit, limit];
+  const short = rawRows(await executor.raw(sqliteShortChoice(), [now, 2 * limit, ...ranking]));
+  const chosen = short.length < limit ? rawRows(await executor.raw(sqliteKeyByKeyChoice(), [now, limit, ...ranking])) : short;
+  return chosen.map((row) => String(row.id));
+}
+
 function claimableValues(now: Knex.Value, limit: number, ids: readonly string[]): Knex.Value[] {
   return [now, ...ids, headSize(limit), now, ...ids, limit, limit];
 }
@@ -199,6 +258,16 @@ interface ClaimValues {
 /** The claim itself, on `executor`; on PostgreSQL and MariaDB inside a transaction holding the claim lock. */
 async function claimOn(db: RuntimeDatabase, executor: Knex, values: ClaimValues): Promise<Array<Record<string, unknown>>> {
   const { workerId, leaseUntil, now, limit, ids } = values;
+  if (db.dialect === 'sqlite' && ids.length === 0) {
+    const chosen = await sqliteChoice(executor, now, limit);
+    if (chosen.length === 0) return [];
+    return rawRows(
+      await executor.raw(
+        `UPDATE queue_items SET ${setClaimed} WHERE ${stillPending} AND id IN (${chosen.map(() => '?').join(', ')}) RETURNING *`,
+        [workerId, leaseUntil, now, ...chosen],
+      ),
+    );
+  }
   if (db.engine.returning) {
     return rawRows(
       await executor.raw(claimStatement(db.dialect, ids.length), [workerId, leaseUntil, now, ...claimableValues(now, limit, ids)]),

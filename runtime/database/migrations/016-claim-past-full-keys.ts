@@ -31,13 +31,26 @@
  * which pass it, go on claiming while a cluster is upgraded one process at a time.
  */
 import type { Knex } from 'knex';
-import { claimRanking } from '../../queue/claim.js';
 import { claimHead } from './015-claim-head.js';
 import { dialectOfKnex } from './column-types.js';
 import type { Migration } from './migration.js';
 
-/** claim.ts's ranking with its values named: the unkeyed items and the qualified ones of `head`, oldest `p_limit` first. */
-const ranking = claimRanking().replace('?', 'v_now').replace('?', 'p_limit').replace('?', 'p_limit');
+/**
+ * queue/claim.ts's claimRanking, its values named: the unkeyed items and the qualified ones of
+ * `head`, oldest `p_limit` first (queue-claim-function.test.ts holds the two texts equal).
+ */
+const ranking = `  SELECT free.id, free.run_after, free.created_at FROM (
+         SELECT id, run_after, created_at FROM queue_items
+          WHERE status = 'Pending' AND run_after <= v_now AND concurrency_key IS NULL
+          ORDER BY run_after, created_at LIMIT p_limit) AS free
+  UNION ALL
+  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT p_limit`;
 
 const busy = `busy AS MATERIALIZED (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
                  WHERE status = 'InProgress' AND concurrency_key IS NOT NULL

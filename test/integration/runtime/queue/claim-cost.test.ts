@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
 import { rawRows } from '../../../../runtime/database/raw-rows.js';
 import { toDatabaseTime } from '../../../../runtime/database/timestamps.js';
-import { claim, claimStatement, headSize } from '../../../../runtime/queue/claim.js';
+import { claim, claimStatement, headSize, sqliteKeyByKeyChoice, sqliteShortChoice } from '../../../../runtime/queue/claim.js';
 import { writeEnds } from '../../../../runtime/queue/complete-together.js';
 import { at, describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -58,9 +58,10 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     await db.knex.batchInsert('queue_items', rows, 200);
   });
 
-  const values = () => {
+  /** claimStatement's values, for a claim narrowed to `id`. */
+  const values = (id: string) => {
     const now = toDatabaseTime(db.dialect, at(100));
-    return ['w1', toDatabaseTime(db.dialect, at(160)), now, now, headSize(limit), now, limit, limit];
+    return ['w1', toDatabaseTime(db.dialect, at(160)), now, now, id, headSize(limit), now, id, limit, limit];
   };
 
   test('PostgreSQL: the daemon’s claim of 10 from 3,000 waiting reads a head of twice that, not the backlog', async (t) => {
@@ -81,10 +82,12 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     }
   });
 
-  test('PostgreSQL: with a key at its limit ahead of everything, the claim steps over its 3,000 waiting items, not through them', async (t) => {
-    if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
-    // The busy sync's limit is taken (its default is 1), and ten items of another sync wait behind
-    // its whole backlog: every claim of every daemon meets this while that sync works it off.
+  /**
+   * The busy sync's limit taken (its default is 1), and ten items of another sync waiting behind its
+   * whole backlog, the fourth of a third sync: every claim of every daemon meets this while the
+   * busy sync works off its backlog. Answers the ten.
+   */
+  async function fullKeyAhead(): Promise<Array<{ id: string }>> {
     await db.knex('queue_items').update({ concurrency_limit: 1 });
     const first = (await db.knex('queue_items').select('id').orderBy('run_after').first()) as { id: string };
     await db
@@ -101,11 +104,16 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
       run_after: toDatabaseTime(db.dialect, at(50 + i)),
       created_at: toDatabaseTime(db.dialect, at(50 + i)),
       errors: '[]',
-      concurrency_key: 'process:other-sync',
+      concurrency_key: i === 3 ? 'process:third-sync' : 'process:other-sync',
       concurrency_limit: 1,
     }));
     await db.knex('queue_items').insert(behind);
-    await db.knex('queue_items').where('id', behind[3]!.id).update({ concurrency_key: 'process:third-sync' });
+    return behind;
+  }
+
+  test('PostgreSQL: with a key at its limit ahead of everything, the claim steps over its 3,000 waiting items, not through them', async (t) => {
+    if (db.dialect !== 'postgres') return t.skip('PostgreSQL only');
+    const behind = await fullKeyAhead();
     const trx = await db.knex.transaction();
     try {
       const before = await rowsRead(trx);
@@ -150,11 +158,41 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     }
   });
 
-  test('SQLite: the claim finds the rows it updates by their ids', async (t) => {
+  test('SQLite: a direct run’s claim finds the rows it updates by their ids', async (t) => {
     if (db.dialect !== 'sqlite') return t.skip('SQLite only');
-    const plan = rawRows(await db.knex.raw(`EXPLAIN QUERY PLAN ${claimStatement('sqlite', 0)}`, values()));
+    const plan = rawRows(await db.knex.raw(`EXPLAIN QUERY PLAN ${claimStatement('sqlite', 1)}`, values('some-id')));
     const update = String(plan[0]?.detail);
     assert.match(update, /^SEARCH queue_items USING INDEX sqlite_autoindex_queue_items_1 \(id=\?\)$/);
+  });
+
+  test('SQLite: both steps of the claim read by index, never through the line, and each key’s line by its own', async (t) => {
+    if (db.dialect !== 'sqlite') return t.skip('SQLite only');
+    const now = toDatabaseTime(db.dialect, at(100));
+    const steps = [
+      [sqliteShortChoice(), [now, 2 * limit, now, limit, limit]],
+      [sqliteKeyByKeyChoice(), [now, limit, now, limit, limit]],
+    ] as const;
+    for (const [query, bound] of steps) {
+      const plan = rawRows(await db.knex.raw(`EXPLAIN QUERY PLAN ${query}`, [...bound])).map((row) => String(row.detail));
+      assert.deepEqual(
+        plan.filter((detail) => /^SCAN (queue_items|q|k|w)\b/.test(detail)),
+        [],
+        `no step scans the table:\n${plan.join('\n')}`,
+      );
+    }
+    const [, keyByKey] = steps;
+    const plan = rawRows(await db.knex.raw(`EXPLAIN QUERY PLAN ${keyByKey[0]}`, [...keyByKey[1]])).map((row) => String(row.detail));
+    assert.ok(
+      plan.includes('SEARCH k USING INDEX queue_items_concurrency (status=? AND concurrency_key=? AND run_after<?)'),
+      plan.join('\n'),
+    );
+  });
+
+  test('every engine: with a key at its limit ahead of everything, the claim takes what waits behind it', async () => {
+    const behind = await fullKeyAhead();
+    const claimed = await claim(db, { workerId: 'w1', limit, leaseMs: 60_000, now: at(100) });
+    // One item each of the two other keys, their limit being 1; none of the busy sync's.
+    assert.deepEqual(claimed.map((item) => item.id).sort(), [behind[0]!.id, behind[3]!.id].sort());
   });
 
   test('every engine: the claim takes the 10 oldest', async () => {
