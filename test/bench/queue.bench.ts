@@ -35,6 +35,10 @@
  * `npx tsx test/bench/queue.bench.ts`, or `npm run bench queue`. BENCH_QUEUE_ITEMS (default 5000),
  * BENCH_QUEUE_ROUNDS (default 2, alternating which side goes first), BENCH_QUEUE_WARM (default 2),
  * BENCH_POSTGRES_URL; BENCH_QUEUE_PROFILE=DIR writes a CPU profile of each Syncline worker there.
+ * Beside the rates, the CPU each item cost in the warm drains (medians): of the worker processes,
+ * all their threads, and of every PostgreSQL process on the machine (the server is on loopback),
+ * read from /proc before and after each drain — the figure a busy machine disturbs least, and
+ * the one that says which side of the wire the time goes to (Linux only; n/a elsewhere).
  * Below the medians it lists every drain's rate, since on a shared machine one side's drains can
  * differ twofold within a run.
  */
