@@ -31,7 +31,7 @@
  * which pass it, go on claiming while a cluster is upgraded one process at a time.
  */
 import type { Knex } from 'knex';
-import { claimHead } from './015-claim-head.js';
+import { claimChosenUpdate, claimHead } from './015-claim-head.js';
 import { dialectOfKnex } from './column-types.js';
 import type { Migration } from './migration.js';
 
@@ -93,12 +93,6 @@ export const keyByKeyChoice = `
                  WHERE waiting_keys.waiting_key IS NOT NULL AND COALESCE(busy.running, 0) < key_line.concurrency_limit)
 ${ranking}`;
 
-/** The UPDATE of migration 015's function, unchanged: the chosen ids, each still Pending. */
-const claimChosen = `
-  UPDATE queue_items SET status = 'InProgress', locked_by = p_worker, lease_until = v_lease_until, started_at = v_now, attempts = attempts + 1
-   WHERE (status = 'Pending') IS TRUE AND id = ANY(v_chosen)
-  RETURNING *`;
-
 const createFunction = `
 CREATE OR REPLACE FUNCTION syncline_claim(p_worker text, p_now timestamptz, p_add_wait boolean, p_lease_ms integer, p_limit integer, p_head integer)
 RETURNS SETOF queue_items
@@ -119,7 +113,7 @@ BEGIN
   IF cardinality(v_chosen) < p_limit THEN
     v_chosen := ARRAY(SELECT due.id FROM (${keyByKeyChoice}) AS due);
   END IF;
-  RETURN QUERY ${claimChosen};
+  RETURN QUERY ${claimChosenUpdate};
 END
 $claim$`;
 
