@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 import type { RuntimeDatabase } from '../../../../runtime/database/open-database.js';
 import { rawRows } from '../../../../runtime/database/raw-rows.js';
 import { toDatabaseTime } from '../../../../runtime/database/timestamps.js';
-import { claim, claimStatement, headSize, sqliteKeyByKeyChoice, sqliteShortChoice } from '../../../../runtime/queue/claim.js';
+import { claim, claimStatement, headSize, shortChoice, sqliteKeyByKeyChoice } from '../../../../runtime/queue/claim.js';
 import { writeEnds } from '../../../../runtime/queue/complete-together.js';
 import { at, describeEachRuntimeDatabase } from '../../../support/runtime-databases.js';
 
@@ -169,7 +169,7 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     if (db.dialect !== 'sqlite') return t.skip('SQLite only');
     const now = toDatabaseTime(db.dialect, at(100));
     const steps = [
-      [sqliteShortChoice(), [now, 2 * limit, now, limit, limit]],
+      [shortChoice('sqlite'), [now, 2 * limit, now, limit, limit]],
       [sqliteKeyByKeyChoice(), [now, limit, now, limit, limit]],
     ] as const;
     for (const [query, bound] of steps) {
@@ -193,6 +193,34 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     const claimed = await claim(db, { workerId: 'w1', limit, leaseMs: 60_000, now: at(100) });
     // One item each of the two other keys, their limit being 1; none of the busy sync's.
     assert.deepEqual(claimed.map((item) => item.id).sort(), [behind[0]!.id, behind[3]!.id].sort());
+  });
+
+  test('every engine: behind a full key, with more waiting keys than one statement reads key by key, the claim takes the oldest of them', async () => {
+    const behind = await fullKeyAhead();
+    // 150 more keys with an item each (MariaDB reads at most 100 key lines in one statement, then
+    // falls back to the full head), the newest first in key order.
+    const keyed = Array.from({ length: 150 }, (_, i) => ({
+      id: randomUUID(),
+      process_id: `sync-${i}`,
+      start_type: 'AdHoc',
+      status: 'Pending',
+      attempts: 0,
+      max_attempts: 1,
+      run_after: toDatabaseTime(db.dialect, at(70 - i / 10)),
+      created_at: toDatabaseTime(db.dialect, at(70 - i / 10)),
+      errors: '[]',
+      concurrency_key: `process:sync-${String(i).padStart(3, '0')}`,
+      concurrency_limit: 1,
+    }));
+    await db.knex.batchInsert('queue_items', keyed, 50);
+    const claimed = await claim(db, { workerId: 'w1', limit, leaseMs: 60_000, now: at(100) });
+    // The first item of each key with room, oldest first: the other sync's and the third sync's
+    // (at 50 s and 53 s), then the eight oldest of the 150 (at 55.1 s and on).
+    const firsts = [behind[0]!, behind[3]!, ...[...keyed].reverse()];
+    assert.deepEqual(
+      claimed.map((item) => item.id),
+      firsts.slice(0, limit).map((row) => row.id),
+    );
   });
 
   test('every engine: the claim takes the 10 oldest', async () => {
