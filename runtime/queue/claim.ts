@@ -57,11 +57,11 @@
  *
  * The ranking reads only the head of the line (headSize), so a claim costs the same whatever the
  * backlog; only a key at its limit with a long backlog ahead of everything else is stepped over
- * row by row (by the claim index). That is the query above, which MariaDB's claims and every
- * claim of given items run. The claims of all due items on PostgreSQL (the daemon's function) and
- * SQLite read a short head of twice their size first and, when that yields too few, each waiting
- * key's own line by an index that leads with the key, so a full key costs a few rows, not its
- * backlog (migrations 015 and 016 say why the choice is the same).
+ * row by row (by the claim index). That is the query above, which every claim of given items
+ * runs. Claims of all due items (the daemons') read a short head of twice their size first and,
+ * when that yields too few, each waiting key's own line by an index that leads with the key, so a
+ * full key costs a few rows, not its backlog: PostgreSQL in its function (migrations 015 and 016
+ * say why the choice is the same), SQLite and MariaDB with shortChoice and its second steps.
  *
  * `ids` narrows the claim to given items (a direct run claiming its own item when its key has
  * room); they are ranked among themselves, so a caller waiting in the request goes ahead of items

@@ -15,8 +15,8 @@
  *   as migration 015's: its head is a prefix of the one 015 ranked, and each key's ranks within it
  *   are the same.
  * - Otherwise it chooses key by key: the keys with waiting items, found one index probe each
- *   (`waitingKeys`, a loose scan of queue_items_waiting_line), and for each the first `p_limit` due
- *   items in its own line (`keyLine`, the same index). A full key costs those few rows, however
+ *   (`waiting_keys`, a loose scan of queue_items_waiting_line), and for each the first `p_limit`
+ *   due items in its own line (`key_line`, the same index). A full key costs those few rows, however
  *   long its backlog. The items are ranked and qualified by claim.ts's rule, as before, and the
  *   oldest `p_limit` taken. A claim that takes `p_limit` items never needs more than `p_limit` of
  *   one key, and the items of a key are qualified in its own order, so this is the full head's
