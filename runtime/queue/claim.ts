@@ -154,26 +154,37 @@ export function claimRanking(only = 0): string {
 
 /**
  * The claim of every due item on SQLite and MariaDB, in two steps as PostgreSQL's daemon claim
- * (migration 016): this one, the first `2 × limit` due items with a key, in line, of which those
- * whose key has room; when that yields fewer than `limit`, each waiting key's own first `limit`
- * due items, the keys found one index probe each (sqliteKeyByKeyChoice; on MariaDB, which takes no
- * LIMIT in a subquery of IN, waitingKeys then keyLinesChoice). A key at its limit (a sync's default
- * is 1) then costs a few rows instead of its whole backlog, which the full head read once per
- * claim: with 10,000 waiting, 6 ms on SQLite and 18 ms on MariaDB, so the backlog took time
- * quadratic in its length to work off. Values: the time and `2 × limit`; then claimRanking's.
+ * (migration 016): this one reads the first `2 × limit` due items of any kind, in line, and
+ * chooses among them as claimRanking does — the unkeyed ones, and each key's first
+ * (limit − running). When that yields `limit` items, they are the claim: every item it did not
+ * read is later in line than all it read. When it yields fewer, the second step reads each waiting
+ * key's own first `limit` due items, the keys found one index probe each (sqliteKeyByKeyChoice; on
+ * MariaDB, which takes no LIMIT in a subquery of IN, waitingKeys then keyLinesChoice), and ranks
+ * them with claimRanking. A key at its limit (a sync's default is 1) then costs a few rows instead
+ * of its whole backlog, which the full head read once per claim: with 10,000 waiting, 5 ms on
+ * SQLite and 22 ms on MariaDB, so the backlog took time quadratic in its length to work off.
+ * Values: the time, `2 × limit`, `limit`.
  */
 export function shortChoice(dialect: RuntimeDatabase['dialect']): string {
   return `
   WITH ${busyKeys(dialect)},
        line AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit
                   FROM queue_items q
-                 WHERE q.status = 'Pending' AND q.run_after <= ? AND q.concurrency_key IS NOT NULL
+                 WHERE q.status = 'Pending' AND q.run_after <= ?
                  ORDER BY q.run_after, q.created_at
                  LIMIT ?),
        head AS (SELECT line.id, line.run_after, line.created_at, line.concurrency_key, line.concurrency_limit, COALESCE(busy.running, 0) AS running
                   FROM line LEFT JOIN busy ON busy.busy_key = line.concurrency_key
-                 WHERE COALESCE(busy.running, 0) < line.concurrency_limit)
-${claimRanking()}`;
+                 WHERE line.concurrency_key IS NOT NULL AND COALESCE(busy.running, 0) < line.concurrency_limit)
+  SELECT free.id, free.run_after, free.created_at FROM line AS free WHERE free.concurrency_key IS NULL
+  UNION ALL
+  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT ?`;
 }
 
 /** The keys with waiting items, one index probe each, in key order. */
@@ -240,7 +251,7 @@ ${claimRanking()}`;
 async function choiceOfAll(db: RuntimeDatabase, executor: Knex, now: Knex.Value, limit: number): Promise<string[]> {
   const ranking = [now, limit, limit];
   const ids = (rows: ReadonlyArray<Record<string, unknown>>) => rows.map((row) => String(row.id));
-  const short = rawRows(await executor.raw(shortChoice(db.dialect), [now, 2 * limit, ...ranking]));
+  const short = rawRows(await executor.raw(shortChoice(db.dialect), [now, 2 * limit, limit]));
   if (short.length >= limit) return ids(short);
   if (db.dialect === 'sqlite') return ids(rawRows(await executor.raw(sqliteKeyByKeyChoice(), [now, limit, ...ranking])));
   const keys = rawRows(await executor.raw(waitingKeys))

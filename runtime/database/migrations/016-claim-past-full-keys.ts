@@ -10,10 +10,11 @@
  * claimed at most 25 times a second while the one busy sync worked off its backlog.
  *
  * Now:
- * - The short choice reads the first `2 × p_limit` due items with a key, in line, and only then
- *   leaves out those whose key is full. When that yields the claim's size, the choice is the same
- *   as migration 015's: its head is a prefix of the one 015 ranked, and each key's ranks within it
- *   are the same.
+ * - The short choice reads the first `2 × p_limit` due items, keyed or not, in line, and only then
+ *   leaves out those whose key is full. When that yields the claim's size, every item it did not
+ *   read is later in line than all it chose, so the choice is the full head's. (Migration 015's
+ *   short head took unkeyed items from the whole line: past a full key's backlog, a newer
+ *   unkeyed item could be taken before an older keyed one behind it.)
  * - Otherwise it chooses key by key: the keys with waiting items, found one index probe each
  *   (`waiting_keys`, a loose scan of queue_items_waiting_line), and for each the first `p_limit`
  *   due items in its own line (`key_line`, the same index). A full key costs those few rows, however
@@ -56,18 +57,30 @@ const busy = `busy AS MATERIALIZED (SELECT concurrency_key AS busy_key, COUNT(*)
                  WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
                  GROUP BY concurrency_key)`;
 
-/** The first `v_short_head` due items with a key, in line; then those whose key has room. */
+/**
+ * The first `v_short_head` due items of any kind, in line, chosen among as claim.ts's ranking does:
+ * the unkeyed ones, and each key's first (limit − running). Every item it does not read is later
+ * in line than all it read, so `p_limit` items chosen here are the claim.
+ */
 export const shortChoice = `
   WITH ${busy},
        line AS (SELECT q.id, q.run_after, q.created_at, q.concurrency_key, q.concurrency_limit
                   FROM queue_items q
-                 WHERE q.status = 'Pending' AND q.run_after <= v_now AND q.concurrency_key IS NOT NULL
+                 WHERE q.status = 'Pending' AND q.run_after <= v_now
                  ORDER BY q.run_after, q.created_at
                  LIMIT v_short_head),
        head AS (SELECT line.id, line.run_after, line.created_at, line.concurrency_key, line.concurrency_limit, COALESCE(busy.running, 0) AS running
                   FROM line LEFT JOIN busy ON busy.busy_key = line.concurrency_key
-                 WHERE COALESCE(busy.running, 0) < line.concurrency_limit)
-${ranking}`;
+                 WHERE line.concurrency_key IS NOT NULL AND COALESCE(busy.running, 0) < line.concurrency_limit)
+  SELECT free.id, free.run_after, free.created_at FROM line AS free WHERE free.concurrency_key IS NULL
+  UNION ALL
+  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT p_limit`;
 
 /** Every key with a waiting item, one probe each, then each key's first `p_limit` due items in its line. */
 export const keyByKeyChoice = `

@@ -169,7 +169,7 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     if (db.dialect !== 'sqlite') return t.skip('SQLite only');
     const now = toDatabaseTime(db.dialect, at(100));
     const steps = [
-      [shortChoice('sqlite'), [now, 2 * limit, now, limit, limit]],
+      [shortChoice('sqlite'), [now, 2 * limit, limit]],
       [sqliteKeyByKeyChoice(), [now, limit, now, limit, limit]],
     ] as const;
     for (const [query, bound] of steps) {
@@ -220,6 +220,41 @@ await describeEachRuntimeDatabase('the cost of a claim', (runtime) => {
     assert.deepEqual(
       claimed.map((item) => item.id),
       firsts.slice(0, limit).map((row) => row.id),
+    );
+  });
+
+  test('every engine: past a full key, an older keyed item goes before newer unkeyed ones', async () => {
+    await db.knex('queue_items').delete();
+    const item = (id: string, seconds: number, key: string | null, status = 'Pending') => ({
+      id,
+      process_id: id,
+      start_type: 'AdHoc',
+      status,
+      locked_by: status === 'Pending' ? null : 'w0',
+      attempts: status === 'Pending' ? 0 : 1,
+      max_attempts: 1,
+      lease_until: status === 'Pending' ? null : toDatabaseTime(db.dialect, at(160)),
+      run_after: toDatabaseTime(db.dialect, at(seconds)),
+      created_at: toDatabaseTime(db.dialect, at(seconds)),
+      errors: '[]',
+      concurrency_key: key,
+      concurrency_limit: key === null ? null : 1,
+    });
+    // A key at its limit with ten waiting (the first claim's short line holds only its items),
+    // one item of another key behind them, and two unkeyed items behind that.
+    await db
+      .knex('queue_items')
+      .insert([
+        item(randomUUID(), 0, 'process:full', 'InProgress'),
+        ...Array.from({ length: 10 }, (_, i) => item(randomUUID(), 1 + i, 'process:full')),
+      ]);
+    const keyed = randomUUID();
+    const unkeyed = [randomUUID(), randomUUID()];
+    await db.knex('queue_items').insert([item(keyed, 20, 'process:other'), item(unkeyed[0]!, 30, null), item(unkeyed[1]!, 31, null)]);
+    const claimed = await claim(db, { workerId: 'w1', limit: 2, leaseMs: 60_000, now: at(100) });
+    assert.deepEqual(
+      claimed.map((row) => row.id),
+      [keyed, unkeyed[0]],
     );
   });
 

@@ -12,7 +12,7 @@ import { claimFunctionChoice } from '../../../../runtime/database/migrations/012
 import { claimFunctionUpdate } from '../../../../runtime/database/migrations/013-queue-lookups.js';
 import { claimChoiceWithHead, claimChosenUpdate } from '../../../../runtime/database/migrations/015-claim-head.js';
 import { keyByKeyChoice, shortChoice } from '../../../../runtime/database/migrations/016-claim-past-full-keys.js';
-import { claimableQuery, claimRanking, claimStatement } from '../../../../runtime/queue/claim.js';
+import { claimableQuery, claimRanking, claimStatement, shortChoice as claimShortChoice } from '../../../../runtime/queue/claim.js';
 
 const words = (sql: string) => sql.trim().split(/\s+/).join(' ');
 
@@ -49,11 +49,15 @@ test("the claim function of migration 015 claims the chosen ids with claim.ts's 
   assert.equal(words(claimChosenUpdate), words(statement.replace(chosen, 'v_chosen')));
 });
 
-test('the claim function of migration 016 ranks both its heads with claim.ts’s rule, its values named', () => {
+test('the claim function of migration 016 chooses with claim.ts’s short choice, then ranks key by key with claim.ts’s rule, its values named', () => {
+  assert.equal(words(shortChoice), words(named(claimShortChoice('postgres'), ['v_now', 'v_short_head', 'p_limit'])));
   const ranking = words(named(claimRanking(), ['v_now', 'p_limit', 'p_limit']));
-  for (const choice of [shortChoice, keyByKeyChoice]) {
-    assert.ok(words(choice).endsWith(ranking), 'the choice ends with the ranking of claim.ts');
-    assert.match(choice, /COALESCE\(busy\.running, 0\) < \w+\.concurrency_limit/, 'keys at their limit are left out of the head');
-  }
+  assert.ok(words(keyByKeyChoice).endsWith(ranking), 'the key-by-key choice ends with the ranking of claim.ts');
+  assert.ok(words(ranking).endsWith(words(shortChoice).slice(words(shortChoice).indexOf('UNION ALL'))), 'both rank keyed items alike');
+  assert.match(
+    keyByKeyChoice,
+    /COALESCE\(busy\.running, 0\) < key_line\.concurrency_limit/,
+    'keys at their limit are left out of the head',
+  );
   assert.ok(words(claimableQuery('postgres', 0)).endsWith(words(claimRanking())), 'claim.ts ranks its own head with it');
 });
