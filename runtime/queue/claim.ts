@@ -131,6 +131,19 @@ ${claimRanking(only)}`;
 }
 
 /**
+ * Of `head` (the items with a key that may qualify, each with its key's running count), each key's
+ * first (limit − running) items in line; with the unkeyed items before it, the oldest `limit`.
+ * Its `?` is `limit`.
+ */
+const rankedHead = `  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT ?`;
+
+/**
  * The part of the choice after `head` (the items with a key that may qualify, each with its key's
  * running count): the unkeyed items first in line, and of `head` each key's first
  * (limit − running) items; of both, the oldest `limit`. Its `?` are the time, the ids of `only`,
@@ -143,13 +156,7 @@ export function claimRanking(only = 0): string {
           WHERE status = 'Pending' AND run_after <= ? AND concurrency_key IS NULL${among('', only)}
           ORDER BY run_after, created_at LIMIT ?) AS free
   UNION ALL
-  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
-         SELECT id, run_after, created_at, running, concurrency_limit,
-                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
-           FROM head) AS ranked
-   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
-  ORDER BY run_after, created_at
-  LIMIT ?`;
+${rankedHead}`;
 }
 
 /**
@@ -178,13 +185,7 @@ export function shortChoice(dialect: RuntimeDatabase['dialect']): string {
                  WHERE line.concurrency_key IS NOT NULL AND COALESCE(busy.running, 0) < line.concurrency_limit)
   SELECT free.id, free.run_after, free.created_at FROM line AS free WHERE free.concurrency_key IS NULL
   UNION ALL
-  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
-         SELECT id, run_after, created_at, running, concurrency_limit,
-                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
-           FROM head) AS ranked
-   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
-  ORDER BY run_after, created_at
-  LIMIT ?`;
+${rankedHead}`;
 }
 
 /** The keys with waiting items, one index probe each, in key order. */
