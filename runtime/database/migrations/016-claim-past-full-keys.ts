@@ -36,6 +36,15 @@ import { claimChosenUpdate, claimHead } from './015-claim-head.js';
 import { dialectOfKnex } from './column-types.js';
 import type { Migration } from './migration.js';
 
+/** Of `head`, each key's first (limit − running) items in line; with the unkeyed items before it, the oldest `p_limit`. */
+const rankedHead = `  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
+         SELECT id, run_after, created_at, running, concurrency_limit,
+                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
+           FROM head) AS ranked
+   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
+  ORDER BY run_after, created_at
+  LIMIT p_limit`;
+
 /**
  * queue/claim.ts's claimRanking, its values named: the unkeyed items and the qualified ones of
  * `head`, oldest `p_limit` first (queue-claim-function.test.ts holds the two texts equal).
@@ -45,13 +54,7 @@ const ranking = `  SELECT free.id, free.run_after, free.created_at FROM (
           WHERE status = 'Pending' AND run_after <= v_now AND concurrency_key IS NULL
           ORDER BY run_after, created_at LIMIT p_limit) AS free
   UNION ALL
-  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
-         SELECT id, run_after, created_at, running, concurrency_limit,
-                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
-           FROM head) AS ranked
-   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
-  ORDER BY run_after, created_at
-  LIMIT p_limit`;
+${rankedHead}`;
 
 const busy = `busy AS MATERIALIZED (SELECT concurrency_key AS busy_key, COUNT(*) AS running FROM queue_items
                  WHERE status = 'InProgress' AND concurrency_key IS NOT NULL
@@ -74,13 +77,7 @@ export const shortChoice = `
                  WHERE line.concurrency_key IS NOT NULL AND COALESCE(busy.running, 0) < line.concurrency_limit)
   SELECT free.id, free.run_after, free.created_at FROM line AS free WHERE free.concurrency_key IS NULL
   UNION ALL
-  SELECT ranked.id, ranked.run_after, ranked.created_at FROM (
-         SELECT id, run_after, created_at, running, concurrency_limit,
-                ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY run_after, created_at, id) AS place
-           FROM head) AS ranked
-   WHERE ranked.place + ranked.running <= ranked.concurrency_limit
-  ORDER BY run_after, created_at
-  LIMIT p_limit`;
+${rankedHead}`;
 
 /** Every key with a waiting item, one probe each, then each key's first `p_limit` due items in its line. */
 export const keyByKeyChoice = `
